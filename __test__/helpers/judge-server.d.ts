@@ -1,0 +1,193 @@
+// Type declarations for judge-server.mjs: a local fake OpenAI-compatible
+// LLM judge (POST */chat/completions) for tests, the demo and benchmarks.
+
+import type { IncomingHttpHeaders, Server } from 'node:http'
+
+/** Faults a scripted reply can request via `fault`. */
+export type ScriptedFault = 'reset' | 'hang' | 'truncate' | 'empty'
+
+/** Faults the seeded random injector (`options.faults`) can produce. */
+export type RandomFaultKind =
+  | '429'
+  | '500'
+  | '502'
+  | '503'
+  | 'reset'
+  | 'hang'
+  | 'truncate'
+  | 'invalid-json'
+  | 'schema-invalid'
+  | 'empty'
+  | 'length'
+
+/** All random fault kinds, in the order used when `faults.kinds` is omitted. */
+export declare const RANDOM_FAULT_KINDS: readonly RandomFaultKind[]
+
+export interface Usage {
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+}
+
+/** One OpenAI chat message as sent by the client. */
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | (string & {})
+  content: string | Array<{ type: string; text?: string; [key: string]: unknown }> | null
+  [key: string]: unknown
+}
+
+/** OpenAI Chat Completions request body (fields the fake judge looks at). */
+export interface ChatCompletionRequestBody {
+  model?: string
+  messages: ChatMessage[]
+  temperature?: number
+  max_tokens?: number
+  max_completion_tokens?: number
+  response_format?:
+    | { type: 'text' }
+    | { type: 'json_object' }
+    | { type: 'json_schema'; json_schema: { name?: string; schema?: unknown; strict?: boolean; description?: string } }
+  stream?: boolean
+  stream_options?: { include_usage?: boolean }
+  [key: string]: unknown
+}
+
+/** Everything recorded about one HTTP request (including faulted/invalid ones). */
+export interface RecordedRequest {
+  /** 0-based arrival index (restarts at 0 after `reset()`). */
+  index: number
+  method: string
+  /** URL pathname, e.g. "/v1/chat/completions". */
+  path: string
+  /** Request headers, lowercased names. */
+  headers: IncomingHttpHeaders
+  /**
+   * Parsed JSON body when it is a JSON object, else null (see `raw`).
+   * Requests without a `messages` array are answered 400.
+   */
+  body: ChatCompletionRequestBody | null
+  /** Raw request body text. */
+  raw: string
+  /** All message contents (parts normalized to strings) joined with '\n'. */
+  text: string
+  /** System (and 'developer') message contents joined with '\n'. */
+  system: string
+  /** User message contents joined with '\n'. */
+  user: string
+  /** Date.now() when the body had been fully received. */
+  receivedAt: number
+  /** `body.stream === true`. */
+  stream: boolean
+  /** Fault applied to this request (random kind or scripted fault), else null. */
+  fault: RandomFaultKind | ScriptedFault | null
+  /** HTTP status written, or null while pending / when no response was sent (reset, hang). */
+  status: number | null
+}
+
+/** A reply described as an object. */
+export interface ReplyObject {
+  /** Assistant content. For `status >= 400` it becomes the error message. */
+  content?: string
+  /** Assistant content as `JSON.stringify(json)` (takes precedence over `content`). */
+  json?: unknown
+  /** finish_reason, default 'stop'. */
+  finishReason?: string
+  /** Overrides the estimated usage (missing total_tokens is recomputed). */
+  usage?: Partial<Usage>
+  /** HTTP status. >= 400 answers `{error: {message, type, param, code}}`. */
+  status?: number
+  /** Extra response headers, e.g. `{'retry-after': '1'}`. */
+  headers?: Record<string, string>
+  /** Wait this long before answering (added to `options.latencyMs`). */
+  delayMs?: number
+  /**
+   * 'reset': destroy the socket without answering; 'hang': never answer (until the client
+   * leaves or `close()`, or `hangMs` elapses, then reset); 'truncate': promise the full
+   * content-length, write half the body, destroy the socket; 'empty': 200 with content ''.
+   */
+  fault?: ScriptedFault
+  /** For `fault: 'hang'`: reset the socket after this many ms instead of hanging forever. */
+  hangMs?: number
+  /** Raw response body override (sent as-is with `status` or 200). */
+  body?: string
+}
+
+/** A reply function, called with the recorded request; may be async or return another function. */
+export type ReplyFunction = (req: RecordedRequest) => Reply | Promise<Reply>
+
+/** Assistant content string, reply object, or reply function. */
+export type Reply = string | ReplyObject | ReplyFunction
+
+/** Substring of `req.text`, RegExp tested against `req.text`, or predicate. */
+export type Matcher = string | RegExp | ((req: RecordedRequest) => boolean)
+
+export interface RuleOptions {
+  /** Remove the rule after it has answered this many requests (default: unlimited). */
+  times?: number
+}
+
+export interface FaultOptions {
+  /** Probability (0..1) that a chat request gets a random fault. */
+  rate: number
+  /** mulberry32 seed: same seed + same request order => same faults. */
+  seed: number
+  /** Kinds to draw from (default: all of RANDOM_FAULT_KINDS). */
+  kinds?: RandomFaultKind[]
+}
+
+export interface JudgeServerOptions {
+  /** Default reply when no rule/queue entry applies (typically a function, e.g. heuristicJudge). */
+  handler?: Reply
+  /** Delay added to every answer, ms (default 0). */
+  latencyMs?: number
+  /** Seeded random fault injection; wraps whatever reply would otherwise be chosen. */
+  faults?: FaultOptions
+  /** Upper bound of a random 'hang' before the socket is reset, ms (default 30000). */
+  hangMs?: number
+}
+
+export interface JudgeServer {
+  /** Base URL for an OpenAI-compatible client: `http://127.0.0.1:<port>/v1`. */
+  readonly url: string
+  readonly port: number
+  /** The underlying node:http server. */
+  readonly httpServer: Server
+  /** Live array of recorded requests (cleared in place by `reset()`). */
+  readonly requests: RecordedRequest[]
+  /** Requests currently open and unanswered. */
+  readonly inFlight: number
+  /** Highest `inFlight` seen since start / last `reset()`. */
+  readonly maxInFlight: number
+  /** Number of replies still waiting in the FIFO queue. */
+  readonly queued: number
+  /** Adds a rule (checked in insertion order, before the queue). Chainable. */
+  on(matcher: Matcher, reply: Reply, options?: RuleOptions): JudgeServer
+  /** Appends replies to the FIFO queue. Chainable. */
+  enqueue(...replies: Reply[]): JudgeServer
+  /**
+   * Resolves with a snapshot of `requests` once at least `n` have been received;
+   * rejects after `timeoutMs` (default 5000) or when the server closes.
+   */
+  waitForRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>
+  /** Clears rules, queue, records and counters; reseeds the fault PRNG. */
+  reset(): void
+  /** Destroys all sockets (including hanging ones) and resolves when closed. Idempotent. */
+  close(): Promise<void>
+}
+
+/** Starts the fake judge on 127.0.0.1 with an ephemeral port. */
+export declare function startJudgeServer(options?: JudgeServerOptions): Promise<JudgeServer>
+
+/**
+ * Deterministic stand-in for an LLM judge on oxeval's prompts. Picks the schema from
+ * `response_format.json_schema.name` or an `Output schema name: <name>` prompt marker,
+ * reads the last `DATA: {...}` line, and answers:
+ * - answer_relevancy_statements: `{statements: string[]}` (sentences of DATA.output)
+ * - answer_relevancy_verdicts: `{results: {result: 'yes'|'no'|'unsure', reason}[]}`
+ * - factual_correctness_claims: `{claims: string[]}` (sentences of DATA.text)
+ * - factual_correctness_verdicts: `{statements: {statement, reason, verdict: 0|1}[]}`
+ * - nv_rating_0_2_4 / nv_rating_0_1_2: `{rating}`
+ * - no schema: a one-sentence plain-text reason (`The score is <DATA.score> because ...`).
+ * Missing/unparseable DATA or an unknown schema yields `{status: 500}` with a message.
+ */
+export declare function heuristicJudge(req: RecordedRequest): ReplyObject

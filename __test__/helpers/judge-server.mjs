@@ -1,0 +1,701 @@
+// Local fake LLM judge speaking the OpenAI Chat Completions wire format.
+//
+// Used by the Vitest suites, the demo and the benchmarks. Plain ESM, Node
+// built-ins only. See judge-server.d.ts for the typed API.
+//
+//   const judge = await startJudgeServer({ handler: heuristicJudge })
+//   judge.url            // "http://127.0.0.1:<port>/v1" -> give to an OpenAI client
+//   judge.on(/capital/, { json: { statements: ['a'] } }, { times: 1 })
+//   judge.enqueue('plain text reply', { status: 429, headers: { 'retry-after': '1' } })
+//   await judge.close()
+//
+// Reply selection order per request: rules (server.on) -> FIFO queue
+// (server.enqueue) -> options.handler -> 500 "no scripted reply".
+// Random faults (options.faults) wrap whatever reply was selected.
+
+import http from 'node:http'
+
+/** Every kind the seeded random fault injector can produce. */
+export const RANDOM_FAULT_KINDS = Object.freeze([
+  '429',
+  '500',
+  '502',
+  '503',
+  'reset',
+  'hang',
+  'truncate',
+  'invalid-json',
+  'schema-invalid',
+  'empty',
+  'length',
+])
+
+const SCRIPTED_FAULTS = new Set(['reset', 'hang', 'truncate', 'empty'])
+
+/** mulberry32: tiny seeded PRNG returning floats in [0, 1). */
+function mulberry32(seed) {
+  let a = seed >>> 0
+  return function next() {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Normalizes an OpenAI message `content` (string | parts[] | null) to a string. */
+function contentToString(content) {
+  if (content == null) return ''
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => {
+        if (typeof part === 'string') return part
+        if (part && typeof part.text === 'string') return part.text
+        return ''
+      })
+      .filter((s) => s !== '')
+      .join('\n')
+  }
+  if (typeof content === 'object' && typeof content.text === 'string') return content.text
+  return String(content)
+}
+
+const estimateTokens = (chars) => Math.ceil(chars / 4)
+
+/** Default OpenAI-ish error `type`/`code` for an HTTP status. */
+function errorShape(status) {
+  if (status === 429) return { type: 'requests', code: 'rate_limit_exceeded' }
+  if (status === 401) return { type: 'invalid_request_error', code: 'invalid_api_key' }
+  if (status === 404) return { type: 'invalid_request_error', code: 'not_found' }
+  if (status >= 400 && status < 500) return { type: 'invalid_request_error', code: 'bad_request' }
+  return { type: 'server_error', code: 'server_error' }
+}
+
+/** Splits `text` into at most `n` roughly equal pieces on code point boundaries. */
+function splitPieces(text, n) {
+  const chars = Array.from(text)
+  if (chars.length <= 1) return [text]
+  const count = Math.min(n, chars.length)
+  const size = Math.ceil(chars.length / count)
+  const pieces = []
+  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''))
+  return pieces
+}
+
+/** Normalizes a resolved reply value (string | object) to a reply object. */
+function normalizeReply(value) {
+  if (typeof value === 'string') return { content: value }
+  if (value && typeof value === 'object') return value
+  return {
+    status: 500,
+    content: `judge-server: reply resolved to ${value === undefined ? 'undefined' : typeof value}, expected a string or reply object`,
+  }
+}
+
+/**
+ * Starts the fake judge on 127.0.0.1 with an ephemeral port.
+ * @param {import('./judge-server').JudgeServerOptions} [options]
+ * @returns {Promise<import('./judge-server').JudgeServer>}
+ */
+export async function startJudgeServer(options = {}) {
+  const latencyMs = Math.max(0, Number(options.latencyMs ?? 0) || 0)
+  const hangMs = Math.max(0, Number(options.hangMs ?? 30000))
+  const faultRate = Math.min(1, Math.max(0, Number(options.faults?.rate ?? 0) || 0))
+  const faultSeed = Number(options.faults?.seed ?? 0) >>> 0
+  const faultKinds = options.faults?.kinds?.length ? [...options.faults.kinds] : [...RANDOM_FAULT_KINDS]
+  for (const kind of faultKinds) {
+    if (!RANDOM_FAULT_KINDS.includes(kind)) throw new TypeError(`judge-server: unknown fault kind ${JSON.stringify(kind)}`)
+  }
+
+  // ---- mutable state -------------------------------------------------------
+  /** @type {{ matcher: any, reply: any, remaining: number }[]} */
+  let rules = []
+  let queue = []
+  const requests = []
+  let nextIndex = 0
+  let inFlight = 0
+  let maxInFlight = 0
+  let rand = mulberry32(faultSeed)
+  let closed = false
+  let closePromise = null
+  const sockets = new Set()
+  /** Pending timers (delays, bounded hangs); `close()` clears them and runs their wake-up. */
+  const timers = new Map()
+  /** waitForRequests() waiters. */
+  let waiters = []
+
+  /** Sleeps `ms`; wakes early (returning) when the server closes. */
+  function sleep(ms) {
+    if (ms <= 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t)
+        resolve()
+      }, ms)
+      timers.set(t, resolve)
+    })
+  }
+
+  /** Runs `fn` after `ms` unless the server closes first; returns a cancel function. */
+  function later(ms, fn) {
+    const t = setTimeout(() => {
+      timers.delete(t)
+      fn()
+    }, ms)
+    timers.set(t, () => {})
+    return () => {
+      clearTimeout(t)
+      timers.delete(t)
+    }
+  }
+
+  function notifyWaiters() {
+    waiters = waiters.filter((w) => {
+      if (requests.length < w.n) return true
+      clearTimeout(w.timer)
+      w.resolve(requests.slice())
+      return false
+    })
+  }
+
+  // ---- reply selection -----------------------------------------------------
+
+  function ruleMatches(rule, rec) {
+    const m = rule.matcher
+    try {
+      if (typeof m === 'string') return rec.text.includes(m)
+      if (m instanceof RegExp) {
+        m.lastIndex = 0
+        return m.test(rec.text)
+      }
+      if (typeof m === 'function') return Boolean(m(rec))
+    } catch {
+      // A throwing predicate simply does not match.
+    }
+    return false
+  }
+
+  /** Synchronously picks the reply source (so FIFO/`times` follow arrival order). */
+  function selectReply(rec) {
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i]
+      if (!ruleMatches(rule, rec)) continue
+      rule.remaining -= 1
+      if (rule.remaining <= 0) rules.splice(i, 1)
+      return rule.reply
+    }
+    if (queue.length > 0) return queue.shift()
+    if (options.handler !== undefined) return options.handler
+    return {
+      status: 500,
+      content: `judge-server: no scripted reply for request #${rec.index} (${rec.user.slice(0, 120).replace(/\s+/g, ' ')})`,
+    }
+  }
+
+  /** Resolves reply functions (possibly async, possibly returning functions). */
+  async function resolveReply(reply, rec) {
+    try {
+      let value = reply
+      for (let depth = 0; typeof value === 'function' && depth < 8; depth++) value = await value(rec)
+      return normalizeReply(value)
+    } catch (err) {
+      return { status: 500, content: `judge-server: reply function threw: ${err?.message ?? err}` }
+    }
+  }
+
+  /** Draws the random fault (if any) for one chat request. Always draws twice for a stable sequence. */
+  function drawFault() {
+    if (faultRate <= 0) return null
+    const hit = rand() < faultRate
+    const pick = faultKinds[Math.floor(rand() * faultKinds.length)]
+    return hit ? pick : null
+  }
+
+  /** Wraps the selected reply with a random fault kind. */
+  function applyRandomFault(base, kind) {
+    const keep = { delayMs: base.delayMs }
+    switch (kind) {
+      case '429':
+        return { ...keep, status: 429, headers: { 'retry-after': '0' }, content: 'Rate limit reached (injected fault)' }
+      case '500':
+      case '502':
+      case '503':
+        return { ...keep, status: Number(kind), content: `Upstream error ${kind} (injected fault)` }
+      case 'reset':
+      case 'truncate':
+      case 'empty':
+        return { ...base, status: undefined, body: undefined, fault: kind }
+      case 'hang':
+        return { ...base, fault: 'hang', hangMs }
+      case 'invalid-json':
+        return { ...keep, content: 'Sorry, I cannot help with that request.' }
+      case 'schema-invalid':
+        return { ...keep, content: '{"unexpected":true}' }
+      case 'length': {
+        const full = replyContent(base)
+        const chars = Array.from(full)
+        return { ...keep, content: chars.slice(0, Math.floor(chars.length / 2)).join(''), finishReason: 'length' }
+      }
+      default:
+        return base
+    }
+  }
+
+  // ---- rendering -----------------------------------------------------------
+
+  function replyContent(reply) {
+    if (reply.fault === 'empty') return ''
+    if (reply.json !== undefined) return JSON.stringify(reply.json)
+    return reply.content ?? ''
+  }
+
+  /** Builds {status, headers, payload (string | string[] of SSE events)} for a reply. */
+  function render(reply, rec) {
+    const extra = reply.headers ?? {}
+    if (typeof reply.body === 'string') {
+      return {
+        status: reply.status ?? 200,
+        headers: { 'content-type': rec.stream ? 'text/event-stream' : 'application/json', ...extra },
+        payload: reply.body,
+      }
+    }
+    if (reply.status != null && reply.status >= 400) {
+      const shape = errorShape(reply.status)
+      const message = reply.content ?? `judge-server: scripted HTTP ${reply.status}`
+      return {
+        status: reply.status,
+        headers: { 'content-type': 'application/json', ...extra },
+        payload: JSON.stringify({ error: { message, type: shape.type, param: null, code: shape.code } }),
+      }
+    }
+
+    const body = rec.body ?? {}
+    const content = replyContent(reply)
+    const finishReason = reply.finishReason ?? 'stop'
+    const id = `chatcmpl-judge${rec.index}`
+    const created = Math.floor(Date.now() / 1000)
+    const model = typeof body.model === 'string' ? body.model : 'oxeval-fake-judge'
+    const promptChars = (Array.isArray(body.messages) ? body.messages : []).reduce(
+      (n, m) => n + contentToString(m?.content).length,
+      0,
+    )
+    const usage = { prompt_tokens: estimateTokens(promptChars), completion_tokens: estimateTokens(content.length), ...reply.usage }
+    if (reply.usage?.total_tokens == null) usage.total_tokens = usage.prompt_tokens + usage.completion_tokens
+    const status = reply.status ?? 200
+
+    if (!rec.stream) {
+      return {
+        status,
+        headers: { 'content-type': 'application/json', ...extra },
+        payload: JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: finishReason }],
+          usage,
+        }),
+      }
+    }
+
+    const chunk = (choices, more) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...more })}\n\n`
+    const events = splitPieces(content, 4).map((piece, i) =>
+      chunk([{ index: 0, delta: i === 0 ? { role: 'assistant', content: piece } : { content: piece }, finish_reason: null }]),
+    )
+    events.push(chunk([{ index: 0, delta: {}, finish_reason: finishReason }]))
+    if (body.stream_options?.include_usage) events.push(chunk([], { usage }))
+    events.push('data: [DONE]\n\n')
+    return {
+      status,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...extra },
+      payload: events,
+    }
+  }
+
+  // ---- request handling ----------------------------------------------------
+
+  const gone = (res) => closed || res.destroyed || res.writableEnded
+
+  function readBody(req) {
+    return new Promise((resolve, reject) => {
+      const chunks = []
+      req.on('data', (c) => chunks.push(c))
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+      req.on('error', reject)
+      req.on('aborted', () => reject(new Error('aborted')))
+    })
+  }
+
+  function record(req, raw) {
+    let parsed = null
+    if (raw.trim() !== '') {
+      try {
+        parsed = JSON.parse(raw)
+      } catch {
+        parsed = null
+      }
+    }
+    const body = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null
+    const messages = Array.isArray(body?.messages) ? body.messages : []
+    const join = (pred) =>
+      messages
+        .filter((m) => pred(m?.role))
+        .map((m) => contentToString(m?.content))
+        .join('\n')
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const rec = {
+      index: nextIndex++,
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      headers: { ...req.headers },
+      body,
+      raw,
+      text: join(() => true),
+      system: join((r) => r === 'system' || r === 'developer'),
+      user: join((r) => r === 'user'),
+      receivedAt: Date.now(),
+      stream: body?.stream === true,
+      fault: null,
+      status: null,
+    }
+    requests.push(rec)
+    notifyWaiters()
+    return rec
+  }
+
+  /** Writes a rendered response, honouring faults. */
+  function send(res, rec, reply) {
+    if (gone(res)) return
+    const fault = SCRIPTED_FAULTS.has(reply.fault) ? reply.fault : null
+    if (fault) rec.fault = rec.fault ?? fault
+
+    if (fault === 'reset') {
+      res.socket?.destroy()
+      return
+    }
+    if (fault === 'hang') {
+      // Never answer. A bounded hang (random mode / reply.hangMs) resets afterwards.
+      if (reply.hangMs != null) {
+        const cancel = later(reply.hangMs, () => res.socket?.destroy())
+        res.once('close', cancel)
+      }
+      return
+    }
+
+    const out = render(reply, rec)
+    const payload = Array.isArray(out.payload) ? out.payload.join('') : out.payload
+    const bytes = Buffer.from(payload, 'utf8')
+    rec.status = out.status
+
+    if (fault === 'truncate') {
+      // Promise the full length, deliver half, then cut the connection.
+      res.writeHead(out.status, { ...out.headers, 'content-length': String(bytes.length) })
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy())
+      return
+    }
+
+    if (Array.isArray(out.payload)) {
+      // SSE: one write per event, chunked transfer encoding.
+      res.writeHead(out.status, out.headers)
+      for (const event of out.payload) res.write(event)
+      res.end()
+      return
+    }
+    res.writeHead(out.status, { ...out.headers, 'content-length': String(bytes.length) })
+    res.end(bytes)
+  }
+
+  async function handle(req, res) {
+    inFlight += 1
+    maxInFlight = Math.max(maxInFlight, inFlight)
+    let counted = true
+    res.once('close', () => {
+      if (counted) inFlight -= 1
+      counted = false
+    })
+    res.on('error', () => {})
+
+    let raw
+    try {
+      raw = await readBody(req)
+    } catch {
+      return // client went away mid-body
+    }
+    const rec = record(req, raw)
+
+    if (req.method !== 'POST' || !rec.path.endsWith('/chat/completions')) {
+      return send(res, rec, { status: 404, content: `judge-server: no route for ${rec.method} ${rec.path}` })
+    }
+    if (rec.body === null) {
+      return send(res, rec, { status: 400, content: 'judge-server: request body is not a JSON object' })
+    }
+    if (!Array.isArray(rec.body.messages)) {
+      return send(res, rec, { status: 400, content: 'judge-server: request body has no "messages" array' })
+    }
+
+    const randomFault = drawFault()
+    rec.fault = randomFault
+    let reply = await resolveReply(selectReply(rec), rec)
+    if (randomFault) reply = applyRandomFault(reply, randomFault)
+
+    const wait = latencyMs + Math.max(0, Number(reply.delayMs ?? 0) || 0)
+    if (wait > 0) await sleep(wait)
+    send(res, rec, reply)
+  }
+
+  // ---- server --------------------------------------------------------------
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((err) => {
+      // Last-resort guard: never let a handler bug crash the test process.
+      try {
+        if (!gone(res)) {
+          res.writeHead(500, { 'content-type': 'application/json' })
+          res.end(JSON.stringify({ error: { message: `judge-server internal error: ${err?.message ?? err}`, type: 'server_error', code: 'server_error' } }))
+        }
+      } catch {
+        res.socket?.destroy()
+      }
+    })
+  })
+  httpServer.on('connection', (socket) => {
+    socket.setNoDelay(true)
+    socket.on('error', () => {})
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  httpServer.on('clientError', (_err, socket) => socket.destroy())
+
+  await new Promise((resolve, reject) => {
+    httpServer.once('error', reject)
+    httpServer.listen(0, '127.0.0.1', () => {
+      httpServer.off('error', reject)
+      resolve()
+    })
+  })
+  httpServer.on('error', () => {})
+  const port = /** @type {import('node:net').AddressInfo} */ (httpServer.address()).port
+
+  const server = {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    httpServer,
+    requests,
+    get inFlight() {
+      return inFlight
+    },
+    get maxInFlight() {
+      return maxInFlight
+    },
+    get queued() {
+      return queue.length
+    },
+
+    on(matcher, reply, ruleOptions = {}) {
+      const ok = typeof matcher === 'string' || matcher instanceof RegExp || typeof matcher === 'function'
+      if (!ok) throw new TypeError('judge-server: matcher must be a string, RegExp or predicate function')
+      const times = ruleOptions.times ?? Infinity
+      if (!(times > 0)) throw new RangeError('judge-server: times must be a positive number')
+      rules.push({ matcher, reply, remaining: times })
+      return server
+    },
+
+    enqueue(...replies) {
+      queue.push(...replies)
+      return server
+    },
+
+    waitForRequests(n, timeoutMs = 5000) {
+      if (requests.length >= n) return Promise.resolve(requests.slice())
+      if (closed) return Promise.reject(new Error('judge-server: closed'))
+      return new Promise((resolve, reject) => {
+        const w = { n, resolve, reject, timer: null }
+        w.timer = setTimeout(() => {
+          waiters = waiters.filter((x) => x !== w)
+          reject(new Error(`judge-server: timed out after ${timeoutMs}ms waiting for ${n} requests (got ${requests.length})`))
+        }, timeoutMs)
+        waiters.push(w)
+      })
+    },
+
+    reset() {
+      rules = []
+      queue = []
+      requests.length = 0
+      nextIndex = 0
+      maxInFlight = inFlight
+      rand = mulberry32(faultSeed)
+    },
+
+    close() {
+      if (closePromise) return closePromise
+      closed = true
+      for (const [t, wake] of timers) {
+        clearTimeout(t)
+        wake()
+      }
+      timers.clear()
+      for (const w of waiters) {
+        clearTimeout(w.timer)
+        w.reject(new Error('judge-server: closed'))
+      }
+      waiters = []
+      closePromise = new Promise((resolve) => httpServer.close(() => resolve()))
+      for (const socket of sockets) socket.destroy()
+      httpServer.closeAllConnections?.()
+      return closePromise
+    },
+  }
+  return server
+}
+
+// ===========================================================================
+// heuristicJudge: deterministic "LLM" for oxeval's scorer prompts.
+// ===========================================================================
+
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it ' +
+    'its me my no not of on or our she so such than that the their them then there these they this those to too up us ' +
+    'was we were what when where which while who why will with would you your yes also just very some any all about'
+  ).split(' '),
+)
+
+const KNOWN_SCHEMAS = new Set([
+  'answer_relevancy_statements',
+  'answer_relevancy_verdicts',
+  'factual_correctness_claims',
+  'factual_correctness_verdicts',
+  'nv_rating_0_2_4',
+  'nv_rating_0_1_2',
+])
+
+/** Lowercase content words (not stopwords) of at least `minLen` characters. */
+function contentWords(text, minLen = 3) {
+  const words = String(text ?? '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+  return new Set(words.filter((w) => w.length >= minLen && !STOPWORDS.has(w)))
+}
+
+function splitSentences(text) {
+  return String(text ?? '')
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+/** First present field among `keys`; arrays of strings are joined with newlines. */
+function pick(data, ...keys) {
+  for (const k of keys) {
+    const v = data[k]
+    if (typeof v === 'string') return v
+    if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\n')
+  }
+  return undefined
+}
+
+/** Parses the last `DATA: {...}` line (user messages first, then the whole prompt). */
+function findData(req) {
+  for (const source of [req.user, req.text]) {
+    const lines = String(source ?? '').split(/\r?\n/)
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const m = /^\s*DATA:\s*(.*)$/.exec(lines[i])
+      if (!m) continue
+      try {
+        const data = JSON.parse(m[1])
+        if (data && typeof data === 'object' && !Array.isArray(data)) return data
+      } catch {
+        // keep looking
+      }
+    }
+  }
+  return null
+}
+
+const fail = (message) => ({ status: 500, content: `heuristicJudge: ${message}` })
+
+/**
+ * Produces a plausible judge answer for oxeval's prompts without an LLM.
+ * @param {import('./judge-server').RecordedRequest} req
+ * @returns {import('./judge-server').ReplyObject}
+ */
+export function heuristicJudge(req) {
+  const format = req.body?.response_format
+  const nativeName = format?.json_schema?.name
+  const marker = /Output schema name:\s*([A-Za-z0-9_.-]+)/.exec(req.text ?? '')?.[1]
+  const schema = KNOWN_SCHEMAS.has(nativeName) ? nativeName : (marker ?? nativeName)
+
+  const data = findData(req)
+  if (!data) return fail(`no parseable "DATA: {...}" line in the prompt (schema: ${schema ?? 'none'})`)
+
+  switch (schema) {
+    case 'answer_relevancy_statements': {
+      const text = pick(data, 'output', 'text', 'response')
+      if (text === undefined) return fail('answer_relevancy_statements needs DATA.output')
+      return { json: { statements: splitSentences(text) } }
+    }
+    case 'answer_relevancy_verdicts': {
+      const input = contentWords(pick(data, 'input', 'question', 'query') ?? '', 3)
+      if (!Array.isArray(data.statements)) return fail('answer_relevancy_verdicts needs DATA.statements (array)')
+      const results = data.statements.map((statement) => {
+        const shared = [...contentWords(statement, 3)].filter((w) => input.has(w))
+        const strong = shared.find((w) => w.length >= 4)
+        if (strong) return { result: 'yes', reason: `The statement mentions "${strong}", which the input asks about.` }
+        if (shared.length) return { result: 'unsure', reason: `The statement only shares the short word "${shared[0]}" with the input.` }
+        return { result: 'no', reason: 'The statement shares no content words with the input.' }
+      })
+      return { json: { results } }
+    }
+    case 'factual_correctness_claims': {
+      const text = pick(data, 'text', 'output', 'response')
+      if (text === undefined) return fail('factual_correctness_claims needs DATA.text')
+      return { json: { claims: splitSentences(text) } }
+    }
+    case 'factual_correctness_verdicts': {
+      const premise = contentWords(pick(data, 'premise', 'context', 'reference') ?? '', 3)
+      if (!Array.isArray(data.statements)) return fail('factual_correctness_verdicts needs DATA.statements (array)')
+      const statements = data.statements.map((statement) => {
+        const words = [...contentWords(statement, 3)]
+        const found = words.filter((w) => premise.has(w)).length
+        const verdict = words.length > 0 && found / words.length > 0.5 ? 1 : 0
+        const reason = `${found} of ${words.length} content words of the statement appear in the premise.`
+        return { statement: String(statement), reason, verdict }
+      })
+      return { json: { statements } }
+    }
+    case 'nv_rating_0_2_4':
+    case 'nv_rating_0_1_2': {
+      const a = pick(data, 'response', 'output', 'answer', 'user_input', 'input', 'question')
+      const b = pick(data, 'reference', 'expected', 'ground_truth', 'context', 'contexts', 'retrieved_contexts', 'premise')
+      if (a === undefined || b === undefined) return fail(`${schema} needs a response/input field and a reference/context field in DATA`)
+      const aw = [...contentWords(a, 3)]
+      const bw = contentWords(b, 3)
+      const overlap = aw.length ? aw.filter((w) => bw.has(w)).length / aw.length : 0
+      const scale = schema === 'nv_rating_0_2_4' ? [0, 2, 4] : [0, 1, 2]
+      const rating = overlap >= 0.7 ? scale[2] : overlap >= 0.3 ? scale[1] : scale[0]
+      return { json: { rating } }
+    }
+    case undefined: {
+      if (format && format.type !== 'text') return fail('JSON output requested but no schema name (response_format.json_schema.name or "Output schema name:" marker)')
+      // Plain-text reason prompt.
+      const score =
+        typeof data.score === 'number' || typeof data.score === 'string'
+          ? data.score
+          : Object.values(data).find((v) => typeof v === 'number')
+      if (score === undefined) return { content: 'The score reflects how well the output addresses the input according to the heuristic judge.' }
+      const high = Number(score) >= 0.5
+      return {
+        content: `The score is ${score} because the heuristic judge found the output ${high ? 'largely' : 'poorly'} supported by the given data.`,
+      }
+    }
+    default:
+      return fail(
+        `unknown schema name ${JSON.stringify(schema)}; expected one of ${[...KNOWN_SCHEMAS].join(', ')} ` +
+          '(via response_format.json_schema.name or an "Output schema name: <name>" prompt line)',
+      )
+  }
+}

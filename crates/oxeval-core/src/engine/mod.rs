@@ -1,0 +1,610 @@
+//! The judge engine: one road for every LLM call.
+//! structured output (native schema or prompt-described) → provider call with retries,
+//! timeouts and cancellation → lenient parse → schema validation → typed value, with ONE
+//! fallback attempt (schema in the system message) on a format error. Every call leaves an
+//! [`Execution`] record.
+
+pub mod json;
+pub mod retry;
+pub mod schema;
+
+use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
+use crate::model::{ModelConfig, StructuredOutput};
+use crate::provider::{
+    openai::OpenAiProvider, CallError, ChatRequest, ChatResponse, Provider, Usage,
+};
+use retry::RetryPolicy;
+use schema::StepOutput;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// Default per-call (per HTTP attempt) timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Mastra's `modelSettings` plus oxeval's reliability knobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    /// Sampling temperature; oxeval defaults to 0 for repeatable judgments.
+    pub temperature: Option<f64>,
+    pub max_output_tokens: Option<u32>,
+    pub retry: RetryPolicy,
+    /// Per HTTP attempt.
+    pub timeout: Duration,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        ModelSettings {
+            temperature: Some(0.0),
+            max_output_tokens: None,
+            retry: RetryPolicy::default(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// Read a non-negative number option; `None` when absent/null/undefined.
+pub fn opt_number(obj: &Value, key: &str, path: &str) -> Result<Option<f64>, InvalidArgument> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if f.is_finite() => Ok(Some(f)),
+            _ => Err(InvalidArgument::options(format!(
+                "{path}.{key} must be a finite number"
+            ))),
+        },
+        Some(other) => Err(InvalidArgument::options(format!(
+            "{path}.{key} must be a number; got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// Read a non-negative integer option.
+pub fn opt_uint(obj: &Value, key: &str, path: &str) -> Result<Option<u64>, InvalidArgument> {
+    match opt_number(obj, key, path)? {
+        None => Ok(None),
+        Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= u32::MAX as f64 => Ok(Some(f as u64)),
+        Some(f) => Err(InvalidArgument::options(format!(
+            "{path}.{key} must be a non-negative integer; got {f}"
+        ))),
+    }
+}
+
+impl ModelSettings {
+    /// Parse `modelSettings` (`{ temperature, maxOutputTokens, maxRetries, timeoutMs,
+    /// retryDelayMs }`); absent keys keep the defaults.
+    pub fn from_value(v: Option<&Value>) -> Result<Self, InvalidArgument> {
+        let mut s = ModelSettings::default();
+        let Some(v) = v.filter(|v| !v.is_null()) else {
+            return Ok(s);
+        };
+        if !v.is_object() {
+            return Err(InvalidArgument::options(format!(
+                "options.modelSettings must be an object; got {}",
+                type_name(v)
+            )));
+        }
+        let path = "options.modelSettings";
+        if let Some(t) = opt_number(v, "temperature", path)? {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(InvalidArgument::options(format!(
+                    "{path}.temperature must be between 0 and 2; got {t}"
+                )));
+            }
+            s.temperature = Some(t);
+        }
+        if let Some(n) = opt_uint(v, "maxOutputTokens", path)? {
+            if n == 0 {
+                return Err(InvalidArgument::options(format!(
+                    "{path}.maxOutputTokens must be at least 1"
+                )));
+            }
+            s.max_output_tokens = Some(n as u32);
+        }
+        if let Some(n) = opt_uint(v, "maxRetries", path)? {
+            s.retry.max_retries = n.min(100) as u32;
+        }
+        if let Some(ms) = opt_uint(v, "timeoutMs", path)? {
+            if ms == 0 {
+                return Err(InvalidArgument::options(format!(
+                    "{path}.timeoutMs must be at least 1"
+                )));
+            }
+            s.timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = opt_uint(v, "retryDelayMs", path)? {
+            s.retry.base_delay = Duration::from_millis(ms);
+        }
+        Ok(s)
+    }
+}
+
+/// Per-run control: cancellation and an optional overall deadline.
+#[derive(Debug, Clone, Default)]
+pub struct RunContext {
+    pub cancel: CancellationToken,
+    pub deadline: Option<tokio::time::Instant>,
+}
+
+impl RunContext {
+    fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(tokio::time::Instant::now()))
+    }
+}
+
+/// `executions[].error`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ExecutionError {
+    pub name: String,
+    pub message: String,
+    pub code: String,
+}
+
+/// One judge call as recorded in `judge[step].executions[]` (Mastra's field names).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Execution {
+    /// `success` | `failed`.
+    pub status: &'static str,
+    /// The user prompt sent to the judge.
+    pub prompt: String,
+    /// The parsed output (object for structured steps, string for text steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    pub judge_model_id: String,
+    pub judge_provider: String,
+    pub usage: Usage,
+    /// Format attempts: 1, or 2 when the fallback ran.
+    pub attempt_count: u32,
+    /// HTTP requests sent, retries included.
+    pub model_call_count: u32,
+    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// The judge's raw text, kept on failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ExecutionError>,
+}
+
+/// A validated structured output: the typed value and the JSON as the judge sent it
+/// (extra keys kept).
+#[derive(Debug, Clone)]
+pub struct Structured<T> {
+    pub value: T,
+    pub json: Value,
+}
+
+/// The outcome of one judge call plus its record.
+pub struct Call<T> {
+    pub result: Result<T, JudgeError>,
+    pub execution: Execution,
+}
+
+/// A resolved judge: provider + model + settings. Built once per scorer.
+pub struct Judge {
+    provider: Arc<dyn Provider>,
+    model: ModelConfig,
+    settings: ModelSettings,
+}
+
+impl Judge {
+    pub fn new(model: ModelConfig, settings: ModelSettings) -> Judge {
+        let key = model.api_key.clone().ok().flatten();
+        let provider = Arc::new(OpenAiProvider::new(&model, key));
+        Judge {
+            provider,
+            model,
+            settings,
+        }
+    }
+
+    /// A judge over any provider (tests, JS model objects).
+    pub fn with_provider(
+        provider: Arc<dyn Provider>,
+        model: ModelConfig,
+        settings: ModelSettings,
+    ) -> Judge {
+        Judge {
+            provider,
+            model,
+            settings,
+        }
+    }
+
+    /// `provider/model`.
+    pub fn model_id(&self) -> &str {
+        &self.model.id
+    }
+
+    pub fn settings(&self) -> &ModelSettings {
+        &self.settings
+    }
+
+    fn new_execution(&self, prompt: &str) -> Execution {
+        Execution {
+            status: "failed",
+            prompt: prompt.to_string(),
+            output: None,
+            judge_model_id: self.provider.model_id().to_string(),
+            judge_provider: self.provider.name().to_string(),
+            usage: Usage::default(),
+            attempt_count: 0,
+            model_call_count: 0,
+            duration_ms: 0,
+            finish_reason: None,
+            raw_output: None,
+            error: None,
+        }
+    }
+
+    fn finish<T>(
+        &self,
+        mut exec: Execution,
+        started: Instant,
+        result: Result<T, JudgeError>,
+    ) -> Call<T> {
+        exec.duration_ms = started.elapsed().as_millis() as u64;
+        match &result {
+            Ok(_) => exec.status = "success",
+            Err(e) => {
+                exec.status = "failed";
+                if exec.raw_output.is_none() {
+                    exec.raw_output = e.raw_output.clone();
+                }
+                exec.error = Some(ExecutionError {
+                    name: e.name.to_string(),
+                    message: e.message.clone(),
+                    code: e.code.as_str().to_string(),
+                });
+            }
+        }
+        Call {
+            result,
+            execution: exec,
+        }
+    }
+
+    /// Ask for a `T`; see the module docs for the attempt sequence.
+    pub async fn structured<T: StepOutput>(
+        &self,
+        system: &str,
+        prompt: &str,
+        ctx: &RunContext,
+    ) -> Call<Structured<T>> {
+        let started = Instant::now();
+        let mut exec = self.new_execution(prompt);
+        let result = self
+            .structured_inner::<T>(system, prompt, ctx, &mut exec)
+            .await;
+        if let Ok(s) = &result {
+            exec.output = Some(s.json.clone());
+        }
+        self.finish(exec, started, result)
+    }
+
+    async fn structured_inner<T: StepOutput>(
+        &self,
+        system: &str,
+        prompt: &str,
+        ctx: &RunContext,
+        exec: &mut Execution,
+    ) -> Result<Structured<T>, JudgeError> {
+        let schema = T::schema();
+        let schema_text = format!(
+            "Output schema name: {}\nRespond with ONE JSON value only (no prose, no code fences) that matches this JSON schema:\n{}",
+            schema.name, schema.wire_text
+        );
+        let native = self.model.structured == StructuredOutput::JsonSchema;
+        let first = ChatRequest {
+            system: if native {
+                system.to_string()
+            } else {
+                format!("{system}\n\n{schema_text}")
+            },
+            user: prompt.to_string(),
+            schema: native.then(|| (schema.name, schema.wire.clone())),
+            temperature: self.settings.temperature,
+            max_tokens: self.settings.max_output_tokens,
+        };
+        exec.attempt_count = 1;
+        let resp = self.send(&first, ctx, exec).await?;
+        let problem = match decode::<T>(&resp.text) {
+            Ok(s) => return Ok(s),
+            Err(problem) => problem,
+        };
+        let truncated = resp.finish_reason.as_deref() == Some("length");
+        // The one fallback: schema in the system message, no native response_format, the
+        // reason for the rejection stated, and a larger output budget if we were cut off.
+        let fallback = ChatRequest {
+            system: format!("{system}\n\n{schema_text}"),
+            user: format!(
+                "{prompt}\n\nA previous answer to this request was rejected ({}). Reply again with the JSON value only.",
+                if truncated { "it was cut off before it ended".to_string() } else { problem.clone() }
+            ),
+            schema: None,
+            temperature: self.settings.temperature,
+            max_tokens: if truncated {
+                Some(self.settings.max_output_tokens.map_or(4096, |n| n.saturating_mul(2)))
+            } else {
+                self.settings.max_output_tokens
+            },
+        };
+        exec.attempt_count = 2;
+        let resp2 = self.send(&fallback, ctx, exec).await?;
+        decode::<T>(&resp2.text).map_err(|problem2| {
+            let (code, msg) = if resp2.finish_reason.as_deref() == Some("length") {
+                (
+                    ErrorCode::JudgeTruncated,
+                    format!(
+                        "the judge's output was truncated (finish_reason 'length') twice, the second time with a larger output budget; raise modelSettings.maxOutputTokens ({problem2})"
+                    ),
+                )
+            } else {
+                (
+                    ErrorCode::JudgeOutput,
+                    format!(
+                        "the judge's output does not match the schema '{}' (first attempt: {problem}; fallback attempt: {problem2})",
+                        schema.name
+                    ),
+                )
+            };
+            JudgeError::new(code, msg).with_raw(resp2.text.clone())
+        })
+    }
+
+    /// Ask for free text (e.g. a reason). Empty text gets one more attempt.
+    pub async fn text(&self, system: &str, prompt: &str, ctx: &RunContext) -> Call<String> {
+        let started = Instant::now();
+        let mut exec = self.new_execution(prompt);
+        let req = ChatRequest {
+            system: system.to_string(),
+            user: prompt.to_string(),
+            schema: None,
+            temperature: self.settings.temperature,
+            max_tokens: self.settings.max_output_tokens,
+        };
+        let mut result = Err(JudgeError::new(
+            ErrorCode::JudgeOutput,
+            "the judge returned empty text twice",
+        ));
+        for attempt in 1..=2 {
+            exec.attempt_count = attempt;
+            match self.send(&req, ctx, &mut exec).await {
+                Ok(resp) if !resp.text.trim().is_empty() => {
+                    exec.output = Some(Value::String(resp.text.trim().to_string()));
+                    result = Ok(resp.text.trim().to_string());
+                    break;
+                }
+                Ok(_) => continue,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.finish(exec, started, result)
+    }
+
+    /// One logical request: HTTP attempts with retries, timeouts, deadline and cancellation.
+    async fn send(
+        &self,
+        req: &ChatRequest,
+        ctx: &RunContext,
+        exec: &mut Execution,
+    ) -> Result<ChatResponse, JudgeError> {
+        if let Err(missing) = &self.model.api_key {
+            return Err(missing.clone());
+        }
+        let policy = self.settings.retry;
+        let mut retry = 0u32;
+        loop {
+            if ctx.cancel.is_cancelled() {
+                return Err(aborted());
+            }
+            let mut timeout = self.settings.timeout;
+            if let Some(rem) = ctx.remaining() {
+                if rem.is_zero() {
+                    return Err(deadline_error());
+                }
+                timeout = timeout.min(rem);
+            }
+            exec.model_call_count += 1;
+            let outcome = tokio::select! {
+                r = self.provider.complete(req, timeout) => r,
+                _ = ctx.cancel.cancelled() => return Err(aborted()),
+            };
+            match outcome {
+                Ok(resp) => {
+                    exec.usage.add(&resp.usage);
+                    exec.finish_reason = resp.finish_reason.clone();
+                    exec.raw_output = Some(resp.text.clone());
+                    return Ok(resp);
+                }
+                Err(err) => {
+                    let hint = match &err {
+                        CallError::Http { retry_after, .. } => *retry_after,
+                        _ => None,
+                    };
+                    if retry < policy.max_retries && RetryPolicy::is_retryable(&err) {
+                        let wait = policy.delay(retry, hint);
+                        if ctx.remaining().is_some_and(|rem| rem <= wait) {
+                            return Err(self.call_error(err, retry + 1));
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(wait) => {}
+                            _ = ctx.cancel.cancelled() => return Err(aborted()),
+                        }
+                        retry += 1;
+                        continue;
+                    }
+                    if ctx.remaining().is_some_and(|r| r.is_zero()) {
+                        return Err(deadline_error());
+                    }
+                    return Err(self.call_error(err, retry + 1));
+                }
+            }
+        }
+    }
+
+    /// A user-facing error for a failed call (never contains the API key).
+    fn call_error(&self, err: CallError, attempts: u32) -> JudgeError {
+        let model = &self.model.id;
+        let tries = if attempts == 1 {
+            "1 attempt".to_string()
+        } else {
+            format!("{attempts} attempts")
+        };
+        let e = match err {
+            CallError::Http { status, body, .. } => {
+                let detail = error_detail(&body);
+                let what = match status {
+                    400 => "rejected the request as invalid (HTTP 400)",
+                    401 => "rejected the API key (HTTP 401): check the key for this provider",
+                    403 => "refused access (HTTP 403): the key lacks permission for this model",
+                    404 => "does not know this model or URL (HTTP 404): check the model id and base URL",
+                    408 => "timed out the request (HTTP 408)",
+                    429 => "is rate limiting (HTTP 429)",
+                    s if s >= 500 => "failed with a server error",
+                    _ => "answered with an error",
+                };
+                let msg = if status >= 500 || !what.contains("HTTP") {
+                    format!("judge {model} {what} (HTTP {status}) after {tries}: {detail}")
+                } else {
+                    format!("judge {model} {what} after {tries}: {detail}")
+                };
+                JudgeError::new(ErrorCode::JudgeHttp, msg).with_status(status).with_raw(body)
+            }
+            CallError::Network(m) => JudgeError::new(
+                ErrorCode::JudgeNetwork,
+                format!("could not reach judge {model} at {} after {tries}: {m}", self.model.base_url),
+            ),
+            CallError::Timeout(t) => JudgeError::new(
+                ErrorCode::JudgeTimeout,
+                format!("judge {model} did not answer within {} ms (modelSettings.timeoutMs) after {tries}", t.as_millis()),
+            ),
+            CallError::BadResponse(m) => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {m} (after {tries})")),
+        };
+        redact(
+            e,
+            self.model
+                .api_key
+                .as_ref()
+                .ok()
+                .and_then(|k| k.as_ref())
+                .map(|k| k.expose()),
+        )
+    }
+}
+
+fn aborted() -> JudgeError {
+    JudgeError::new(ErrorCode::Aborted, "the run was aborted")
+}
+
+fn deadline_error() -> JudgeError {
+    JudgeError::new(
+        ErrorCode::Deadline,
+        "the run's deadline passed before the judge answered",
+    )
+}
+
+/// Strip any occurrence of the key from messages/bodies a provider echoed back.
+fn redact(mut e: JudgeError, key: Option<&str>) -> JudgeError {
+    if let Some(key) = key.filter(|k| k.len() >= 4) {
+        e.message = e.message.replace(key, "***");
+        e.raw_output = e.raw_output.map(|r| r.replace(key, "***"));
+    }
+    e
+}
+
+/// The provider's error message from an error body (`{error: {message}}`), else the body.
+fn error_detail(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let msg = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("error"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    let text = msg.unwrap_or_else(|| body.trim().to_string());
+    if text.is_empty() {
+        "(empty body)".into()
+    } else if text.chars().count() > 300 {
+        format!("{}…", text.chars().take(300).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Lenient parse → schema validation → typed value.
+pub fn decode<T: StepOutput>(text: &str) -> Result<Structured<T>, String> {
+    let json = json::extract_json(text).ok_or_else(|| {
+        if text.trim().is_empty() {
+            "the output was empty".to_string()
+        } else {
+            "no JSON object found in the output".to_string()
+        }
+    })?;
+    T::schema().validate(&json)?;
+    let value = serde_json::from_value::<T>(json.clone()).map_err(|e| e.to_string())?;
+    Ok(Structured { value, json })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn settings_parse() {
+        assert_eq!(
+            ModelSettings::from_value(None).unwrap(),
+            ModelSettings::default()
+        );
+        let s = ModelSettings::from_value(Some(&json!({"temperature": 0.5, "maxOutputTokens": 256, "maxRetries": 0, "timeoutMs": 1500}))).unwrap();
+        assert_eq!(s.temperature, Some(0.5));
+        assert_eq!(s.max_output_tokens, Some(256));
+        assert_eq!(s.retry.max_retries, 0);
+        assert_eq!(s.timeout, Duration::from_millis(1500));
+        for (bad, want) in [
+            (json!(5), "must be an object"),
+            (
+                json!({"temperature": "hot"}),
+                "temperature must be a number",
+            ),
+            (json!({"temperature": 3}), "between 0 and 2"),
+            (json!({"maxRetries": -1}), "non-negative integer"),
+            (json!({"maxRetries": 1.5}), "non-negative integer"),
+            (json!({"timeoutMs": 0}), "at least 1"),
+        ] {
+            let e = ModelSettings::from_value(Some(&bad)).unwrap_err();
+            assert!(e.message.contains(want), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn error_details() {
+        assert_eq!(
+            error_detail(r#"{"error":{"message":"Invalid key","type":"x"}}"#),
+            "Invalid key"
+        );
+        assert_eq!(error_detail("plain failure"), "plain failure");
+        assert_eq!(error_detail(""), "(empty body)");
+        let e = redact(
+            JudgeError::new(ErrorCode::JudgeHttp, "bad key sk-secret-123")
+                .with_raw("{\"key\":\"sk-secret-123\"}"),
+            Some("sk-secret-123"),
+        );
+        assert!(
+            !e.message.contains("sk-secret-123")
+                && !e.raw_output.unwrap().contains("sk-secret-123")
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! The one error model of the core. Every failure a user can see is one of these; the
+//! binding converts them to JS (TypeError / ScorerRunError) in exactly one place.
+
+use serde::Serialize;
+
+/// Stable machine-readable codes (exposed to JS as `error.code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ErrorCode {
+    /// Wrong argument types or missing required run fields (a TypeError in JS).
+    #[serde(rename = "OXEVAL_INVALID_INPUT")]
+    InvalidInput,
+    /// Invalid factory options (a TypeError in JS).
+    #[serde(rename = "OXEVAL_INVALID_OPTIONS")]
+    InvalidOptions,
+    /// The provider's API key is not configured; no request was sent.
+    #[serde(rename = "OXEVAL_MISSING_API_KEY")]
+    MissingApiKey,
+    /// The judge answered with a non-success HTTP status.
+    #[serde(rename = "OXEVAL_JUDGE_HTTP")]
+    JudgeHttp,
+    /// The judge could not be reached or the connection broke.
+    #[serde(rename = "OXEVAL_JUDGE_NETWORK")]
+    JudgeNetwork,
+    /// A judge call exceeded its timeout.
+    #[serde(rename = "OXEVAL_JUDGE_TIMEOUT")]
+    JudgeTimeout,
+    /// The judge answered, but its output could not be parsed/validated (after the fallback).
+    #[serde(rename = "OXEVAL_JUDGE_OUTPUT")]
+    JudgeOutput,
+    /// The judge's output was cut off (`finish_reason = length`).
+    #[serde(rename = "OXEVAL_JUDGE_TRUNCATED")]
+    JudgeTruncated,
+    /// The run was cancelled by the caller.
+    #[serde(rename = "OXEVAL_ABORTED")]
+    Aborted,
+    /// The run's overall deadline passed.
+    #[serde(rename = "OXEVAL_DEADLINE")]
+    Deadline,
+    /// The judge's valid answers did not allow a score (e.g. no valid rating from any judge).
+    #[serde(rename = "OXEVAL_NO_VALID_JUDGMENT")]
+    NoValidJudgment,
+    /// A bug in oxeval (a caught panic). Please report it.
+    #[serde(rename = "OXEVAL_INTERNAL")]
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "OXEVAL_INVALID_INPUT",
+            ErrorCode::InvalidOptions => "OXEVAL_INVALID_OPTIONS",
+            ErrorCode::MissingApiKey => "OXEVAL_MISSING_API_KEY",
+            ErrorCode::JudgeHttp => "OXEVAL_JUDGE_HTTP",
+            ErrorCode::JudgeNetwork => "OXEVAL_JUDGE_NETWORK",
+            ErrorCode::JudgeTimeout => "OXEVAL_JUDGE_TIMEOUT",
+            ErrorCode::JudgeOutput => "OXEVAL_JUDGE_OUTPUT",
+            ErrorCode::JudgeTruncated => "OXEVAL_JUDGE_TRUNCATED",
+            ErrorCode::Aborted => "OXEVAL_ABORTED",
+            ErrorCode::Deadline => "OXEVAL_DEADLINE",
+            ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
+            ErrorCode::Internal => "OXEVAL_INTERNAL",
+        }
+    }
+
+    /// Errors that are the caller's fault and surface as a JS `TypeError`.
+    pub fn is_type_error(self) -> bool {
+        matches!(self, ErrorCode::InvalidInput | ErrorCode::InvalidOptions)
+    }
+}
+
+/// A failure of one judge call (after retries and the format fallback).
+#[derive(Debug, Clone, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{message}")]
+pub struct JudgeError {
+    /// Error class name shown in `judge[step].executions[].error.name`.
+    pub name: &'static str,
+    pub code: ErrorCode,
+    pub message: String,
+    /// HTTP status when the judge answered with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The judge's raw text (or error body) when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_output: Option<String>,
+}
+
+impl JudgeError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        let name = match code {
+            ErrorCode::JudgeHttp => "JudgeHttpError",
+            ErrorCode::JudgeNetwork => "JudgeNetworkError",
+            ErrorCode::JudgeTimeout => "JudgeTimeoutError",
+            ErrorCode::JudgeOutput => "JudgeOutputError",
+            ErrorCode::JudgeTruncated => "JudgeTruncatedError",
+            ErrorCode::MissingApiKey => "MissingApiKeyError",
+            ErrorCode::Aborted => "AbortError",
+            ErrorCode::Deadline => "DeadlineError",
+            ErrorCode::NoValidJudgment => "NoValidJudgmentError",
+            _ => "Error",
+        };
+        JudgeError {
+            name,
+            code,
+            message: message.into(),
+            status: None,
+            raw_output: None,
+        }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    pub fn with_raw(mut self, raw: impl Into<String>) -> Self {
+        self.raw_output = Some(raw.into());
+        self
+    }
+}
+
+/// A wrong argument (JS TypeError) detected before any judge call.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidArgument {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl InvalidArgument {
+    pub fn input(message: impl Into<String>) -> Self {
+        Self {
+            code: ErrorCode::InvalidInput,
+            message: message.into(),
+        }
+    }
+    pub fn options(message: impl Into<String>) -> Self {
+        Self {
+            code: ErrorCode::InvalidOptions,
+            message: message.into(),
+        }
+    }
+}
+
+/// A describing-name for a JSON value's type, for error messages ("got number").
+pub fn type_name(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}

@@ -1,0 +1,22 @@
+//! oxeval-core: LLM-as-a-judge evaluation scorers in pure Rust (no Node dependency).
+//!
+//! Layers: [`model`] (model config + provider registry) → [`provider`] (wire formats) →
+//! [`engine`] (structured output, parsing, validation, fallback, retries) → [`pipeline`]
+//! (steps and records) → [`scorers`] (prompts and score math).
+
+pub mod engine;
+pub mod error;
+pub mod model;
+pub mod pipeline;
+pub mod prompt;
+pub mod provider;
+pub mod run;
+pub mod scorers;
+pub mod text;
+
+pub use engine::{Judge, ModelSettings, RunContext};
+pub use error::{ErrorCode, InvalidArgument, JudgeError};
+pub use model::ModelConfig;
+pub use pipeline::{RunError, ScoreResult, ScorerFailure};
+pub use run::RunInput;
+pub use scorers::{Scorer, ScorerMeta};

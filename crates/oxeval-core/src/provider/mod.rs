@@ -1,0 +1,205 @@
+//! Providers turn one chat request into one HTTP call in their wire format. They know
+//! nothing about scorers, retries or parsing: that is the engine's job.
+
+pub mod openai;
+
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+/// One judge request, provider-neutral.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    pub system: String,
+    pub user: String,
+    /// Native structured output: (schema name, strict JSON schema).
+    pub schema: Option<(&'static str, Arc<Value>)>,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+}
+
+/// Token usage as the provider reports it (Mastra's field names).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Sum two usages field by field (a field stays `None` only if both are `None`).
+    pub fn add(&mut self, other: &Usage) {
+        fn add(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a = Some(a.unwrap_or(0) + b);
+            }
+        }
+        add(&mut self.input_tokens, other.input_tokens);
+        add(&mut self.output_tokens, other.output_tokens);
+        add(&mut self.total_tokens, other.total_tokens);
+        add(&mut self.reasoning_tokens, other.reasoning_tokens);
+        add(&mut self.cached_input_tokens, other.cached_input_tokens);
+    }
+}
+
+/// One successful completion.
+#[derive(Debug, Clone, Default)]
+pub struct ChatResponse {
+    pub text: String,
+    pub finish_reason: Option<String>,
+    pub usage: Usage,
+}
+
+/// Why one HTTP call failed. The engine decides whether to retry.
+#[derive(Debug, Clone)]
+pub enum CallError {
+    /// Non-2xx answer.
+    Http {
+        status: u16,
+        body: String,
+        /// Parsed `Retry-After` / rate-limit reset hint.
+        retry_after: Option<Duration>,
+    },
+    /// Connect/reset/broken body.
+    Network(String),
+    /// The per-attempt timeout elapsed.
+    Timeout(Duration),
+    /// 2xx but the body was not the provider's response shape.
+    BadResponse(String),
+}
+
+/// A judge backend.
+pub trait Provider: Send + Sync {
+    /// Provider id as shown in `judgeProvider` (e.g. `openai`).
+    fn name(&self) -> &str;
+    /// The model id sent on the wire (e.g. `gpt-4o-mini`).
+    fn model_id(&self) -> &str;
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
+}
+
+/// The one HTTP client of the process: connection pools are shared by every scorer.
+pub fn http_client() -> &'static reqwest::Client {
+    static CLIENT: LazyLock<reqwest::Client> = LazyLock::new(|| {
+        reqwest::Client::builder()
+            .user_agent(concat!("oxeval/", env!("CARGO_PKG_VERSION")))
+            .tcp_nodelay(true)
+            .pool_idle_timeout(Duration::from_secs(90))
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default()
+    });
+    &CLIENT
+}
+
+/// Parse a `Retry-After` header value: delta-seconds or an HTTP-date.
+pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Parse OpenAI-style rate-limit reset values such as `1s`, `6m0s`, `250ms`, `0.5s`.
+pub fn parse_reset_duration(value: &str) -> Option<Duration> {
+    let v = value.trim();
+    if v.is_empty() {
+        return None;
+    }
+    let mut total = 0f64;
+    let mut num = String::new();
+    let mut chars = v.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() || c == '.' {
+            num.push(c);
+            continue;
+        }
+        let n: f64 = num.parse().ok()?;
+        num.clear();
+        let unit = match c {
+            'h' => 3600.0,
+            'm' if chars.peek() == Some(&'s') => {
+                chars.next();
+                0.001
+            }
+            'm' => 60.0,
+            's' => 1.0,
+            _ => return None,
+        };
+        total += n * unit;
+        any = true;
+    }
+    if !num.is_empty() {
+        total += num.parse::<f64>().ok()?;
+        any = true;
+    }
+    (any && total.is_finite()).then(|| Duration::from_secs_f64(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration as D, SystemTime, UNIX_EPOCH};
+
+    #[test]
+    fn retry_after_forms() {
+        let now = UNIX_EPOCH + D::from_secs(1_700_000_000);
+        assert_eq!(parse_retry_after("2", now), Some(D::from_secs(2)));
+        assert_eq!(parse_retry_after(" 0.5 ", now), Some(D::from_millis(500)));
+        assert_eq!(parse_retry_after("-1", now), None);
+        let later = httpdate::fmt_http_date(now + D::from_secs(7));
+        assert_eq!(parse_retry_after(&later, now), Some(D::from_secs(7)));
+        let past = httpdate::fmt_http_date(now - D::from_secs(7));
+        assert_eq!(parse_retry_after(&past, now), Some(D::ZERO));
+        assert_eq!(parse_retry_after("soon", now), None);
+        let _ = SystemTime::now();
+    }
+
+    #[test]
+    fn reset_durations() {
+        assert_eq!(parse_reset_duration("1s"), Some(D::from_secs(1)));
+        assert_eq!(parse_reset_duration("6m0s"), Some(D::from_secs(360)));
+        assert_eq!(parse_reset_duration("250ms"), Some(D::from_millis(250)));
+        assert_eq!(parse_reset_duration("1h2m3s"), Some(D::from_secs(3723)));
+        assert_eq!(parse_reset_duration("3"), Some(D::from_secs(3)));
+        assert_eq!(parse_reset_duration("x"), None);
+        assert_eq!(parse_reset_duration(""), None);
+    }
+
+    #[test]
+    fn usage_add() {
+        let mut u = Usage {
+            input_tokens: Some(3),
+            ..Default::default()
+        };
+        u.add(&Usage {
+            input_tokens: Some(4),
+            output_tokens: Some(1),
+            ..Default::default()
+        });
+        assert_eq!(
+            u,
+            Usage {
+                input_tokens: Some(7),
+                output_tokens: Some(1),
+                ..Default::default()
+            }
+        );
+    }
+}

@@ -1,0 +1,347 @@
+//! OpenAI chat completions wire format (also spoken by groq, mistral, deepseek, openrouter,
+//! together, xai, cerebras, deepinfra, fireworks, perplexity, lmstudio, ollama, and any
+//! endpoint given by `url`).
+
+use super::{
+    http_client, parse_reset_duration, parse_retry_after, CallError, ChatRequest, ChatResponse,
+    Provider, Usage,
+};
+use crate::model::{ModelConfig, Secret};
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::time::{Duration, SystemTime};
+
+pub struct OpenAiProvider {
+    provider_id: String,
+    model_id: String,
+    endpoint: String,
+    api_key: Option<Secret>,
+    headers: reqwest::header::HeaderMap,
+}
+
+impl OpenAiProvider {
+    /// `api_key` must already be resolved (a missing key is reported before this point).
+    pub fn new(model: &ModelConfig, api_key: Option<Secret>) -> Self {
+        let mut headers = reqwest::header::HeaderMap::new();
+        for (k, v) in &model.headers {
+            if let (Ok(name), Ok(value)) = (
+                reqwest::header::HeaderName::from_bytes(k.as_bytes()),
+                reqwest::header::HeaderValue::from_str(v),
+            ) {
+                headers.insert(name, value);
+            }
+        }
+        OpenAiProvider {
+            provider_id: model.provider_id.clone(),
+            model_id: model.model_id.clone(),
+            endpoint: format!("{}/chat/completions", model.base_url),
+            api_key,
+            headers,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct WireSchema<'a> {
+    name: &'a str,
+    strict: bool,
+    schema: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WireResponseFormat<'a> {
+    JsonSchema { json_schema: WireSchema<'a> },
+}
+
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<WireResponseFormat<'a>>,
+}
+
+/// The request body for `req` (pure; snapshot-tested).
+pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
+    let mut messages = Vec::with_capacity(2);
+    if !req.system.is_empty() {
+        messages.push(WireMessage {
+            role: "system",
+            content: &req.system,
+        });
+    }
+    messages.push(WireMessage {
+        role: "user",
+        content: &req.user,
+    });
+    let body = WireRequest {
+        model: model_id,
+        messages,
+        temperature: req.temperature,
+        max_tokens: req.max_tokens,
+        response_format: req
+            .schema
+            .as_ref()
+            .map(|(name, schema)| WireResponseFormat::JsonSchema {
+                json_schema: WireSchema {
+                    name,
+                    strict: true,
+                    schema,
+                },
+            }),
+    };
+    serde_json::to_value(body).unwrap_or(Value::Null)
+}
+
+#[derive(Deserialize)]
+struct WireResponse {
+    #[serde(default)]
+    choices: Vec<WireChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct WireChoice {
+    message: Option<WireChoiceMessage>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireChoiceMessage {
+    content: Option<Value>,
+    refusal: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+    total_tokens: Option<u64>,
+    prompt_tokens_details: Option<WireTokenDetails>,
+    completion_tokens_details: Option<WireTokenDetails>,
+}
+
+#[derive(Deserialize)]
+struct WireTokenDetails {
+    cached_tokens: Option<u64>,
+    reasoning_tokens: Option<u64>,
+}
+
+/// Parse a chat completion body (pure).
+pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
+    let wire: WireResponse = serde_json::from_slice(body).map_err(|e| {
+        CallError::BadResponse(format!(
+            "the judge's response is not a chat completion ({e}): {}",
+            String::from_utf8_lossy(&body[..body.len().min(500)])
+        ))
+    })?;
+    let choice = wire
+        .choices
+        .into_iter()
+        .next()
+        .ok_or_else(|| CallError::BadResponse("the judge's response has no choices".into()))?;
+    let message = choice.message;
+    let text = match message.as_ref().and_then(|m| m.content.as_ref()) {
+        Some(Value::String(s)) => s.clone(),
+        // content parts: concatenate the text parts
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => message.and_then(|m| m.refusal).unwrap_or_default(),
+    };
+    let usage = wire
+        .usage
+        .map(|u| Usage {
+            input_tokens: u.prompt_tokens,
+            output_tokens: u.completion_tokens,
+            total_tokens: u.total_tokens,
+            reasoning_tokens: u.completion_tokens_details.and_then(|d| d.reasoning_tokens),
+            cached_input_tokens: u.prompt_tokens_details.and_then(|d| d.cached_tokens),
+        })
+        .unwrap_or_default();
+    Ok(ChatResponse {
+        text,
+        finish_reason: choice.finish_reason,
+        usage,
+    })
+}
+
+/// The wait the server asked for: `Retry-After`, `retry-after-ms`, or OpenAI's reset headers.
+fn retry_hint(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
+        if ms.is_finite() && ms >= 0.0 {
+            return Some(Duration::from_secs_f64(ms / 1000.0));
+        }
+    }
+    if let Some(d) = get("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())) {
+        return Some(d);
+    }
+    [
+        "x-ratelimit-reset-requests",
+        "x-ratelimit-reset-tokens",
+        "x-ratelimit-reset",
+    ]
+    .iter()
+    .filter_map(|h| get(h).and_then(parse_reset_duration))
+    .max()
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        &self.provider_id
+    }
+
+    fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
+        Box::pin(async move {
+            let body = request_body(&self.model_id, req);
+            let mut builder = http_client()
+                .post(&self.endpoint)
+                .headers(self.headers.clone())
+                .timeout(timeout)
+                .json(&body);
+            if let Some(key) = &self.api_key {
+                builder = builder.bearer_auth(key.expose());
+            }
+            let map_err = |e: reqwest::Error| {
+                if e.is_timeout() {
+                    CallError::Timeout(timeout)
+                } else {
+                    // reqwest errors never include headers, so the key cannot leak here.
+                    CallError::Network(error_chain(&e))
+                }
+            };
+            let resp = builder.send().await.map_err(map_err)?;
+            let status = resp.status();
+            let retry_after = retry_hint(resp.headers());
+            let bytes = resp.bytes().await.map_err(map_err)?;
+            if !status.is_success() {
+                return Err(CallError::Http {
+                    status: status.as_u16(),
+                    body: String::from_utf8_lossy(&bytes[..bytes.len().min(4000)]).into_owned(),
+                    retry_after,
+                });
+            }
+            parse_response(&bytes)
+        })
+    }
+}
+
+/// `reqwest::Error` with its sources ("error sending request: connection refused").
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        let msg = inner.to_string();
+        if !s.contains(&msg) {
+            s.push_str(": ");
+            s.push_str(&msg);
+        }
+        src = inner.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::sync::Arc;
+
+    #[test]
+    fn body_native_json_schema() {
+        let req = ChatRequest {
+            system: "You are a judge.".into(),
+            user: "Judge this.".into(),
+            schema: Some(("step_x", Arc::new(json!({"type": "object"})))),
+            temperature: Some(0.0),
+            max_tokens: Some(512),
+        };
+        assert_eq!(
+            request_body("gpt-4o-mini", &req),
+            json!({
+                "model": "gpt-4o-mini",
+                "messages": [
+                    {"role": "system", "content": "You are a judge."},
+                    {"role": "user", "content": "Judge this."}
+                ],
+                "temperature": 0.0,
+                "max_tokens": 512,
+                "response_format": {"type": "json_schema", "json_schema": {"name": "step_x", "strict": true, "schema": {"type": "object"}}}
+            })
+        );
+    }
+
+    #[test]
+    fn body_prompt_style_has_no_response_format() {
+        let req = ChatRequest {
+            system: String::new(),
+            user: "Judge this.".into(),
+            schema: None,
+            temperature: None,
+            max_tokens: None,
+        };
+        assert_eq!(
+            request_body("llama3.2", &req),
+            json!({"model": "llama3.2", "messages": [{"role": "user", "content": "Judge this."}]})
+        );
+    }
+
+    #[test]
+    fn parses_responses() {
+        let body = json!({
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "{\"a\":1}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15,
+                      "prompt_tokens_details": {"cached_tokens": 2}, "completion_tokens_details": {"reasoning_tokens": 1}}
+        });
+        let r = parse_response(body.to_string().as_bytes()).unwrap();
+        assert_eq!(r.text, "{\"a\":1}");
+        assert_eq!(r.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(
+            r.usage,
+            Usage {
+                input_tokens: Some(10),
+                output_tokens: Some(5),
+                total_tokens: Some(15),
+                reasoning_tokens: Some(1),
+                cached_input_tokens: Some(2)
+            }
+        );
+        let parts = json!({"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}]});
+        assert_eq!(
+            parse_response(parts.to_string().as_bytes()).unwrap().text,
+            "ab"
+        );
+        assert!(matches!(
+            parse_response(b"<html>"),
+            Err(CallError::BadResponse(_))
+        ));
+        assert!(matches!(
+            parse_response(b"{\"choices\":[]}"),
+            Err(CallError::BadResponse(_))
+        ));
+    }
+}

@@ -1,0 +1,4 @@
+//! LLM-judged scorers.
+
+pub mod answer_relevancy;
+pub mod common;

@@ -1,0 +1,49 @@
+//! Scorers. One folder per scorer, prompts beside the code.
+
+pub mod llm;
+
+use crate::engine::RunContext;
+use crate::pipeline::{RunError, ScoreResult};
+use crate::run::RunInput;
+use futures::future::BoxFuture;
+use serde::Serialize;
+
+/// `getSteps()` entries.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepMeta {
+    pub name: &'static str,
+    /// `prompt` (LLM) or `function`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub description: &'static str,
+}
+
+/// `scorer.judge`.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeMeta {
+    /// The model id (`provider/model`); never the API key.
+    pub model: String,
+    pub instructions: &'static str,
+}
+
+/// What a scorer object exposes besides `run()`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScorerMeta {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeMeta>,
+    pub steps: Vec<StepMeta>,
+}
+
+pub trait Scorer: Send + Sync {
+    fn meta(&self) -> &ScorerMeta;
+    fn run<'a>(
+        &'a self,
+        run: RunInput,
+        ctx: RunContext,
+    ) -> BoxFuture<'a, Result<ScoreResult, RunError>>;
+}

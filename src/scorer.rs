@@ -1,0 +1,92 @@
+//! The native scorer object shared by every scorer family, and the cancel handle.
+
+use crate::error::{bad_json, invalid_outcome, outcome, panic_outcome};
+use futures::FutureExt;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use oxeval_core::{RunContext, RunInput, Scorer};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Cancels one run (the JS facade wires an `AbortSignal` to it).
+#[napi]
+pub struct CancelHandle {
+    token: CancellationToken,
+}
+
+#[napi]
+impl CancelHandle {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        CancelHandle {
+            token: CancellationToken::new(),
+        }
+    }
+
+    #[napi]
+    pub fn cancel(&self) {
+        self.token.cancel();
+    }
+}
+
+#[napi]
+pub struct NativeScorer {
+    inner: Arc<dyn Scorer>,
+}
+
+impl NativeScorer {
+    pub fn new(inner: Arc<dyn Scorer>) -> Self {
+        NativeScorer { inner }
+    }
+}
+
+#[napi]
+impl NativeScorer {
+    /// `{ id, name, description, type, judge?, steps }`.
+    #[napi(getter, ts_return_type = "Record<string, unknown>")]
+    pub fn meta(&self) -> serde_json::Value {
+        serde_json::to_value(self.inner.meta()).unwrap_or_default()
+    }
+
+    /// Run the scorer. `run` is the JSON text of the run object; resolves to a
+    /// `RunOutcome` (never rejects).
+    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    pub fn run<'env>(
+        &self,
+        env: &'env Env,
+        run: String,
+        cancel: Option<&CancelHandle>,
+        deadline_ms: Option<f64>,
+    ) -> Result<PromiseRaw<'env, serde_json::Value>> {
+        let scorer = self.inner.clone();
+        let ctx = RunContext {
+            cancel: cancel.map(|c| c.token.clone()).unwrap_or_default(),
+            deadline: deadline_ms
+                .filter(|ms| ms.is_finite() && *ms > 0.0)
+                .map(|ms| {
+                    tokio::time::Instant::now() + std::time::Duration::from_secs_f64(ms / 1000.0)
+                }),
+        };
+        env.spawn_future(async move {
+            let value = match serde_json::from_str(&run) {
+                Err(e) => invalid_outcome(bad_json("run", e)),
+                Ok(value) => match RunInput::from_value(value) {
+                    Err(e) => invalid_outcome(e),
+                    Ok(input) => {
+                        let run_id = input.run_id.clone();
+                        match AssertUnwindSafe(scorer.run(input, ctx))
+                            .catch_unwind()
+                            .await
+                        {
+                            Ok(r) => outcome(r),
+                            Err(panic) => panic_outcome(Some(run_id), panic),
+                        }
+                    }
+                },
+            };
+            Ok(value)
+        })
+    }
+}

@@ -1,0 +1,3 @@
+//! One small file per scorer family.
+
+mod llm;
