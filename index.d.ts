@@ -1,0 +1,160 @@
+// oxeval public types (hand-written facade over the generated binding.d.ts).
+
+/** A judge model: `'provider/model'` (key from the provider's env var) or a config object. */
+export type ModelConfig =
+  | string
+  | ({ id: string } & ModelEndpointOptions)
+  | ({ providerId: string; modelId: string } & ModelEndpointOptions)
+
+export interface ModelEndpointOptions {
+  /** Any OpenAI-compatible chat-completions base URL, e.g. `http://127.0.0.1:8080/v1`. */
+  url?: string
+  /** Overrides the provider's env var. Never echoed in results or errors. */
+  apiKey?: string
+  headers?: Record<string, string>
+  /** How step schemas reach the judge: native OpenAI `json_schema` (strict) or described in the prompt. */
+  structuredOutput?: 'json_schema' | 'prompt'
+}
+
+/** Mastra's `modelSettings` plus oxeval's reliability knobs. */
+export interface ModelSettings {
+  /** Default 0. */
+  temperature?: number
+  maxOutputTokens?: number
+  /** Retries of retryable HTTP failures (408/409/429/5xx/network/timeout). Default 2. */
+  maxRetries?: number
+  /** Per HTTP attempt. Default 60000. */
+  timeoutMs?: number
+  /** First backoff step (doubles per retry, with jitter). Default 500. */
+  retryDelayMs?: number
+}
+
+export interface LLMScorerOptions {
+  model: ModelConfig
+  modelSettings?: ModelSettings
+}
+
+export interface JudgeUsage {
+  inputTokens?: number
+  outputTokens?: number
+  totalTokens?: number
+  reasoningTokens?: number
+  cachedInputTokens?: number
+}
+
+/** One LLM call of a step (`result.judge[step].executions[i]`). */
+export interface JudgeExecution<TOutput = unknown> {
+  status: 'success' | 'failed'
+  /** The user prompt sent to the judge. */
+  prompt: string
+  /** Parsed output: the step's JSON object, or the text for free-text steps. */
+  output?: TOutput
+  judgeModelId: string
+  judgeProvider: string
+  usage: JudgeUsage
+  /** Format attempts: 1, or 2 when the schema fallback ran. */
+  attemptCount: number
+  /** HTTP requests sent, retries included. */
+  modelCallCount: number
+  durationMs: number
+  finishReason?: string
+  /** The judge's raw text (kept on failure). */
+  rawOutput?: string
+  error?: { name: string; message: string; code: string }
+}
+
+export type JudgeRecord = Record<string, { executions: JudgeExecution[] }>
+
+/** Mastra's `ScorerRun`. Extra keys are echoed into the result. */
+export interface ScorerRun {
+  runId?: string
+  input?: unknown
+  output: unknown
+  groundTruth?: unknown
+  requestContext?: unknown
+  [key: string]: unknown
+}
+
+export interface RunOptions {
+  /** Cancels the run: in-flight HTTP is dropped and the promise rejects with an `AbortError`. */
+  signal?: AbortSignal
+  /** Overall deadline for the whole run, in ms. */
+  deadlineMs?: number
+}
+
+/** Mastra's result shape: the run's fields echoed, then the eight step keys, then `judge`. */
+export type ScorerResult<TPre = unknown, TAnalyze = unknown> = ScorerRun & {
+  runId: string
+  score: number
+  generateScorePrompt: string | undefined
+  reason: string | undefined
+  generateReasonPrompt: string | undefined
+  preprocessStepResult: TPre | undefined
+  preprocessPrompt: string | undefined
+  analyzeStepResult: TAnalyze | undefined
+  analyzePrompt: string | undefined
+  /** Present when at least one LLM step ran. */
+  judge?: JudgeRecord
+}
+
+export interface ScorerStep {
+  name: string
+  type: 'prompt' | 'function'
+  description?: string
+}
+
+export interface Scorer<TResult extends ScorerResult = ScorerResult> {
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly type: 'agent' | string
+  /** The judge's model id (never the key) and its system instructions. */
+  readonly judge: { model: string; instructions: string } | undefined
+  getSteps(): ScorerStep[]
+  run(run: ScorerRun, options?: RunOptions): Promise<TResult>
+}
+
+/** Every failed run rejects with this (wrong argument types reject with a TypeError instead). */
+export declare class ScorerRunError extends Error {
+  name: 'ScorerRunError'
+  /** Stable code: OXEVAL_JUDGE_HTTP, OXEVAL_JUDGE_NETWORK, OXEVAL_JUDGE_TIMEOUT, OXEVAL_JUDGE_OUTPUT,
+   * OXEVAL_JUDGE_TRUNCATED, OXEVAL_MISSING_API_KEY, OXEVAL_DEADLINE, OXEVAL_NO_VALID_JUDGMENT, OXEVAL_INTERNAL. */
+  code: string
+  /** The step that failed (e.g. 'preprocess', 'analyze', 'generateReason'). */
+  failedStep: string
+  completedSteps: string[]
+  /** The partial result: completed steps' prompts and results, and every judge execution. */
+  result: Partial<ScorerResult> & { runId: string; judge?: JudgeRecord }
+  cause?: Error & { code?: string; status?: number; rawOutput?: string }
+}
+
+/** Rejection of a run whose AbortSignal fired. */
+export declare class AbortError extends Error {
+  name: 'AbortError'
+  code: 'OXEVAL_ABORTED'
+  failedStep: string | undefined
+  completedSteps: string[]
+  result: (Partial<ScorerResult> & { runId: string; judge?: JudgeRecord }) | undefined
+}
+
+// ---------------------------------------------------------------------------------------
+// Answer relevancy
+
+export interface AnswerRelevancyScorerOptions extends LLMScorerOptions {
+  /** Weight of an 'unsure' verdict. Default 0.3. */
+  uncertaintyWeight?: number
+  /** Multiplies the score. Default 1. */
+  scale?: number
+  /** Mastra's form; merged with the defaults (top-level keys win). */
+  options?: { uncertaintyWeight?: number; scale?: number }
+}
+
+export interface AnswerRelevancyVerdict {
+  result: 'yes' | 'unsure' | 'no' | string
+  reason: string
+}
+
+export type AnswerRelevancyResult = ScorerResult<{ statements: string[] }, { results: AnswerRelevancyVerdict[] }>
+
+/** Mastra-compatible answer relevancy: share of the output's statements relevant to the input. */
+export declare function createAnswerRelevancyScorer(options: AnswerRelevancyScorerOptions): Scorer<AnswerRelevancyResult>
