@@ -41,3 +41,126 @@ pub fn scorer_number(v: &Value, key: &str, default: f64) -> Result<f64, InvalidA
         ))),
     }
 }
+
+/// A scorer option accepted top-level or under `options` (top-level wins), with the path
+/// to name in error messages (`options.key` or `options.options.key`). `None` when absent
+/// or null in both places.
+pub fn scorer_value<'a>(
+    v: &'a Value,
+    key: &str,
+) -> Result<Option<(&'a Value, String)>, InvalidArgument> {
+    if let Some(found) = v.get(key).filter(|x| !x.is_null()) {
+        return Ok(Some((found, format!("options.{key}"))));
+    }
+    match v.get("options") {
+        None | Some(Value::Null) => Ok(None),
+        Some(inner @ Value::Object(_)) => Ok(inner
+            .get(key)
+            .filter(|x| !x.is_null())
+            .map(|found| (found, format!("options.options.{key}")))),
+        Some(other) => Err(InvalidArgument::options(format!(
+            "options.options must be an object; got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// A string option restricted to `allowed` (top-level or under `options`); absent →
+/// `default`.
+pub fn scorer_choice(
+    v: &Value,
+    key: &str,
+    allowed: &[&'static str],
+    default: &'static str,
+) -> Result<&'static str, InvalidArgument> {
+    let quoted = || {
+        allowed
+            .iter()
+            .map(|a| format!("'{a}'"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    match scorer_value(v, key)? {
+        None => Ok(default),
+        Some((Value::String(s), path)) => allowed
+            .iter()
+            .find(|a| **a == s.as_str())
+            .copied()
+            .ok_or_else(|| {
+                InvalidArgument::options(format!("{path} must be {}; got '{s}'", quoted()))
+            }),
+        Some((other, path)) => Err(InvalidArgument::options(format!(
+            "{path} must be {}; got {}",
+            quoted(),
+            type_name(other)
+        ))),
+    }
+}
+
+/// A boolean option (top-level or under `options`); absent → `default`.
+pub fn scorer_bool(v: &Value, key: &str, default: bool) -> Result<bool, InvalidArgument> {
+    match scorer_value(v, key)? {
+        None => Ok(default),
+        Some((Value::Bool(b), _)) => Ok(*b),
+        Some((other, path)) => Err(InvalidArgument::options(format!(
+            "{path} must be a boolean; got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// An integer option ≥ `min` (top-level or under `options`); absent → `default`.
+pub fn scorer_int_at_least(
+    v: &Value,
+    key: &str,
+    min: u32,
+    default: u32,
+) -> Result<u32, InvalidArgument> {
+    match scorer_value(v, key)? {
+        None => Ok(default),
+        Some((Value::Number(n), path)) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f >= min as f64 && f <= u32::MAX as f64 => Ok(f as u32),
+            _ => Err(InvalidArgument::options(format!(
+                "{path} must be an integer of at least {min}; got {n}"
+            ))),
+        },
+        Some((other, path)) => Err(InvalidArgument::options(format!(
+            "{path} must be an integer of at least {min}; got {}",
+            type_name(other)
+        ))),
+    }
+}
+
+/// The reference text of `run.groundTruth`: a string is itself; a message or an array of
+/// messages gives its (last) assistant text, else the text of the message. `Err` names the
+/// JSON type for values that cannot carry text (numbers, booleans).
+pub fn reference_text(v: &Value) -> Result<Option<String>, &'static str> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.clone())),
+        Value::Array(items) => Ok(crate::text::assistant_text(v)
+            .or_else(|| items.iter().rev().find_map(crate::text::message_text))),
+        Value::Object(_) => {
+            Ok(crate::text::assistant_text(v).or_else(|| crate::text::message_text(v)))
+        }
+        other => Err(type_name(other)),
+    }
+}
+
+/// Separator between the prompts of one step that made several judge calls
+/// (`preprocessPrompt`, `analyzePrompt`).
+pub const PROMPT_SEPARATOR: &str = "\n\n-----\n\n";
+
+/// The prompts of one step joined with [`PROMPT_SEPARATOR`]; `None` when there are none.
+pub fn join_prompts(prompts: &[String]) -> Option<String> {
+    (!prompts.is_empty()).then(|| prompts.join(PROMPT_SEPARATOR))
+}
+
+/// A score for a reason text: `0.67`, `0.5`, and `1.0` / `0.0` for whole numbers.
+pub fn fmt_score(n: f64) -> String {
+    if n.fract() == 0.0 && n.is_finite() {
+        format!("{n:.1}")
+    } else {
+        format!("{n}")
+    }
+}

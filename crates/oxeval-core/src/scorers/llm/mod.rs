@@ -2,3 +2,6 @@
 
 pub mod answer_relevancy;
 pub mod common;
+pub mod context;
+pub mod factual_correctness;
+pub mod nvidia;

@@ -1,0 +1,188 @@
+//! `createAnswerAccuracyScorer`: NVIDIA's AnswerAccuracy as Ragas defines it. Two judges
+//! rate the agreement of the response with the reference (run.groundTruth) for the user's
+//! question, 0 / 2 / 4; judge 2 swaps the roles (the reference is rated as the answer and
+//! the response serves as the ground truth). Score = mean of the valid ratings / 4.
+
+use super::prompts::{self, ACCURACY_INSTRUCTIONS};
+use super::{run_dual, steps, DualJudge, Rating024, RatingScale, DEFAULT_MAX_ATTEMPTS};
+use crate::engine::{Judge, RunContext};
+use crate::error::InvalidArgument;
+use crate::pipeline::{Pipeline, RunError, ScoreResult};
+use crate::run::RunInput;
+use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_at_least};
+use crate::scorers::{JudgeMeta, Scorer, ScorerMeta};
+use crate::text::{assistant_text, user_text};
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+pub const ID: &str = "answer-accuracy-scorer";
+pub const INSTRUCTIONS: &str = ACCURACY_INSTRUCTIONS;
+
+pub struct AnswerAccuracy {
+    judge: Judge,
+    max_attempts: u32,
+    meta: ScorerMeta,
+}
+
+impl AnswerAccuracy {
+    /// `{ model, modelSettings?, maxRetries = 5 }` (`maxRetries`: attempts per judge, an
+    /// integer ≥ 1, top-level or under `options`).
+    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createAnswerAccuracyScorer")?;
+        let max_attempts = scorer_int_at_least(v, "maxRetries", 1, DEFAULT_MAX_ATTEMPTS)?;
+        Ok(Self::new(judge, max_attempts))
+    }
+
+    pub fn new(judge: Judge, max_attempts: u32) -> Self {
+        let meta = ScorerMeta {
+            id: ID,
+            name: "Answer Accuracy Scorer",
+            description: "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
+            kind: "agent",
+            judge: Some(JudgeMeta {
+                model: judge.model_id().to_string(),
+                instructions: INSTRUCTIONS,
+            }),
+            steps: steps(
+                "Two judges rate the output against the ground truth (0, 2 or 4)",
+                "Mean of the valid ratings divided by 4",
+            ),
+        };
+        AnswerAccuracy {
+            judge,
+            max_attempts,
+            meta,
+        }
+    }
+
+    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+        let question = run
+            .input
+            .as_ref()
+            .and_then(user_text)
+            .filter(|q| !q.trim().is_empty())
+            .ok_or_else(|| {
+                InvalidArgument::input(
+                    "answer-accuracy-scorer: the user input is missing: pass run.input with the user's question (a string or messages with a 'user' message)",
+                )
+            })?;
+        let response = assistant_text(&run.output)
+            .filter(|r| !r.trim().is_empty())
+            .ok_or_else(|| {
+                InvalidArgument::input(
+                    "answer-accuracy-scorer: the response is missing: run.output has no assistant text to rate",
+                )
+            })?;
+        let reference = match &run.ground_truth {
+            None => None,
+            Some(v) => reference_text(v).map_err(|t| {
+                InvalidArgument::input(format!(
+                    "answer-accuracy-scorer: run.groundTruth must be the reference answer (a string or messages); got {t}"
+                ))
+            })?,
+        }
+        .filter(|r| !r.trim().is_empty())
+        .ok_or_else(|| {
+            InvalidArgument::input(
+                "answer-accuracy-scorer: the reference (run.groundTruth) is missing: pass the expected answer as run.groundTruth",
+            )
+        })?;
+        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
+        run_dual::<Rating024>(
+            &mut p,
+            DualJudge {
+                system: INSTRUCTIONS,
+                prompts: [
+                    prompts::accuracy_1(&question, &response, &reference),
+                    prompts::accuracy_2(&question, &response, &reference),
+                ],
+                scale: RatingScale::ZeroTwoFour,
+                max_attempts: self.max_attempts,
+            },
+        )
+        .await?;
+        Ok(p.finish())
+    }
+}
+
+impl Scorer for AnswerAccuracy {
+    fn meta(&self) -> &ScorerMeta {
+        &self.meta
+    }
+
+    fn run<'a>(
+        &'a self,
+        run: RunInput,
+        ctx: RunContext,
+    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
+        Box::pin(self.run_inner(run, ctx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn options() {
+        let model = json!("ollama/llama3.2");
+        let s = AnswerAccuracy::from_options(&json!({"model": model})).unwrap();
+        assert_eq!(s.max_attempts, 5);
+        assert_eq!(s.meta.id, ID);
+        let s = AnswerAccuracy::from_options(&json!({"model": model, "maxRetries": 2})).unwrap();
+        assert_eq!(s.max_attempts, 2);
+        let s = AnswerAccuracy::from_options(&json!({"model": model, "options": {"maxRetries": 3}}))
+            .unwrap();
+        assert_eq!(s.max_attempts, 3);
+        for (bad, want) in [
+            (json!({"model": model, "maxRetries": 0}), "options.maxRetries must be an integer of at least 1; got 0"),
+            (json!({"model": model, "maxRetries": 1.5}), "options.maxRetries must be an integer of at least 1; got 1.5"),
+            (json!({"model": model, "maxRetries": "5"}), "options.maxRetries must be an integer of at least 1; got string"),
+            (json!({"model": model, "maxRetries": -1}), "got -1"),
+        ] {
+            let e = AnswerAccuracy::from_options(&bad).err().unwrap();
+            assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions);
+            assert_eq!(e.message.contains(want), true, "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn judge_2_swaps_roles() {
+        let data = |p: String| -> Value {
+            serde_json::from_str(p.lines().last().unwrap().trim_start_matches("DATA: ")).unwrap()
+        };
+        assert_eq!(
+            data(prompts::accuracy_1("q", "resp", "ref")),
+            json!({"question": "q", "candidate_answer": "resp", "reference_answer": "ref"})
+        );
+        assert_eq!(
+            data(prompts::accuracy_2("q", "resp", "ref")),
+            json!({"question": "q", "proposed_answer": "ref", "ground_truth": "resp"})
+        );
+    }
+
+    #[tokio::test]
+    async fn empty_inputs_fail_before_any_call() {
+        // an unreachable URL: any call would fail with a network error, not InvalidInput
+        let s = AnswerAccuracy::from_options(
+            &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
+        )
+        .unwrap();
+        for (run, want) in [
+            (json!({"output": "a", "groundTruth": "r"}), "user input is missing"),
+            (json!({"input": " ", "output": "a", "groundTruth": "r"}), "user input is missing"),
+            (json!({"input": "q", "output": "", "groundTruth": "r"}), "response is missing"),
+            (json!({"input": "q", "output": "a"}), "reference (run.groundTruth) is missing"),
+            (json!({"input": "q", "output": "a", "groundTruth": "  "}), "reference (run.groundTruth) is missing"),
+            (json!({"input": "q", "output": "a", "groundTruth": 5}), "got number"),
+        ] {
+            match s.run(RunInput::from_value(run.clone()).unwrap(), RunContext::default()).await {
+                Err(RunError::Invalid(e)) => {
+                    assert!(e.message.contains(want), "{run}: {}", e.message)
+                }
+                _ => panic!("{run}: expected an input error"),
+            }
+        }
+    }
+}

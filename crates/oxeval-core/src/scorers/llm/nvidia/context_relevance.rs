@@ -1,0 +1,197 @@
+//! `createContextRelevanceScorer`: NVIDIA's ContextRelevance as Ragas defines it. Two judges
+//! rate how relevant the retrieved contexts (joined with "\n") are to the user's question,
+//! 0 / 1 / 2. Score = mean of the valid ratings / 2.
+//!
+//! Without any judge call the score is 0 when the question or the joined context is blank,
+//! when both are equal (trimmed), or when the context is a substring of the question.
+//! Contexts are resolved by [`crate::scorers::llm::context::retrieved_contexts`].
+
+use super::prompts::{self, RELEVANCE_INSTRUCTIONS};
+use super::{run_dual, shortcut, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS};
+use crate::engine::{Judge, RunContext};
+use crate::error::InvalidArgument;
+use crate::pipeline::{Pipeline, RunError, ScoreResult};
+use crate::run::RunInput;
+use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
+use crate::scorers::llm::context::{context_option, retrieved_contexts};
+use crate::scorers::{JudgeMeta, Scorer, ScorerMeta};
+use crate::text::user_text;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+pub const ID: &str = "nv-context-relevance-scorer";
+pub const INSTRUCTIONS: &str = RELEVANCE_INSTRUCTIONS;
+
+pub struct ContextRelevance {
+    judge: Judge,
+    max_attempts: u32,
+    context: Option<Vec<String>>,
+    meta: ScorerMeta,
+}
+
+/// Why the score is 0 without a judge call, if it is.
+pub fn trivial_zero(question: &str, context: &str) -> Option<&'static str> {
+    if question.trim().is_empty() {
+        Some("the question is blank: there is nothing the context could be relevant to")
+    } else if context.trim().is_empty() {
+        Some("the retrieved context is blank")
+    } else if question.trim() == context.trim() {
+        Some("the retrieved context only repeats the question")
+    } else if question.contains(context) {
+        Some("the retrieved context is part of the question itself: it adds no information")
+    } else {
+        None
+    }
+}
+
+impl ContextRelevance {
+    /// `{ model, modelSettings?, maxRetries = 5, context?: string[] }`.
+    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createContextRelevanceScorer")?;
+        let max_attempts = scorer_int_at_least(v, "maxRetries", 1, DEFAULT_MAX_ATTEMPTS)?;
+        let context = context_option(v)?;
+        Ok(Self::new(judge, max_attempts, context))
+    }
+
+    pub fn new(judge: Judge, max_attempts: u32, context: Option<Vec<String>>) -> Self {
+        let meta = ScorerMeta {
+            id: ID,
+            name: "Context Relevance Scorer",
+            description: "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
+            kind: "agent",
+            judge: Some(JudgeMeta {
+                model: judge.model_id().to_string(),
+                instructions: INSTRUCTIONS,
+            }),
+            steps: steps(
+                "Two judges rate the context's relevance to the question (0, 1 or 2)",
+                "Mean of the valid ratings divided by 2",
+            ),
+        };
+        ContextRelevance {
+            judge,
+            max_attempts,
+            context,
+            meta,
+        }
+    }
+
+    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+        let question = run
+            .input
+            .as_ref()
+            .and_then(user_text)
+            .filter(|q| !q.is_empty())
+            .ok_or_else(|| {
+                InvalidArgument::input(
+                    "nv-context-relevance-scorer: the user input is missing: pass run.input with the user's question (a string or messages with a 'user' message)",
+                )
+            })?;
+        let contexts = retrieved_contexts(&run, self.context.as_deref())?;
+        if contexts.items.is_empty() {
+            return Err(InvalidArgument::input(format!(
+                "nv-context-relevance-scorer: the retrieved contexts are missing ({} gave none): pass run.context (string[]), a contextExtractor, the scorer's context option, or tool results in run.output",
+                contexts.source.describe()
+            ))
+            .into());
+        }
+        let context = contexts.items.join("\n");
+        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
+        if let Some(why) = trivial_zero(&question, &context) {
+            shortcut(&mut p, why);
+            return Ok(p.finish());
+        }
+        run_dual::<Rating012>(
+            &mut p,
+            DualJudge {
+                system: INSTRUCTIONS,
+                prompts: [
+                    prompts::relevance_1(&question, &context),
+                    prompts::relevance_2(&question, &context),
+                ],
+                scale: RatingScale::ZeroOneTwo,
+                max_attempts: self.max_attempts,
+            },
+        )
+        .await?;
+        Ok(p.finish())
+    }
+}
+
+impl Scorer for ContextRelevance {
+    fn meta(&self) -> &ScorerMeta {
+        &self.meta
+    }
+
+    fn run<'a>(
+        &'a self,
+        run: RunInput,
+        ctx: RunContext,
+    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
+        Box::pin(self.run_inner(run, ctx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn trivial_zero_rules() {
+        assert!(trivial_zero("  ", "ctx").is_some());
+        assert!(trivial_zero("q?", " \n ").is_some());
+        assert!(trivial_zero(" What is X? ", "What is X?").is_some());
+        assert!(trivial_zero("Tell me about Paris and Rome", "Paris").is_some());
+        assert_eq!(trivial_zero("What is X?", "X is a letter."), None);
+    }
+
+    #[test]
+    fn options() {
+        let m = json!("ollama/llama3.2");
+        let s = ContextRelevance::from_options(&json!({"model": m, "context": ["a"], "maxRetries": 2}))
+            .unwrap();
+        assert_eq!((s.max_attempts, s.context), (2, Some(vec!["a".to_string()])));
+        assert_eq!(s.meta.id, ID);
+        let e = ContextRelevance::from_options(&json!({"model": m, "context": [1]}))
+            .err()
+            .unwrap();
+        assert_eq!(e.message, "options.context[0] must be a string; got number");
+        let e = ContextRelevance::from_options(&json!({"model": m, "maxRetries": 0}))
+            .err()
+            .unwrap();
+        assert!(e.message.contains("maxRetries"), "{}", e.message);
+    }
+
+    #[tokio::test]
+    async fn inputs_and_shortcuts() {
+        let s = ContextRelevance::from_options(
+            &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
+        )
+        .unwrap();
+        let run = |v: Value| RunInput::from_value(v).unwrap();
+        for (r, want) in [
+            (json!({"output": "a", "context": ["c"]}), "user input is missing"),
+            (json!({"input": "", "output": "a", "context": ["c"]}), "user input is missing"),
+            (json!({"input": "q", "output": "a"}), "retrieved contexts are missing (the tool results in run.output gave none)"),
+            (json!({"input": "q", "output": "a", "context": []}), "retrieved contexts are missing (run.context gave none)"),
+            (json!({"input": "q", "output": "a", "context": 5}), "run.context must be an array of strings"),
+        ] {
+            match s.run(run(r.clone()), RunContext::default()).await {
+                Err(RunError::Invalid(e)) => assert!(e.message.contains(want), "{r}: {}", e.message),
+                _ => panic!("{r}: expected an input error"),
+            }
+        }
+        for r in [
+            json!({"input": "   ", "output": "a", "context": ["c"]}),
+            json!({"input": "q", "output": "a", "context": ["", " "]}),
+            json!({"input": "What is X?", "output": "a", "context": [" What is X? "]}),
+            json!({"input": "What is X?", "output": "a", "context": ["X?"]}),
+        ] {
+            let res = s.run(run(r.clone()), RunContext::default()).await.ok().unwrap();
+            assert_eq!(res.score, Some(0.0), "{r}");
+            assert!(res.reason.unwrap().starts_with("The score is 0 because"));
+            assert!(res.judge.is_empty() && res.analyze_step_result.is_none());
+        }
+    }
+}
