@@ -27,11 +27,23 @@ export interface ModelSettings {
   timeoutMs?: number
   /** First backoff step (doubles per retry, with jitter). Default 500. */
   retryDelayMs?: number
+  /** Max requests in flight to this endpoint+model (shared by scorers with the same limits);
+   * halves on HTTP 429 and grows back additively (AIMD). Default 128. */
+  maxConcurrency?: number
+  /** Requests-per-minute budget for this endpoint+model. */
+  rpm?: number
+  /** Tokens-per-minute budget (estimated from the prompt size plus maxOutputTokens). */
+  tpm?: number
 }
+
+/** Response cache: `true` (in memory), `{ dir }` (also on disk, shareable across processes),
+ * `false` (off even if OXEVAL_CACHE_DIR is set). Only validated successful answers are stored. */
+export type CacheOption = boolean | { dir?: string; memory?: boolean }
 
 export interface LLMScorerOptions {
   model: ModelConfig
   modelSettings?: ModelSettings
+  cache?: CacheOption
 }
 
 export interface JudgeUsage {
@@ -61,6 +73,8 @@ export interface JudgeExecution<TOutput = unknown> {
   /** The judge's raw text (kept on failure). */
   rawOutput?: string
   error?: { name: string; message: string; code: string }
+  /** True when the answer came from the response cache (no HTTP call, zero tokens). */
+  cached?: boolean
 }
 
 export type JudgeRecord = Record<string, { executions: JudgeExecution[] }>

@@ -1,6 +1,6 @@
 //! The native scorer object shared by every scorer family, and the cancel handle.
 
-use crate::error::{bad_json, invalid_outcome, outcome, panic_outcome};
+use crate::error::{invalid_outcome, outcome, panic_outcome};
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -70,21 +70,16 @@ impl NativeScorer {
                 }),
         };
         env.spawn_future(async move {
-            let value = match serde_json::from_str(&run) {
-                Err(e) => invalid_outcome(bad_json("run", e)),
-                Ok(value) => match RunInput::from_value(value) {
-                    Err(e) => invalid_outcome(e),
-                    Ok(input) => {
-                        let run_id = input.run_id.clone();
-                        match AssertUnwindSafe(scorer.run(input, ctx))
-                            .catch_unwind()
-                            .await
-                        {
-                            Ok(r) => outcome(r),
-                            Err(panic) => panic_outcome(Some(run_id), panic),
-                        }
+            let value = match RunInput::from_json(&run) {
+                Err(e) => invalid_outcome(e),
+                Ok(input) => {
+                    let run_id = input.run_id.clone();
+                    let fut = AssertUnwindSafe(scorer.run(input, ctx));
+                    match fut.catch_unwind().await {
+                        Ok(r) => outcome(r),
+                        Err(panic) => panic_outcome(Some(run_id), panic),
                     }
-                },
+                }
             };
             Ok(value)
         })

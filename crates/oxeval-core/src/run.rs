@@ -13,7 +13,31 @@ pub struct RunInput {
     pub raw: Value,
 }
 
+/// Largest run accepted, as JSON text: far beyond any judge's context window.
+pub const MAX_RUN_BYTES: usize = 4 * 1024 * 1024;
+
 impl RunInput {
+    /// Parse and validate a run sent as JSON text (what the JS facade sends).
+    pub fn from_json(text: &str) -> Result<Self, InvalidArgument> {
+        if text.len() > MAX_RUN_BYTES {
+            return Err(InvalidArgument::input(format!(
+                "the run is {:.1} MB as JSON; the limit is {} MB (no judge's context window can take more)",
+                text.len() as f64 / 1_048_576.0,
+                MAX_RUN_BYTES / 1_048_576
+            )));
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            if e.to_string().contains("recursion limit") {
+                InvalidArgument::input(
+                    "the run is nested too deeply (more than 128 levels of objects/arrays)",
+                )
+            } else {
+                InvalidArgument::input(format!("the run is not valid JSON text: {e}"))
+            }
+        })?;
+        Self::from_value(value)
+    }
+
     /// Validate the shape of `run`. `runId` defaults to a fresh UUID v4.
     pub fn from_value(raw: Value) -> Result<Self, InvalidArgument> {
         let Value::Object(map) = &raw else {
@@ -68,6 +92,32 @@ impl RunInput {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_limits() {
+        let big = format!(
+            "{{\"input\":\"q\",\"output\":\"{}\"}}",
+            "a".repeat(MAX_RUN_BYTES)
+        );
+        assert!(RunInput::from_json(&big)
+            .unwrap_err()
+            .message
+            .contains("the limit is 4 MB"));
+        let deep = format!(
+            "{{\"output\":\"a\",\"x\":{}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(RunInput::from_json(&deep)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply"));
+        assert!(RunInput::from_json("{")
+            .unwrap_err()
+            .message
+            .contains("not valid JSON"));
+        assert!(RunInput::from_json(r#"{"output":"a"}"#).is_ok());
+    }
 
     #[test]
     fn shapes() {

@@ -4,7 +4,9 @@
 //! fallback attempt (schema in the system message) on a format error. Every call leaves an
 //! [`Execution`] record.
 
+pub mod cache;
 pub mod json;
+pub mod limits;
 pub mod retry;
 pub mod schema;
 
@@ -13,6 +15,8 @@ use crate::model::{ModelConfig, StructuredOutput};
 use crate::provider::{
     openai::OpenAiProvider, CallError, ChatRequest, ChatResponse, Provider, Usage,
 };
+use cache::ResponseCache;
+use limits::{EndpointLimiter, LimitSettings};
 use retry::RetryPolicy;
 use schema::StepOutput;
 use serde::Serialize;
@@ -33,6 +37,8 @@ pub struct ModelSettings {
     pub retry: RetryPolicy,
     /// Per HTTP attempt.
     pub timeout: Duration,
+    /// Per-endpoint concurrency and rate budgets.
+    pub limits: LimitSettings,
 }
 
 impl Default for ModelSettings {
@@ -42,6 +48,7 @@ impl Default for ModelSettings {
             max_output_tokens: None,
             retry: RetryPolicy::default(),
             timeout: DEFAULT_TIMEOUT,
+            limits: LimitSettings::default(),
         }
     }
 }
@@ -119,6 +126,24 @@ impl ModelSettings {
         if let Some(ms) = opt_uint(v, "retryDelayMs", path)? {
             s.retry.base_delay = Duration::from_millis(ms);
         }
+        if let Some(n) = opt_uint(v, "maxConcurrency", path)? {
+            if n == 0 {
+                return Err(InvalidArgument::options(format!(
+                    "{path}.maxConcurrency must be at least 1"
+                )));
+            }
+            s.limits.max_concurrency = n as u32;
+        }
+        for (key, slot) in [("rpm", &mut s.limits.rpm), ("tpm", &mut s.limits.tpm)] {
+            if let Some(n) = opt_uint(v, key, path)? {
+                if n == 0 {
+                    return Err(InvalidArgument::options(format!(
+                        "{path}.{key} must be at least 1"
+                    )));
+                }
+                *slot = Some(n as u32);
+            }
+        }
         Ok(s)
     }
 }
@@ -171,6 +196,9 @@ pub struct Execution {
     pub raw_output: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ExecutionError>,
+    /// True when the answer came from the response cache (no HTTP call, no tokens).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
 }
 
 /// A validated structured output: the typed value and the JSON as the judge sent it
@@ -192,17 +220,15 @@ pub struct Judge {
     provider: Arc<dyn Provider>,
     model: ModelConfig,
     settings: ModelSettings,
+    limiter: Arc<EndpointLimiter>,
+    cache: Option<ResponseCache>,
 }
 
 impl Judge {
     pub fn new(model: ModelConfig, settings: ModelSettings) -> Judge {
         let key = model.api_key.clone().ok().flatten();
         let provider = Arc::new(OpenAiProvider::new(&model, key));
-        Judge {
-            provider,
-            model,
-            settings,
-        }
+        Self::with_provider(provider, model, settings)
     }
 
     /// A judge over any provider (tests, JS model objects).
@@ -211,11 +237,26 @@ impl Judge {
         model: ModelConfig,
         settings: ModelSettings,
     ) -> Judge {
+        let endpoint = format!("{}#{}", model.base_url, model.model_id);
+        let limiter = EndpointLimiter::shared(&endpoint, settings.limits);
         Judge {
             provider,
             model,
             settings,
+            limiter,
+            cache: None,
         }
+    }
+
+    /// Enable (or disable) the response cache for this judge.
+    pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Judge {
+        self.cache = cache;
+        self
+    }
+
+    /// The endpoint limiter this judge shares with others (diagnostics/tests).
+    pub fn limiter(&self) -> &Arc<EndpointLimiter> {
+        &self.limiter
     }
 
     /// `provider/model`.
@@ -241,6 +282,7 @@ impl Judge {
             finish_reason: None,
             raw_output: None,
             error: None,
+            cached: false,
         }
     }
 
@@ -314,19 +356,27 @@ impl Judge {
             max_tokens: self.settings.max_output_tokens,
         };
         exec.attempt_count = 1;
-        let resp = self.send(&first, ctx, exec).await?;
-        let problem = match decode::<T>(&resp.text) {
-            Ok(s) => return Ok(s),
-            Err(problem) => problem,
+        let (resp, key) = self.send(&first, ctx, exec).await?;
+        // Output cut off by the token budget is never accepted, even when the lenient parser
+        // could "repair" it: a repaired list would silently drop items.
+        let truncated = is_truncated(&resp);
+        let problem = if truncated {
+            "it was cut off before it ended (finish_reason 'length')".to_string()
+        } else {
+            match decode::<T>(&resp.text) {
+                Ok(s) => {
+                    self.remember(key, &resp).await;
+                    return Ok(s);
+                }
+                Err(problem) => problem,
+            }
         };
-        let truncated = resp.finish_reason.as_deref() == Some("length");
         // The one fallback: schema in the system message, no native response_format, the
-        // reason for the rejection stated, and a larger output budget if we were cut off.
+        // reason for the rejection stated, and twice the output budget if we were cut off.
         let fallback = ChatRequest {
             system: format!("{system}\n\n{schema_text}"),
             user: format!(
-                "{prompt}\n\nA previous answer to this request was rejected ({}). Reply again with the JSON value only.",
-                if truncated { "it was cut off before it ended".to_string() } else { problem.clone() }
+                "{prompt}\n\nA previous answer to this request was rejected ({problem}). Reply again with the JSON value only."
             ),
             schema: None,
             temperature: self.settings.temperature,
@@ -337,33 +387,39 @@ impl Judge {
             },
         };
         exec.attempt_count = 2;
-        let resp2 = self.send(&fallback, ctx, exec).await?;
-        decode::<T>(&resp2.text).map_err(|problem2| {
-            let (code, msg) = if resp2.finish_reason.as_deref() == Some("length") {
-                (
-                    ErrorCode::JudgeTruncated,
-                    format!(
-                        "the judge's output was truncated (finish_reason 'length') twice, the second time with a larger output budget; raise modelSettings.maxOutputTokens ({problem2})"
-                    ),
-                )
-            } else {
-                (
-                    ErrorCode::JudgeOutput,
-                    format!(
-                        "the judge's output does not match the schema '{}' (first attempt: {problem}; fallback attempt: {problem2})",
-                        schema.name
-                    ),
-                )
-            };
-            JudgeError::new(code, msg).with_raw(resp2.text.clone())
-        })
+        let (resp2, key2) = self.send(&fallback, ctx, exec).await?;
+        if is_truncated(&resp2) {
+            return Err(JudgeError::new(
+                ErrorCode::JudgeTruncated,
+                format!(
+                    "the judge's output was truncated (finish_reason 'length'){}; raise modelSettings.maxOutputTokens",
+                    if truncated { " twice, the second time with twice the output budget" } else { " on the fallback attempt" }
+                ),
+            )
+            .with_raw(resp2.text.clone()));
+        }
+        match decode::<T>(&resp2.text) {
+            Ok(s) => {
+                self.remember(key2, &resp2).await;
+                Ok(s)
+            }
+            Err(problem2) => Err(JudgeError::new(
+                ErrorCode::JudgeOutput,
+                format!(
+                    "the judge's output does not match the schema '{}' (first attempt: {problem}; fallback attempt: {problem2})",
+                    schema.name
+                ),
+            )
+            .with_raw(resp2.text.clone())),
+        }
     }
 
-    /// Ask for free text (e.g. a reason). Empty text gets one more attempt.
+    /// Ask for free text (e.g. a reason). Empty text gets one more attempt; text cut off by
+    /// the output budget (`finish_reason: length`) gets one more attempt with twice the budget.
     pub async fn text(&self, system: &str, prompt: &str, ctx: &RunContext) -> Call<String> {
         let started = Instant::now();
         let mut exec = self.new_execution(prompt);
-        let req = ChatRequest {
+        let mut req = ChatRequest {
             system: system.to_string(),
             user: prompt.to_string(),
             schema: None,
@@ -377,12 +433,27 @@ impl Judge {
         for attempt in 1..=2 {
             exec.attempt_count = attempt;
             match self.send(&req, ctx, &mut exec).await {
-                Ok(resp) if !resp.text.trim().is_empty() => {
-                    exec.output = Some(Value::String(resp.text.trim().to_string()));
-                    result = Ok(resp.text.trim().to_string());
+                Ok((resp, _)) if resp.finish_reason.as_deref() == Some("length") => {
+                    req.max_tokens = Some(req.max_tokens.map_or(4096, |n| n.saturating_mul(2)));
+                    result = Err(JudgeError::new(
+                        ErrorCode::JudgeTruncated,
+                        "the judge's text was truncated (finish_reason 'length') twice, the second time with a larger output budget; raise modelSettings.maxOutputTokens",
+                    )
+                    .with_raw(resp.text));
+                }
+                Ok((resp, key)) if !resp.text.trim().is_empty() => {
+                    let text = resp.text.trim().to_string();
+                    self.remember(key, &resp).await;
+                    exec.output = Some(Value::String(text.clone()));
+                    result = Ok(text);
                     break;
                 }
-                Ok(_) => continue,
+                Ok(_) => {
+                    result = Err(JudgeError::new(
+                        ErrorCode::JudgeOutput,
+                        "the judge returned empty text twice",
+                    ));
+                }
                 Err(e) => {
                     result = Err(e);
                     break;
@@ -392,16 +463,48 @@ impl Judge {
         self.finish(exec, started, result)
     }
 
-    /// One logical request: HTTP attempts with retries, timeouts, deadline and cancellation.
+    async fn remember(&self, key: Option<String>, resp: &ChatResponse) {
+        if let (Some(cache), Some(key)) = (&self.cache, key) {
+            cache.put(&key, resp).await;
+        }
+    }
+
+    /// One logical request: cache lookup, then HTTP attempts with admission control, retries,
+    /// timeouts, deadline and cancellation. Returns the response and, when caching is on and
+    /// this was not a hit, the key under which the caller stores it once it is validated.
     async fn send(
         &self,
         req: &ChatRequest,
         ctx: &RunContext,
         exec: &mut Execution,
-    ) -> Result<ChatResponse, JudgeError> {
+    ) -> Result<(ChatResponse, Option<String>), JudgeError> {
+        let key = self
+            .cache
+            .as_ref()
+            .map(|_| ResponseCache::key(self.provider.name(), self.provider.model_id(), req));
+        if let (Some(cache), Some(k)) = (&self.cache, &key) {
+            if let Some(hit) = cache.get(k).await {
+                exec.cached = true;
+                exec.usage.add(&hit.usage);
+                exec.finish_reason = hit.finish_reason.clone();
+                exec.raw_output = Some(hit.text.clone());
+                return Ok((hit, None));
+            }
+        }
         if let Err(missing) = &self.model.api_key {
             return Err(missing.clone());
         }
+        self.send_http(req, ctx, exec).await.map(|r| (r, key))
+    }
+
+    async fn send_http(
+        &self,
+        req: &ChatRequest,
+        ctx: &RunContext,
+        exec: &mut Execution,
+    ) -> Result<ChatResponse, JudgeError> {
+        let est_tokens = ((req.system.len() + req.user.len()) / 4) as u32
+            + self.settings.max_output_tokens.unwrap_or(256);
         let policy = self.settings.retry;
         let mut retry = 0u32;
         loop {
@@ -415,11 +518,28 @@ impl Judge {
                 }
                 timeout = timeout.min(rem);
             }
+            let permit = tokio::select! {
+                p = self.limiter.acquire(est_tokens) => p,
+                _ = ctx.cancel.cancelled() => return Err(aborted()),
+            };
+            // time spent queueing counts against the deadline, not the attempt timeout
+            if let Some(rem) = ctx.remaining() {
+                if rem.is_zero() {
+                    return Err(deadline_error());
+                }
+                timeout = timeout.min(rem);
+            }
             exec.model_call_count += 1;
             let outcome = tokio::select! {
                 r = self.provider.complete(req, timeout) => r,
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
             };
+            drop(permit);
+            match &outcome {
+                Ok(_) => self.limiter.on_success(),
+                Err(CallError::Http { status: 429, .. }) => self.limiter.on_rate_limited(),
+                Err(_) => {}
+            }
             match outcome {
                 Ok(resp) => {
                     exec.usage.add(&resp.usage);
@@ -501,6 +621,10 @@ impl Judge {
                 .map(|k| k.expose()),
         )
     }
+}
+
+fn is_truncated(resp: &ChatResponse) -> bool {
+    resp.finish_reason.as_deref() == Some("length")
 }
 
 fn aborted() -> JudgeError {

@@ -1,5 +1,6 @@
 //! Option handling shared by LLM scorers.
 
+use crate::engine::cache::ResponseCache;
 use crate::engine::{opt_number, Judge, ModelSettings};
 use crate::error::{type_name, InvalidArgument};
 use crate::model::ModelConfig;
@@ -21,7 +22,9 @@ pub fn judge_from_options(v: &Value, factory: &str) -> Result<Judge, InvalidArgu
     options_object(v, factory)?;
     let model = ModelConfig::from_value(v.get("model").unwrap_or(&Value::Null))?;
     let settings = ModelSettings::from_value(v.get("modelSettings"))?;
-    Ok(Judge::new(model, settings))
+    let cache =
+        ResponseCache::from_options(v.get("cache"), std::env::var("OXEVAL_CACHE_DIR").ok())?;
+    Ok(Judge::new(model, settings).with_cache(cache))
 }
 
 /// A numeric scorer option accepted top-level (as Mastra's docs show) or under `options`

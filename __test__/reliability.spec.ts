@@ -1,0 +1,148 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { startJudgeServer, type JudgeServer } from './helpers/judge-server.mjs'
+
+const require = createRequire(import.meta.url)
+const { createAnswerRelevancyScorer, ScorerRunError } = require('../index.js') as typeof import('../index.js')
+
+let server: JudgeServer
+beforeAll(async () => {
+  server = await startJudgeServer()
+})
+afterAll(async () => {
+  await server.close()
+})
+afterEach(() => server.reset())
+
+const STEP = {
+  preprocess: 'break the assistant output into statements',
+  analyze: 'decide whether it is relevant',
+  generateReason: 'explain an answer relevancy score',
+}
+function scriptHappyPath(s: JudgeServer, delayMs = 0) {
+  s.on(STEP.preprocess, { json: { statements: ['a', 'b'] }, delayMs })
+  s.on(STEP.analyze, { json: { results: [{ result: 'yes', reason: 'r' }, { result: 'no', reason: 'r' }] }, delayMs })
+  s.on(STEP.generateReason, { content: 'The score is 0.5 because half is relevant.', delayMs })
+}
+let uniq = 0
+function scorer(extra: Record<string, unknown> = {}, settings: Record<string, unknown> = {}) {
+  // a distinct model id per scorer keeps endpoint limiters independent between tests
+  return createAnswerRelevancyScorer({
+    model: { id: `openai/test-${++uniq}`, url: server.url },
+    modelSettings: { retryDelayMs: 1, ...settings },
+    ...extra,
+  } as Parameters<typeof createAnswerRelevancyScorer>[0])
+}
+
+describe('response cache', () => {
+  it('memory cache: a second identical run makes zero HTTP calls and returns identical results', async () => {
+    scriptHappyPath(server)
+    const s = scorer({ cache: true })
+    const first = await s.run({ input: 'q', output: 'cache me', runId: 'a' })
+    expect(server.requests).toHaveLength(3)
+    const second = await s.run({ input: 'q', output: 'cache me', runId: 'a' })
+    expect(server.requests).toHaveLength(3)
+    const strip = (r: typeof first) => ({ ...r, judge: undefined })
+    expect(strip(second)).toEqual(strip(first))
+    for (const step of ['preprocess', 'analyze', 'generateReason']) {
+      const ex = second.judge![step].executions[0]
+      expect(ex.cached).toBe(true)
+      expect(ex.modelCallCount).toBe(0)
+      expect(ex.usage.totalTokens).toBe(0)
+      expect(first.judge![step].executions[0].cached).toBeUndefined()
+    }
+  })
+
+  it('disk cache survives a new scorer and a new process-level memory miss', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oxeval-cache-'))
+    try {
+      scriptHappyPath(server)
+      const a = scorer({ cache: { dir, memory: false } })
+      const r1 = await a.run({ input: 'q', output: 'disk', runId: 'd' })
+      expect(server.requests).toHaveLength(3)
+      const b = createAnswerRelevancyScorer({
+        model: { id: `openai/test-${uniq}`, url: server.url },
+        modelSettings: { retryDelayMs: 1 },
+        cache: { dir, memory: false },
+      })
+      const r2 = await b.run({ input: 'q', output: 'disk', runId: 'd' })
+      expect(server.requests).toHaveLength(3)
+      expect(r2.score).toBe(r1.score)
+      expect(r2.reason).toBe(r1.reason)
+      expect(r2.judge!.analyze.executions[0].cached).toBe(true)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('never caches errors', async () => {
+    server.enqueue({ status: 500 }, { status: 500 })
+    const s = scorer({ cache: true }, { maxRetries: 0 })
+    await expect(s.run({ input: 'q', output: 'err' })).rejects.toBeInstanceOf(ScorerRunError)
+    scriptHappyPath(server)
+    const r = await s.run({ input: 'q', output: 'err' })
+    expect(r.score).toBe(0.5)
+    expect(r.judge!.preprocess.executions[0].cached).toBeUndefined()
+  })
+
+  it('rejects bad cache options at the factory', () => {
+    expect(() => scorer({ cache: 'yes' })).toThrow(TypeError)
+    expect(() => scorer({ cache: { dir: 5 } })).toThrow(/cache.dir/)
+  })
+})
+
+describe('admission control', () => {
+  it('maxConcurrency caps requests in flight to one endpoint and queues the rest', async () => {
+    scriptHappyPath(server, 20)
+    const s = scorer({}, { maxConcurrency: 3 })
+    const runs = await Promise.all(Array.from({ length: 30 }, (_, i) => s.run({ input: 'q', output: `o${i}` })))
+    expect(runs.every((r) => r.score === 0.5)).toBe(true)
+    expect(server.maxInFlight).toBeLessThanOrEqual(3)
+    expect(server.maxInFlight).toBeGreaterThanOrEqual(2)
+    expect(server.requests).toHaveLength(90)
+  })
+
+  it('backs off on 429 with Retry-After and still scores every run', async () => {
+    let n = 0
+    server.on(() => n++ % 4 === 0, { status: 429, headers: { 'retry-after': '0' } })
+    scriptHappyPath(server, 5)
+    const s = scorer({}, { maxRetries: 5 })
+    const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => s.run({ input: 'q', output: `o${i}` })))
+    expect(runs.every((r) => r.score === 0.5)).toBe(true)
+    expect(server.requests.filter((r) => r.status === 429).length).toBeGreaterThan(0)
+  })
+})
+
+describe('deadlines and truncation', () => {
+  it('deadlineMs bounds the whole run, retries included', async () => {
+    server.on(() => true, { fault: 'hang' })
+    const t0 = Date.now()
+    const err = await scorer({}, { timeoutMs: 10_000, maxRetries: 5 })
+      .run({ input: 'q', output: 'a' }, { deadlineMs: 400 })
+      .catch((e) => e)
+    const took = Date.now() - t0
+    expect(err).toBeInstanceOf(ScorerRunError)
+    expect(['OXEVAL_DEADLINE', 'OXEVAL_JUDGE_TIMEOUT']).toContain(err.code)
+    expect(took).toBeLessThan(1500)
+  })
+
+  it("finish_reason 'length' → one retry with a larger budget", async () => {
+    server.on(STEP.preprocess, { content: '{"statements": ["a", "b', finishReason: 'length' }, { times: 1 })
+    scriptHappyPath(server)
+    const r = await scorer({}, { maxOutputTokens: 50 }).run({ input: 'q', output: 'a' })
+    expect(r.score).toBe(0.5)
+    expect(r.judge!.preprocess.executions[0].attemptCount).toBe(2)
+    expect(server.requests[1].body!.max_tokens).toBe(100)
+  })
+
+  it("finish_reason 'length' twice → OXEVAL_JUDGE_TRUNCATED with the raw output", async () => {
+    server.on(STEP.preprocess, { content: '{"statements": ["a", "b', finishReason: 'length' })
+    const err = await scorer().run({ input: 'q', output: 'a' }).catch((e) => e)
+    expect(err.code).toBe('OXEVAL_JUDGE_TRUNCATED')
+    expect(err.message).toMatch(/truncated/)
+    expect(err.result.judge.preprocess.executions[0].rawOutput).toBe('{"statements": ["a", "b')
+  })
+})
