@@ -183,10 +183,12 @@ impl ModelConfig {
                     "options.model is required (e.g. 'openai/gpt-4o-mini')".into()
                 ))
             }
-            other => return Err(bad(format!(
+            other => {
+                return Err(bad(format!(
                 "options.model must be a 'provider/model' string or a model config object; got {}",
                 type_name(other)
-            ))),
+            )))
+            }
         };
         let Some((provider_id, model_id)) = id_str.split_once('/') else {
             return Err(bad(format!(
@@ -238,9 +240,11 @@ impl ModelConfig {
             None => None,
             Some("json_schema") => Some(StructuredOutput::JsonSchema),
             Some("prompt") => Some(StructuredOutput::Prompt),
-            Some(other) => return Err(bad(format!(
+            Some(other) => {
+                return Err(bad(format!(
                 "options.model.structuredOutput must be 'json_schema' or 'prompt'; got '{other}'"
-            ))),
+            )))
+            }
         };
 
         let env_base = env(&format!(
