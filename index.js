@@ -63,9 +63,17 @@ function wellFormed(_key, value) {
   return typeof value === 'string' && !value.isWellFormed() ? value.toWellFormed() : value
 }
 
-function toJson(value, what, code) {
+function strictOptions(key, value) {
+  // Options must not silently turn NaN/Infinity into null (= "use the default").
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new TypeError(`'${key}' is ${value}; numbers must be finite`)
+  }
+  return wellFormed(key, value)
+}
+
+function toJson(value, what, code, replacer = wellFormed) {
   try {
-    return JSON.stringify(value, wellFormed)
+    return JSON.stringify(value, replacer)
   } catch (e) {
     throw typeError(`${what} must be plain JSON-serializable data (${e.message})`, code)
   }
@@ -102,7 +110,7 @@ function checkOptions(options, factory) {
       'OXEVAL_INVALID_OPTIONS',
     )
   }
-  return toJson(options, 'options', 'OXEVAL_INVALID_OPTIONS')
+  return toJson(options, 'options', 'OXEVAL_INVALID_OPTIONS', strictOptions)
 }
 
 class Scorer {
