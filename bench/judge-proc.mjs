@@ -47,7 +47,13 @@ function shapeJudge(req) {
 }
 
 const latencyMs = Number(process.env.JUDGE_LATENCY_MS || 0)
-const server = await startJudgeServer({ handler: shapeJudge, latencyMs })
+const faultRate = Number(process.env.JUDGE_FAULT_RATE || 0)
+const server = await startJudgeServer({
+  handler: shapeJudge,
+  latencyMs,
+  hangMs: Number(process.env.JUDGE_HANG_MS || 30000),
+  ...(faultRate > 0 ? { faults: { rate: faultRate, seed: Number(process.env.JUDGE_FAULT_SEED || 1) } } : {}),
+})
 console.log(server.url)
 process.on('SIGTERM', async () => {
   await server.close()
