@@ -25,20 +25,17 @@ export declare class NativeScorer {
   run(run: string, cancel?: CancelHandle | undefined | null, deadlineMs?: number | undefined | null): Promise<Record<string, unknown>>
 }
 
-/** `options` is the JSON text of `{ model, modelSettings?, maxRetries? }`. */
+/** `{ model, modelSettings?, cache?, maxRetries? }`. */
 export declare function createAnswerAccuracyScorer(options: string): NativeScorer
 
-/** `options` is the JSON text of the factory options. */
+/** `{ model, modelSettings?, cache?, uncertaintyWeight?, scale?, options? }`. */
 export declare function createAnswerRelevancyScorer(options: string): NativeScorer
 
-/** `options` is the JSON text of `{ model, modelSettings?, maxRetries?, context? }`. */
+/** `{ model, modelSettings?, cache?, maxRetries?, context? }`. */
 export declare function createContextRelevanceScorer(options: string): NativeScorer
 
-/**
- * `options` is the JSON text of `{ model, modelSettings?, mode?, beta?, atomicity?,
- * coverage?, llmReason? }`.
- */
+/** `{ model, modelSettings?, cache?, mode?, beta?, atomicity?, coverage?, llmReason? }`. */
 export declare function createFactualCorrectnessScorer(options: string): NativeScorer
 
-/** `options` is the JSON text of `{ model, modelSettings?, maxRetries?, context? }`. */
+/** `{ model, modelSettings?, cache?, maxRetries?, context? }`. */
 export declare function createResponseGroundednessScorer(options: string): NativeScorer

@@ -146,3 +146,33 @@ describe('deadlines and truncation', () => {
     expect(err.result.judge.preprocess.executions[0].rawOutput).toBe('{"statements": ["a", "b')
   })
 })
+
+describe('API keys never leak', () => {
+  it('scans results, judge records, errors and the scorer object for the key', async () => {
+    const key = 'sk-proj-LEAKCHECK0123456789abcdefghijklmnop'
+    const s = createAnswerRelevancyScorer({
+      model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: key },
+      modelSettings: { retryDelayMs: 1, maxRetries: 1 },
+    })
+    const seen: unknown[] = [s, s.judge, s.getSteps(), s.id, s.name, s.description]
+    // success
+    scriptHappyPath(server)
+    seen.push(await s.run({ input: 'q', output: 'a' }))
+    server.reset()
+    // the provider echoes the key in error bodies (401, 500 twice)
+    server.enqueue({ status: 401, content: `Incorrect API key provided: ${key}` })
+    seen.push(await s.run({ input: 'q', output: 'a' }).catch((e) => e))
+    server.enqueue({ status: 500, content: `upstream failed for key ${key}` }, { status: 500, content: `again ${key}` })
+    seen.push(await s.run({ input: 'q', output: 'a' }).catch((e) => e))
+    expect(server.requests.every((r) => r.headers.authorization === `Bearer ${key}`)).toBe(true)
+    const { inspect } = await import('node:util')
+    for (const v of seen) {
+      const text = inspect(v, { depth: 20, showHidden: true, getters: true }) + JSON.stringify(v, (_k, x) => (x instanceof Error ? { ...x, message: x.message, stack: x.stack, cause: x.cause } : x))
+      expect(text).not.toContain(key)
+      expect(text).not.toContain(key.slice(8, 30))
+    }
+    const errors = seen.filter((v) => v instanceof ScorerRunError) as InstanceType<typeof ScorerRunError>[]
+    expect(errors).toHaveLength(2)
+    expect(errors[0].cause!.rawOutput).toContain('***')
+  })
+})

@@ -17,11 +17,6 @@ pub fn invalid(e: InvalidArgument) -> napi::Error {
     )
 }
 
-/// JSON text that could not be parsed (the facade always sends valid JSON).
-pub fn bad_json(what: &str, e: serde_json::Error) -> InvalidArgument {
-    InvalidArgument::input(format!("{what} is not valid JSON text: {e}"))
-}
-
 fn type_error(e: &InvalidArgument) -> Value {
     json!({ "ok": false, "kind": "type", "code": e.code.as_str(), "message": e.message })
 }

@@ -1,9 +1,10 @@
 //! The native scorer object shared by every scorer family, and the cancel handle.
 
-use crate::error::{invalid_outcome, outcome, panic_outcome};
+use crate::error::{invalid, invalid_outcome, outcome, panic_outcome};
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use oxeval_core::InvalidArgument;
 use oxeval_core::{RunContext, RunInput, Scorer};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -37,8 +38,20 @@ pub struct NativeScorer {
 }
 
 impl NativeScorer {
-    pub fn new(inner: Arc<dyn Scorer>) -> Self {
-        NativeScorer { inner }
+    /// Build a scorer from the JSON text of its factory options with the core's parser.
+    pub fn build<S: Scorer + 'static>(
+        options: &str,
+        from_options: fn(&serde_json::Value) -> std::result::Result<S, InvalidArgument>,
+    ) -> Result<Self> {
+        let value = serde_json::from_str(options).map_err(|e| {
+            invalid(InvalidArgument::options(format!(
+                "options is not valid JSON text: {e}"
+            )))
+        })?;
+        let scorer = from_options(&value).map_err(invalid)?;
+        Ok(NativeScorer {
+            inner: Arc::new(scorer),
+        })
     }
 }
 

@@ -1,3 +1,4 @@
 //! One small file per scorer family.
 
 mod llm;
+mod ragas;

@@ -83,8 +83,8 @@ impl EndpointLimiter {
 
     /// The process-wide limiter for `key` (endpoint + model) with these settings.
     pub fn shared(key: &str, settings: LimitSettings) -> Arc<Self> {
-        static REGISTRY: LazyLock<Mutex<HashMap<(String, LimitSettings), Arc<EndpointLimiter>>>> =
-            LazyLock::new(|| Mutex::new(HashMap::new()));
+        type Registry = Mutex<HashMap<(String, LimitSettings), Arc<EndpointLimiter>>>;
+        static REGISTRY: LazyLock<Registry> = LazyLock::new(|| Mutex::new(HashMap::new()));
         let mut reg = REGISTRY.lock().unwrap_or_else(|p| p.into_inner());
         reg.entry((key.to_string(), settings))
             .or_insert_with(|| EndpointLimiter::new(settings))

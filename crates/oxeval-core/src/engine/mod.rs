@@ -259,8 +259,8 @@ impl Judge {
         &self.limiter
     }
 
-    /// `provider/model`.
-    pub fn model_id(&self) -> &str {
+    /// `provider/model` as configured (shown as `scorer.judge.model`).
+    pub fn model_ref(&self) -> &str {
         &self.model.id
     }
 
@@ -678,6 +678,7 @@ pub fn decode<T: StepOutput>(text: &str) -> Result<Structured<T>, String> {
     })?;
     T::schema().validate(&json)?;
     let value = serde_json::from_value::<T>(json.clone()).map_err(|e| e.to_string())?;
+    value.check()?;
     Ok(Structured { value, json })
 }
 

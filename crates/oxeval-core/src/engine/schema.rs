@@ -71,6 +71,13 @@ impl StepSchema {
 /// Implemented (via [`step_output!`](crate::step_output)) by every LLM step output type.
 pub trait StepOutput: DeserializeOwned + Serialize + JsonSchema + Send + 'static {
     fn schema() -> &'static StepSchema;
+
+    /// A semantic check beyond the schema (e.g. a rating within its set). A failure counts
+    /// as a format error: it triggers the engine's fallback attempt, its message is shown
+    /// to the judge, and the reply is never cached.
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Declare a step output type: `step_output!(Statements, "answer_relevancy_statements");`

@@ -95,7 +95,8 @@ pub fn retrieved_contexts(
         ("extractedContext", ContextSource::Extractor),
     ] {
         if let Some(value) = run.raw.get(key).filter(|v| !v.is_null()) {
-            let items = string_list(value, &format!("run.{key}")).map_err(InvalidArgument::input)?;
+            let items =
+                string_list(value, &format!("run.{key}")).map_err(InvalidArgument::input)?;
             return Ok(Contexts { items, source });
         }
     }
@@ -151,11 +152,15 @@ mod tests {
             (vec!["from run".to_string()], ContextSource::Run)
         );
 
-        let r = run(json!({"output": tool_output(), "context": null, "extractedContext": ["x", "y"]}));
+        let r =
+            run(json!({"output": tool_output(), "context": null, "extractedContext": ["x", "y"]}));
         let c = retrieved_contexts(&r, Some(&opt)).unwrap();
         assert_eq!(
             (c.items, c.source),
-            (vec!["x".to_string(), "y".to_string()], ContextSource::Extractor)
+            (
+                vec!["x".to_string(), "y".to_string()],
+                ContextSource::Extractor
+            )
         );
 
         let r = run(json!({"output": tool_output()}));
@@ -164,7 +169,10 @@ mod tests {
 
         let c = retrieved_contexts(&r, None).unwrap();
         assert_eq!(c.source, ContextSource::ToolResults);
-        assert_eq!(c.items, vec!["doc A".to_string(), "{\"title\":\"B\"}".to_string()]);
+        assert_eq!(
+            c.items,
+            vec!["doc A".to_string(), "{\"title\":\"B\"}".to_string()]
+        );
 
         // a present empty list wins
         let r = run(json!({"output": tool_output(), "context": []}));
@@ -211,8 +219,14 @@ mod tests {
             Some(vec!["b".to_string()])
         );
         for (bad, want) in [
-            (json!({"context": 5}), "options.context must be an array of strings; got number"),
-            (json!({"context": [1, 2]}), "options.context[0] must be a string; got number"),
+            (
+                json!({"context": 5}),
+                "options.context must be an array of strings; got number",
+            ),
+            (
+                json!({"context": [1, 2]}),
+                "options.context[0] must be a string; got number",
+            ),
             (
                 json!({"options": {"context": "x"}}),
                 "options.options.context must be an array of strings; got string",

@@ -118,7 +118,7 @@ impl AnswerRelevancy {
             description: "Evaluates how relevant the answer is to the input, with an LLM judge",
             kind: "agent",
             judge: Some(JudgeMeta {
-                model: judge.model_id().to_string(),
+                model: judge.model_ref().to_string(),
                 instructions: INSTRUCTIONS,
             }),
             steps: vec![

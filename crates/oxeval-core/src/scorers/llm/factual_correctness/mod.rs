@@ -12,7 +12,7 @@ mod prompts;
 
 use super::common::{
     fmt_score, join_prompts, judge_from_options, reference_text, scorer_bool, scorer_choice,
-    scorer_number,
+    scorer_number, scorer_value,
 };
 use crate::engine::schema::StepOutput;
 use crate::engine::{Call, Judge, RunContext, Structured};
@@ -109,8 +109,9 @@ impl Options {
         };
         let beta = scorer_number(v, "beta", 1.0)?;
         if beta <= 0.0 {
+            let path = scorer_value(v, "beta")?.map_or("options.beta".into(), |(_, p)| p);
             return Err(InvalidArgument::options(format!(
-                "beta must be a finite number greater than 0; got {beta}"
+                "{path} must be a finite number greater than 0; got {beta}"
             )));
         }
         let atomicity = match scorer_choice(v, "atomicity", &["low", "high"], "low")? {
@@ -268,7 +269,7 @@ impl FactualCorrectness {
             description: "Measures the factual overlap of the output with the ground truth (claim precision, recall or F-beta), with an LLM judge",
             kind: "agent",
             judge: Some(JudgeMeta {
-                model: judge.model_id().to_string(),
+                model: judge.model_ref().to_string(),
                 instructions: INSTRUCTIONS,
             }),
             steps: vec![
@@ -344,11 +345,7 @@ impl FactualCorrectness {
             p.record("preprocess", call.execution);
             call.result
         });
-        let response_claims = a
-            .result
-            .map_err(|e| p.fail("preprocess", e))?
-            .value
-            .claims;
+        let response_claims = a.result.map_err(|e| p.fail("preprocess", e))?.value.claims;
         let reference_claims = match b {
             Some(r) => Some(r.map_err(|e| p.fail("preprocess", e))?.value.claims),
             None => None,
@@ -568,14 +565,35 @@ mod tests {
             (Mode::Recall, 2.0, Coverage::Low)
         );
         for (bad, want) in [
-            (json!({"mode": "f2"}), "options.mode must be 'f1' | 'precision' | 'recall'; got 'f2'"),
-            (json!({"mode": 1}), "options.mode must be 'f1' | 'precision' | 'recall'; got number"),
-            (json!({"options": {"atomicity": "medium"}}), "options.options.atomicity must be 'low' | 'high'; got 'medium'"),
-            (json!({"coverage": true}), "options.coverage must be 'low' | 'high'; got boolean"),
-            (json!({"beta": 0}), "beta must be a finite number greater than 0; got 0"),
+            (
+                json!({"mode": "f2"}),
+                "options.mode must be 'f1' | 'precision' | 'recall'; got 'f2'",
+            ),
+            (
+                json!({"mode": 1}),
+                "options.mode must be 'f1' | 'precision' | 'recall'; got number",
+            ),
+            (
+                json!({"options": {"atomicity": "medium"}}),
+                "options.options.atomicity must be 'low' | 'high'; got 'medium'",
+            ),
+            (
+                json!({"coverage": true}),
+                "options.coverage must be 'low' | 'high'; got boolean",
+            ),
+            (
+                json!({"beta": 0}),
+                "beta must be a finite number greater than 0; got 0",
+            ),
             (json!({"beta": -1}), "greater than 0"),
-            (json!({"beta": "1"}), "options.beta must be a number; got string"),
-            (json!({"llmReason": "yes"}), "options.llmReason must be a boolean; got string"),
+            (
+                json!({"beta": "1"}),
+                "options.beta must be a number; got string",
+            ),
+            (
+                json!({"llmReason": "yes"}),
+                "options.llmReason must be a boolean; got string",
+            ),
             (json!({"options": 3}), "options.options must be an object"),
         ] {
             let e = o(bad.clone()).unwrap_err();
@@ -593,7 +611,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(verdicts.value.statements[0].verdict, 2);
-        assert!(decode::<Verdicts>(r#"{"statements": [{"statement": "a", "reason": "r", "verdict": "1"}]}"#).is_err());
+        assert!(decode::<Verdicts>(
+            r#"{"statements": [{"statement": "a", "reason": "r", "verdict": "1"}]}"#
+        )
+        .is_err());
         assert_eq!(Claims::schema().name, "factual_correctness_claims");
         assert_eq!(Verdicts::schema().name, "factual_correctness_verdicts");
         assert_eq!(

@@ -72,17 +72,15 @@ pub fn nli_prompt(context: &str, statements: &[String]) -> String {
     task(
         NLI,
         NLI_EXAMPLES,
-        &[("context", json!(context)), ("statements", json!(statements))],
+        &[
+            ("context", json!(context)),
+            ("statements", json!(statements)),
+        ],
     )
 }
 
 /// The optional LLM reason (`llmReason: true`).
-pub fn reason_prompt(
-    response: &str,
-    reference: &str,
-    score: f64,
-    analysis: &Value,
-) -> String {
+pub fn reason_prompt(response: &str, reference: &str, score: f64, analysis: &Value) -> String {
     task(
         REASON,
         "",

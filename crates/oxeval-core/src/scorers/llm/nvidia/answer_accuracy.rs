@@ -40,7 +40,7 @@ impl AnswerAccuracy {
             description: "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
             kind: "agent",
             judge: Some(JudgeMeta {
-                model: judge.model_id().to_string(),
+                model: judge.model_ref().to_string(),
                 instructions: INSTRUCTIONS,
             }),
             steps: steps(
@@ -132,18 +132,28 @@ mod tests {
         assert_eq!(s.meta.id, ID);
         let s = AnswerAccuracy::from_options(&json!({"model": model, "maxRetries": 2})).unwrap();
         assert_eq!(s.max_attempts, 2);
-        let s = AnswerAccuracy::from_options(&json!({"model": model, "options": {"maxRetries": 3}}))
-            .unwrap();
+        let s =
+            AnswerAccuracy::from_options(&json!({"model": model, "options": {"maxRetries": 3}}))
+                .unwrap();
         assert_eq!(s.max_attempts, 3);
         for (bad, want) in [
-            (json!({"model": model, "maxRetries": 0}), "options.maxRetries must be an integer of at least 1; got 0"),
-            (json!({"model": model, "maxRetries": 1.5}), "options.maxRetries must be an integer of at least 1; got 1.5"),
-            (json!({"model": model, "maxRetries": "5"}), "options.maxRetries must be an integer of at least 1; got string"),
+            (
+                json!({"model": model, "maxRetries": 0}),
+                "options.maxRetries must be an integer of at least 1; got 0",
+            ),
+            (
+                json!({"model": model, "maxRetries": 1.5}),
+                "options.maxRetries must be an integer of at least 1; got 1.5",
+            ),
+            (
+                json!({"model": model, "maxRetries": "5"}),
+                "options.maxRetries must be an integer of at least 1; got string",
+            ),
             (json!({"model": model, "maxRetries": -1}), "got -1"),
         ] {
             let e = AnswerAccuracy::from_options(&bad).err().unwrap();
             assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions);
-            assert_eq!(e.message.contains(want), true, "{bad}: {}", e.message);
+            assert!(e.message.contains(want), "{bad}: {}", e.message);
         }
     }
 
@@ -170,14 +180,38 @@ mod tests {
         )
         .unwrap();
         for (run, want) in [
-            (json!({"output": "a", "groundTruth": "r"}), "user input is missing"),
-            (json!({"input": " ", "output": "a", "groundTruth": "r"}), "user input is missing"),
-            (json!({"input": "q", "output": "", "groundTruth": "r"}), "response is missing"),
-            (json!({"input": "q", "output": "a"}), "reference (run.groundTruth) is missing"),
-            (json!({"input": "q", "output": "a", "groundTruth": "  "}), "reference (run.groundTruth) is missing"),
-            (json!({"input": "q", "output": "a", "groundTruth": 5}), "got number"),
+            (
+                json!({"output": "a", "groundTruth": "r"}),
+                "user input is missing",
+            ),
+            (
+                json!({"input": " ", "output": "a", "groundTruth": "r"}),
+                "user input is missing",
+            ),
+            (
+                json!({"input": "q", "output": "", "groundTruth": "r"}),
+                "response is missing",
+            ),
+            (
+                json!({"input": "q", "output": "a"}),
+                "reference (run.groundTruth) is missing",
+            ),
+            (
+                json!({"input": "q", "output": "a", "groundTruth": "  "}),
+                "reference (run.groundTruth) is missing",
+            ),
+            (
+                json!({"input": "q", "output": "a", "groundTruth": 5}),
+                "got number",
+            ),
         ] {
-            match s.run(RunInput::from_value(run.clone()).unwrap(), RunContext::default()).await {
+            match s
+                .run(
+                    RunInput::from_value(run.clone()).unwrap(),
+                    RunContext::default(),
+                )
+                .await
+            {
                 Err(RunError::Invalid(e)) => {
                     assert!(e.message.contains(want), "{run}: {}", e.message)
                 }

@@ -60,7 +60,7 @@ impl ContextRelevance {
             description: "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
             kind: "agent",
             judge: Some(JudgeMeta {
-                model: judge.model_id().to_string(),
+                model: judge.model_ref().to_string(),
                 instructions: INSTRUCTIONS,
             }),
             steps: steps(
@@ -149,9 +149,13 @@ mod tests {
     #[test]
     fn options() {
         let m = json!("ollama/llama3.2");
-        let s = ContextRelevance::from_options(&json!({"model": m, "context": ["a"], "maxRetries": 2}))
-            .unwrap();
-        assert_eq!((s.max_attempts, s.context), (2, Some(vec!["a".to_string()])));
+        let s =
+            ContextRelevance::from_options(&json!({"model": m, "context": ["a"], "maxRetries": 2}))
+                .unwrap();
+        assert_eq!(
+            (s.max_attempts, s.context),
+            (2, Some(vec!["a".to_string()]))
+        );
         assert_eq!(s.meta.id, ID);
         let e = ContextRelevance::from_options(&json!({"model": m, "context": [1]}))
             .err()
@@ -171,14 +175,31 @@ mod tests {
         .unwrap();
         let run = |v: Value| RunInput::from_value(v).unwrap();
         for (r, want) in [
-            (json!({"output": "a", "context": ["c"]}), "user input is missing"),
-            (json!({"input": "", "output": "a", "context": ["c"]}), "user input is missing"),
-            (json!({"input": "q", "output": "a"}), "retrieved contexts are missing (the tool results in run.output gave none)"),
-            (json!({"input": "q", "output": "a", "context": []}), "retrieved contexts are missing (run.context gave none)"),
-            (json!({"input": "q", "output": "a", "context": 5}), "run.context must be an array of strings"),
+            (
+                json!({"output": "a", "context": ["c"]}),
+                "user input is missing",
+            ),
+            (
+                json!({"input": "", "output": "a", "context": ["c"]}),
+                "user input is missing",
+            ),
+            (
+                json!({"input": "q", "output": "a"}),
+                "retrieved contexts are missing (the tool results in run.output gave none)",
+            ),
+            (
+                json!({"input": "q", "output": "a", "context": []}),
+                "retrieved contexts are missing (run.context gave none)",
+            ),
+            (
+                json!({"input": "q", "output": "a", "context": 5}),
+                "run.context must be an array of strings",
+            ),
         ] {
             match s.run(run(r.clone()), RunContext::default()).await {
-                Err(RunError::Invalid(e)) => assert!(e.message.contains(want), "{r}: {}", e.message),
+                Err(RunError::Invalid(e)) => {
+                    assert!(e.message.contains(want), "{r}: {}", e.message)
+                }
                 _ => panic!("{r}: expected an input error"),
             }
         }
@@ -188,7 +209,11 @@ mod tests {
             json!({"input": "What is X?", "output": "a", "context": [" What is X? "]}),
             json!({"input": "What is X?", "output": "a", "context": ["X?"]}),
         ] {
-            let res = s.run(run(r.clone()), RunContext::default()).await.ok().unwrap();
+            let res = s
+                .run(run(r.clone()), RunContext::default())
+                .await
+                .ok()
+                .unwrap();
             assert_eq!(res.score, Some(0.0), "{r}");
             assert!(res.reason.unwrap().starts_with("The score is 0 because"));
             assert!(res.judge.is_empty() && res.analyze_step_result.is_none());

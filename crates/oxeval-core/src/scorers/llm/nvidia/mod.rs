@@ -115,7 +115,7 @@ fn rating_schema<T: JsonSchema>(name: &'static str) -> StepSchema {
 }
 
 macro_rules! rating_output {
-    ($(#[$doc:meta])* $t:ident, $name:literal) => {
+    ($(#[$doc:meta])* $t:ident, $name:literal, $scale:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
         pub struct $t {
@@ -127,6 +127,15 @@ macro_rules! rating_output {
             fn schema() -> &'static StepSchema {
                 static SCHEMA: std::sync::OnceLock<StepSchema> = std::sync::OnceLock::new();
                 SCHEMA.get_or_init(|| rating_schema::<$t>($name))
+            }
+
+            /// An out-of-set rating is rejected inside the engine: the fallback attempt tells
+            /// the judge the allowed values, and the reply is never cached.
+            fn check(&self) -> Result<(), String> {
+                match valid_rating(&self.rating, $scale) {
+                    Some(_) => Ok(()),
+                    None => Err(format!("rating {} is not one of {}", serde_json::to_string(&self.rating).unwrap_or_default(), $scale.describe())),
+                }
             }
         }
 
@@ -141,12 +150,14 @@ macro_rules! rating_output {
 rating_output!(
     /// AnswerAccuracy judge reply (rating 0, 2 or 4).
     Rating024,
-    "nv_rating_0_2_4"
+    "nv_rating_0_2_4",
+    RatingScale::ZeroTwoFour
 );
 rating_output!(
     /// ContextRelevance / ResponseGroundedness judge reply (rating 0, 1 or 2).
     Rating012,
-    "nv_rating_0_1_2"
+    "nv_rating_0_1_2",
+    RatingScale::ZeroOneTwo
 );
 
 /// Everything one judge did: its attempts, their records and the valid rating if any.
@@ -250,7 +261,12 @@ fn attempts_text(n: u32) -> String {
 }
 
 /// "Judge 1 rated 4/4, judge 2 rated 2/4 → 0.75." (no LLM call).
-pub fn reason(ratings: [Option<i64>; 2], attempts: [u32; 2], scale: RatingScale, score: f64) -> String {
+pub fn reason(
+    ratings: [Option<i64>; 2],
+    attempts: [u32; 2],
+    scale: RatingScale,
+    score: f64,
+) -> String {
     let part = |i: usize| match ratings[i] {
         Some(r) => format!("judge {} rated {r}/{}", i + 1, scale.max()),
         None => format!(
@@ -265,7 +281,12 @@ pub fn reason(ratings: [Option<i64>; 2], attempts: [u32; 2], scale: RatingScale,
         "; "
     };
     let text = format!("{}{sep}{}", part(0), part(1));
-    format!("J{} → {}.", &text[1..], fmt_score(score))
+    format!(
+        "{}{} → {}.",
+        text[..1].to_uppercase(),
+        &text[1..],
+        fmt_score(score)
+    )
 }
 
 /// `analyzeStepResult.judges[i]`.
@@ -302,16 +323,20 @@ fn no_valid_cause(runs: &[JudgeRun; 2], scale: RatingScale) -> JudgeError {
         .flat_map(|r| r.errors.iter().map(Option::as_ref))
         .collect();
     if let Some(Some(first)) = errors.first() {
-        let same = errors.iter().all(|e| {
-            e.is_some_and(|e| e.code == first.code && e.status == first.status)
-        });
+        let same = errors
+            .iter()
+            .all(|e| e.is_some_and(|e| e.code == first.code && e.status == first.status));
         if same && !is_format_error(first.code) {
             if let Some(Some(last)) = errors.last() {
                 return (*last).clone();
             }
         }
     }
-    let problem = |r: &JudgeRun| r.last_problem.clone().unwrap_or_else(|| "no attempt".into());
+    let problem = |r: &JudgeRun| {
+        r.last_problem
+            .clone()
+            .unwrap_or_else(|| "no attempt".into())
+    };
     JudgeError::new(
         ErrorCode::NoValidJudgment,
         format!(
@@ -342,8 +367,22 @@ pub(crate) async fn run_dual<T: RatingOutput>(
     let (judge, ctx) = (p.judge, p.ctx);
     let [first, second] = &spec.prompts;
     let (a, b) = futures::join!(
-        rate::<T>(judge, ctx, spec.system, first, spec.scale, spec.max_attempts),
-        rate::<T>(judge, ctx, spec.system, second, spec.scale, spec.max_attempts),
+        rate::<T>(
+            judge,
+            ctx,
+            spec.system,
+            first,
+            spec.scale,
+            spec.max_attempts
+        ),
+        rate::<T>(
+            judge,
+            ctx,
+            spec.system,
+            second,
+            spec.scale,
+            spec.max_attempts
+        ),
     );
     let mut runs = [a, b];
     for run in &mut runs {
@@ -424,18 +463,18 @@ mod tests {
             (r#"{"rating": 2}"#, Ok(Some(2))),
             (r#"{"rating": "4"}"#, Ok(Some(4))),
             (r#"{"rating": "0"}"#, Ok(Some(0))),
-            // out of the set
-            (r#"{"rating": 3}"#, Ok(None)),
-            (r#"{"rating": 1}"#, Ok(None)),
-            (r#"{"rating": -2}"#, Ok(None)),
-            (r#"{"rating": 8}"#, Ok(None)),
-            (r#"{"rating": "3"}"#, Ok(None)),
+            // out of the set: rejected by the step's check (→ engine fallback, never cached)
+            (r#"{"rating": 3}"#, Err(())),
+            (r#"{"rating": 1}"#, Err(())),
+            (r#"{"rating": -2}"#, Err(())),
+            (r#"{"rating": 8}"#, Err(())),
+            (r#"{"rating": "3"}"#, Err(())),
             // strings that are not the canonical integer
-            (r#"{"rating": "4.0"}"#, Ok(None)),
-            (r#"{"rating": " 4"}"#, Ok(None)),
-            (r#"{"rating": "+4"}"#, Ok(None)),
-            (r#"{"rating": "04"}"#, Ok(None)),
-            (r#"{"rating": "four"}"#, Ok(None)),
+            (r#"{"rating": "4.0"}"#, Err(())),
+            (r#"{"rating": " 4"}"#, Err(())),
+            (r#"{"rating": "+4"}"#, Err(())),
+            (r#"{"rating": "04"}"#, Err(())),
+            (r#"{"rating": "four"}"#, Err(())),
             // not integers or strings: the output schema rejects them
             (r#"{"rating": 4.5}"#, Err(())),
             (r#"{"rating": 4.0}"#, Err(())),
@@ -451,13 +490,19 @@ mod tests {
         }
         let s2 = RatingScale::ZeroOneTwo;
         for (text, want) in [
-            (r#"{"rating": 1}"#, Some(1)),
-            (r#"{"rating": "2"}"#, Some(2)),
-            (r#"{"rating": 4}"#, None),
-            (r#"{"rating": 3}"#, None),
+            (r#"{"rating": 1}"#, Ok(Some(1))),
+            (r#"{"rating": "2"}"#, Ok(Some(2))),
+            (r#"{"rating": 4}"#, Err(())),
+            (r#"{"rating": 3}"#, Err(())),
         ] {
-            assert_eq!(rating_of::<Rating012>(text, s2), Ok(want), "{text}");
+            assert_eq!(
+                rating_of::<Rating012>(text, s2).map_err(|_| ()),
+                want,
+                "{text}"
+            );
         }
+        let msg = decode::<Rating024>(r#"{"rating": 3}"#).unwrap_err();
+        assert_eq!(msg, "rating 3 is not one of 0, 2 or 4");
     }
 
     #[test]
@@ -522,9 +567,8 @@ mod tests {
 
     #[test]
     fn cause_selection() {
-        let http = |s| {
-            Some(JudgeError::new(ErrorCode::JudgeHttp, format!("http {s}")).with_status(s))
-        };
+        let http =
+            |s| Some(JudgeError::new(ErrorCode::JudgeHttp, format!("http {s}")).with_status(s));
         let run = |errors: Vec<Option<JudgeError>>| JudgeRun {
             attempts: errors.len() as u32,
             errors,

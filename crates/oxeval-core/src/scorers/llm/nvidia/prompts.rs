@@ -9,7 +9,8 @@ pub const ACCURACY_INSTRUCTIONS: &str = "You are a strict, consistent grader of 
 You compare an answer with a reference answer to the same question and rate how far they agree. \
 Compare meaning, not wording, use only the material you are given, and follow the requested output format exactly.";
 
-pub const RELEVANCE_INSTRUCTIONS: &str = "You are a strict, consistent judge of retrieval quality. \
+pub const RELEVANCE_INSTRUCTIONS: &str =
+    "You are a strict, consistent judge of retrieval quality. \
 You rate how relevant retrieved context is to a user's question. \
 Use only the material you are given and follow the requested output format exactly.";
 

@@ -55,7 +55,7 @@ impl ResponseGroundedness {
             description: "Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness)",
             kind: "agent",
             judge: Some(JudgeMeta {
-                model: judge.model_id().to_string(),
+                model: judge.model_ref().to_string(),
                 instructions: INSTRUCTIONS,
             }),
             steps: steps(
@@ -150,12 +150,23 @@ mod tests {
         let run = |v: Value| RunInput::from_value(v).unwrap();
         for (r, want) in [
             (json!({"output": ""}), "response is missing"),
-            (json!({"output": [{"role": "user", "content": "q"}]}), "response is missing"),
-            (json!({"output": "a", "context": []}), "retrieved contexts are missing (run.context gave none)"),
-            (json!({"output": "a", "extractedContext": [3]}), "run.extractedContext[0] must be a string"),
+            (
+                json!({"output": [{"role": "user", "content": "q"}]}),
+                "response is missing",
+            ),
+            (
+                json!({"output": "a", "context": []}),
+                "retrieved contexts are missing (run.context gave none)",
+            ),
+            (
+                json!({"output": "a", "extractedContext": [3]}),
+                "run.extractedContext[0] must be a string",
+            ),
         ] {
             match s.run(run(r.clone()), RunContext::default()).await {
-                Err(RunError::Invalid(e)) => assert!(e.message.contains(want), "{r}: {}", e.message),
+                Err(RunError::Invalid(e)) => {
+                    assert!(e.message.contains(want), "{r}: {}", e.message)
+                }
                 _ => panic!("{r}: expected an input error"),
             }
         }
@@ -163,7 +174,11 @@ mod tests {
             json!({"output": "  "}),
             json!({"output": "a", "context": [" ", ""]}),
         ] {
-            let res = s.run(run(r.clone()), RunContext::default()).await.ok().unwrap();
+            let res = s
+                .run(run(r.clone()), RunContext::default())
+                .await
+                .ok()
+                .unwrap();
             assert_eq!(res.score, Some(0.0), "{r}");
             assert!(res.judge.is_empty());
         }
