@@ -172,3 +172,103 @@ export type AnswerRelevancyResult = ScorerResult<{ statements: string[] }, { res
 
 /** Mastra-compatible answer relevancy: share of the output's statements relevant to the input. */
 export declare function createAnswerRelevancyScorer(options: AnswerRelevancyScorerOptions): Scorer<AnswerRelevancyResult>
+
+// ---------------------------------------------------------------------------------------
+// Ragas metrics
+
+/** Ragas's NLI verdict for one claim; any non-zero verdict counts as supported. */
+export interface FactualCorrectnessVerdict {
+  statement: string
+  reason: string
+  verdict: number
+}
+
+export interface FactualCorrectnessPreprocess {
+  responseClaims: string[]
+  /** null in precision mode (the reference is not decomposed). */
+  referenceClaims: string[] | null
+}
+
+export interface FactualCorrectnessAnalysis {
+  /** Response claims judged against the reference. */
+  responseVerdicts: FactualCorrectnessVerdict[]
+  /** Reference claims judged against the response; null in precision mode. */
+  referenceVerdicts: FactualCorrectnessVerdict[] | null
+  tp: number
+  fp: number
+  fn: number
+  /** tp / (tp + fp + 1e-8), unrounded (Ragas). */
+  precision: number
+  /** tp / (tp + fn + 1e-8), unrounded (Ragas). */
+  recall: number
+  mode: 'f1' | 'precision' | 'recall'
+  beta: number
+}
+
+export type FactualCorrectnessResult = ScorerResult<FactualCorrectnessPreprocess, FactualCorrectnessAnalysis>
+
+export interface FactualCorrectnessScorerOptions extends LLMScorerOptions {
+  /** Default 'f1'. */
+  mode?: 'f1' | 'precision' | 'recall'
+  /** F-beta's beta (> 0). Default 1. */
+  beta?: number
+  /** 'high' splits into single facts. Default 'low'. */
+  atomicity?: 'low' | 'high'
+  /** 'high' keeps every detail. Default 'low'. */
+  coverage?: 'low' | 'high'
+  /** Ask the judge to write the reason (one extra call). Default false: the reason is built from the counts. */
+  llmReason?: boolean
+  options?: { mode?: 'f1' | 'precision' | 'recall'; beta?: number; atomicity?: 'low' | 'high'; coverage?: 'low' | 'high'; llmReason?: boolean }
+}
+
+/** Ragas FactualCorrectness: claims of the output (response) vs `groundTruth` (reference), NLI, precision/recall/F-beta (rounded half to even). */
+export declare function createFactualCorrectnessScorer(options: FactualCorrectnessScorerOptions): Scorer<FactualCorrectnessResult>
+
+export interface NvJudgeRating {
+  /** The valid rating (a quoted "4" is reported as 4); null when no attempt gave one. */
+  rating: number | null
+  /** rating / 4 (answer accuracy) or rating / 2. */
+  normalized: number | null
+  /** Calls made for this judge (1..maxRetries). */
+  attempts: number
+  /** The judge's reply text of every attempt that got a reply. */
+  rawOutputs: string[]
+  valid: boolean
+}
+
+export interface NvAnalysis {
+  judges: [NvJudgeRating, NvJudgeRating]
+}
+
+/** NVIDIA metrics: score = mean of the valid normalized ratings, unrounded. */
+export type NvResult = ScorerResult<undefined, NvAnalysis>
+
+export interface NvScorerOptions extends LLMScorerOptions {
+  /** Attempts per judge (an integer ≥ 1). Default 5. */
+  maxRetries?: number
+  options?: { maxRetries?: number }
+}
+
+export interface NvContextScorerOptions extends NvScorerOptions {
+  /** Retrieved contexts used when the run has no `context` and no `contextExtractor` result. */
+  context?: string[]
+  /** Called with (run.input, run.output) when the run has no `context`. */
+  contextExtractor?: (input: unknown, output: unknown) => string[] | Promise<string[]>
+  options?: { maxRetries?: number; context?: string[] }
+}
+
+/** A run for the context scorers: `context` (retrieved passages) per item is the common case. */
+export interface ContextScorerRun extends ScorerRun {
+  context?: string[]
+}
+
+export interface ContextScorer extends Scorer<NvResult> {
+  run(run: ContextScorerRun, options?: RunOptions): Promise<NvResult>
+}
+
+/** NVIDIA AnswerAccuracy: two judges rate output vs groundTruth (0/2/4), the second with roles swapped. */
+export declare function createAnswerAccuracyScorer(options: NvScorerOptions): Scorer<NvResult>
+/** NVIDIA ContextRelevance: two judges rate how relevant the retrieved contexts are to the input (0/1/2). */
+export declare function createContextRelevanceScorer(options: NvContextScorerOptions): ContextScorer
+/** NVIDIA ResponseGroundedness: two judges rate how well the contexts support the output (0/1/2). */
+export declare function createResponseGroundednessScorer(options: NvContextScorerOptions): ContextScorer

@@ -116,9 +116,12 @@ function checkOptions(options, factory) {
 class Scorer {
   #native
   #meta
-  constructor(nativeScorer) {
+  #prepare
+  /** `prepare(run, signal)` may return extra fields for the core (e.g. extracted contexts). */
+  constructor(nativeScorer, prepare) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
+    this.#prepare = prepare
   }
   get id() {
     return this.#meta.id
@@ -150,7 +153,12 @@ class Scorer {
       throw typeError('run options.deadlineMs must be a positive number of milliseconds', 'OXEVAL_INVALID_INPUT')
     }
     if (signal && signal.aborted) throw new AbortError('The run was aborted before it started', undefined, run, signal.reason)
-    const json = toJson(run, 'scorer.run() input', 'OXEVAL_INVALID_INPUT')
+    let payload = run
+    if (this.#prepare && run !== null && typeof run === 'object' && !Array.isArray(run)) {
+      const extra = await this.#prepare(run, signal)
+      if (extra) payload = { ...run, ...extra }
+    }
+    const json = toJson(payload, 'scorer.run() input', 'OXEVAL_INVALID_INPUT')
     if (json === undefined) throw typeError('scorer.run() expects an object like { input, output }', 'OXEVAL_INVALID_INPUT')
     let handle
     let onAbort
@@ -172,22 +180,64 @@ class Scorer {
   }
 }
 
-function factory(name, create) {
+/**
+ * `contextExtractor(input, output)` is user code, so it runs here in JS; its result reaches
+ * the core as `extractedContext` (the core decides which context source wins). It is only
+ * called when the run has no `context` of its own.
+ */
+function contextPreparer(name, options) {
+  const extractor = options.contextExtractor
+  if (extractor === undefined || extractor === null) return undefined
+  if (typeof extractor !== 'function') {
+    throw typeError(`${name}(): options.contextExtractor must be a function (input, output) => string[]`, 'OXEVAL_INVALID_OPTIONS')
+  }
+  return async (run) => {
+    if (run.context !== undefined && run.context !== null) return undefined
+    let extracted
+    try {
+      extracted = await extractor(run.input, run.output)
+    } catch (e) {
+      throw new ScorerRunError(
+        {
+          message: `Scorer Run Failed: step 'contextExtractor' failed: ${e && e.message ? e.message : String(e)}`,
+          code: 'OXEVAL_CONTEXT_EXTRACTOR',
+          failedStep: 'contextExtractor',
+          completedSteps: [],
+          result: { runId: run.runId },
+          cause: { name: (e && e.name) || 'Error', message: e && e.message ? e.message : String(e), code: 'OXEVAL_CONTEXT_EXTRACTOR' },
+        },
+        run,
+      )
+    }
+    return { extractedContext: extracted === undefined ? null : extracted }
+  }
+}
+
+function factory(name, create, withContext = false) {
   return function (options) {
     const json = checkOptions(options, name)
+    const prepare = withContext ? contextPreparer(name, options) : undefined
     let nativeScorer
     try {
       nativeScorer = create(json)
     } catch (e) {
       rethrow(e)
     }
-    return new Scorer(nativeScorer)
+    return new Scorer(nativeScorer, prepare)
   }
 }
 
 const createAnswerRelevancyScorer = factory('createAnswerRelevancyScorer', native.createAnswerRelevancyScorer)
+const createFactualCorrectnessScorer = factory('createFactualCorrectnessScorer', native.createFactualCorrectnessScorer)
+const createAnswerAccuracyScorer = factory('createAnswerAccuracyScorer', native.createAnswerAccuracyScorer)
+const createContextRelevanceScorer = factory('createContextRelevanceScorer', native.createContextRelevanceScorer, true)
+const createResponseGroundednessScorer = factory('createResponseGroundednessScorer', native.createResponseGroundednessScorer, true)
 
 exports.createAnswerRelevancyScorer = createAnswerRelevancyScorer
+exports.createFactualCorrectnessScorer = createFactualCorrectnessScorer
+exports.createAnswerAccuracyScorer = createAnswerAccuracyScorer
+exports.createContextRelevanceScorer = createContextRelevanceScorer
+exports.createResponseGroundednessScorer = createResponseGroundednessScorer
 exports.ScorerRunError = ScorerRunError
 exports.AbortError = AbortError
 exports.Scorer = Scorer

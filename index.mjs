@@ -1,5 +1,14 @@
 // ESM entry: re-exports the CommonJS facade.
 import oxeval from './index.js'
 
-export const { createAnswerRelevancyScorer, ScorerRunError, AbortError, Scorer } = oxeval
+export const {
+  createAnswerRelevancyScorer,
+  createFactualCorrectnessScorer,
+  createAnswerAccuracyScorer,
+  createContextRelevanceScorer,
+  createResponseGroundednessScorer,
+  ScorerRunError,
+  AbortError,
+  Scorer,
+} = oxeval
 export default oxeval

@@ -669,8 +669,11 @@ export function heuristicJudge(req) {
     }
     case 'nv_rating_0_2_4':
     case 'nv_rating_0_1_2': {
-      const a = pick(data, 'response', 'output', 'answer', 'user_input', 'input', 'question')
-      const b = pick(data, 'reference', 'expected', 'ground_truth', 'context', 'contexts', 'retrieved_contexts', 'premise')
+      // oxeval's DATA keys per judge: answer accuracy (candidate_answer/reference_answer,
+      // proposed_answer/ground_truth), context relevance (question/context, question/passage),
+      // response groundedness (response/context, reply/passages)
+      const a = pick(data, 'candidate_answer', 'proposed_answer', 'response', 'reply', 'output', 'answer', 'user_input', 'input', 'question')
+      const b = pick(data, 'reference_answer', 'ground_truth', 'reference', 'expected', 'context', 'passage', 'passages', 'contexts', 'retrieved_contexts', 'premise')
       if (a === undefined || b === undefined) return fail(`${schema} needs a response/input field and a reference/context field in DATA`)
       const aw = [...contentWords(a, 3)]
       const bw = contentWords(b, 3)
