@@ -4,6 +4,7 @@
 // into Mastra's result object (input fields echoed), and (3) raises TypeError /
 // ScorerRunError / AbortError for the core's structured failures. All logic is in Rust.
 
+const { randomUUID } = require('node:crypto')
 const native = require('./binding.js')
 
 /** The eight step keys of Mastra's result, always present (undefined when not applicable). */
@@ -152,24 +153,33 @@ class Scorer {
     if (deadlineMs !== undefined && (typeof deadlineMs !== 'number' || !(deadlineMs > 0))) {
       throw typeError('run options.deadlineMs must be a positive number of milliseconds', 'OXEVAL_INVALID_INPUT')
     }
+    const started = Date.now()
     if (signal && signal.aborted) throw new AbortError('The run was aborted before it started', undefined, run, signal.reason)
     let payload = run
     if (this.#prepare && run !== null && typeof run === 'object' && !Array.isArray(run)) {
-      const extra = await this.#prepare(run, signal)
-      if (extra) payload = { ...run, ...extra }
+      // user code runs under the same signal and deadline as the judge calls
+      if (run.runId === undefined || run.runId === null) payload = { ...run, runId: randomUUID() }
+      const extra = await bounded(this.#prepare(payload), signal, deadlineMs, payload)
+      if (extra) payload = { ...payload, ...extra }
     }
     const json = toJson(payload, 'scorer.run() input', 'OXEVAL_INVALID_INPUT')
     if (json === undefined) throw typeError('scorer.run() expects an object like { input, output }', 'OXEVAL_INVALID_INPUT')
+    let remainingMs
+    if (deadlineMs !== undefined) {
+      remainingMs = deadlineMs - (Date.now() - started)
+      if (remainingMs <= 0) throw deadlineFailure(payload, 'contextExtractor')
+    }
     let handle
     let onAbort
     if (signal) {
+      if (signal.aborted) throw new AbortError('The run was aborted', undefined, run, signal.reason)
       handle = new native.CancelHandle()
       onAbort = () => handle.cancel()
       signal.addEventListener('abort', onAbort, { once: true })
     }
     let outcome
     try {
-      outcome = await this.#native.run(json, handle, deadlineMs)
+      outcome = await this.#native.run(json, handle, remainingMs)
     } finally {
       if (signal) signal.removeEventListener('abort', onAbort)
     }
@@ -178,6 +188,58 @@ class Scorer {
     if (outcome.kind === 'abort') throw new AbortError(outcome.error.message, outcome.error, run, signal && signal.reason)
     throw new ScorerRunError(outcome.error, run)
   }
+}
+
+/** A failure raised in JS (user callbacks), shaped like the core's. */
+function jsFailure(run, step, code, message, cause) {
+  return new ScorerRunError(
+    {
+      message: `Scorer Run Failed: step '${step}' failed: ${message}`,
+      code,
+      failedStep: step,
+      completedSteps: [],
+      result: { runId: run.runId },
+      cause: { name: (cause && cause.name) || 'Error', message: cause && cause.message ? cause.message : message, code },
+    },
+    run,
+  )
+}
+
+function deadlineFailure(run, step) {
+  return jsFailure(run, step, 'OXEVAL_DEADLINE', "the run's deadline passed")
+}
+
+/** Await `promise`, but reject at once on abort or when the deadline passes. */
+function bounded(promise, signal, deadlineMs, run) {
+  if (!signal && deadlineMs === undefined) return promise
+  return new Promise((resolve, reject) => {
+    let timer
+    const onAbort = () => {
+      cleanup()
+      reject(new AbortError('The run was aborted', { failedStep: 'contextExtractor', completedSteps: [], result: { runId: run.runId } }, run, signal.reason))
+    }
+    const cleanup = () => {
+      if (timer) clearTimeout(timer)
+      if (signal) signal.removeEventListener('abort', onAbort)
+    }
+    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    if (deadlineMs !== undefined) {
+      timer = setTimeout(() => {
+        cleanup()
+        reject(deadlineFailure(run, 'contextExtractor'))
+      }, deadlineMs)
+    }
+    promise.then(
+      (v) => {
+        cleanup()
+        resolve(v)
+      },
+      (e) => {
+        cleanup()
+        reject(e)
+      },
+    )
+  })
 }
 
 /**
@@ -197,17 +259,7 @@ function contextPreparer(name, options) {
     try {
       extracted = await extractor(run.input, run.output)
     } catch (e) {
-      throw new ScorerRunError(
-        {
-          message: `Scorer Run Failed: step 'contextExtractor' failed: ${e && e.message ? e.message : String(e)}`,
-          code: 'OXEVAL_CONTEXT_EXTRACTOR',
-          failedStep: 'contextExtractor',
-          completedSteps: [],
-          result: { runId: run.runId },
-          cause: { name: (e && e.name) || 'Error', message: e && e.message ? e.message : String(e), code: 'OXEVAL_CONTEXT_EXTRACTOR' },
-        },
-        run,
-      )
+      throw jsFailure(run, 'contextExtractor', 'OXEVAL_CONTEXT_EXTRACTOR', e && e.message ? e.message : String(e), e)
     }
     return { extractedContext: extracted === undefined ? null : extracted }
   }

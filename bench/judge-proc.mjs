@@ -3,7 +3,14 @@
 //
 // It answers by the SHAPE of the requested JSON schema (its property names), so every library
 // gets byte-identical replies whatever its prompt wording: the measured difference is the
-// library's own cost.
+// library's own cost. The schema comes from `response_format.json_schema` (oxeval, Mastra) or,
+// for JSON mode (`response_format: {type: 'json_object'}`, ragas through instructor), from the
+// JSON schema written into the prompt.
+//
+// Factual correctness (oxeval and ragas): every decomposition gets the same 3 claims and every
+// NLI pass the same 3 verdicts [1, 1, 0], so TP = 2, FP = 1, FN = 1 → F1 = 2/3 → 0.67 for every
+// sample. Answer accuracy: both judges rate 4 → 1.0.
+import { writeFileSync } from 'node:fs'
 import { startJudgeServer } from '../__test__/helpers/judge-server.mjs'
 
 const REPLIES = {
@@ -15,34 +22,87 @@ const REPLIES = {
       { result: 'no', reason: 'Off-topic.' },
     ],
   },
-  claims: { claims: ['The Eiffel Tower is in Paris.', 'The Eiffel Tower is 330 m tall.'] },
+  // the NLI reply has one verdict per claim of the claims reply
+  claims: { claims: ['The Eiffel Tower is in Paris.', 'The Eiffel Tower is made of iron.', 'The Eiffel Tower is 330 m tall.'] },
   statementsNli: {
     statements: [
       { statement: 'The Eiffel Tower is in Paris.', reason: 'Stated in the premise.', verdict: 1 },
+      { statement: 'The Eiffel Tower is made of iron.', reason: 'Follows from the premise.', verdict: 1 },
       { statement: 'The Eiffel Tower is 330 m tall.', reason: 'Not in the premise.', verdict: 0 },
     ],
   },
   rating: { rating: 4 },
 }
 
+/** The JSON object that starts at text[start] ('{'), or null (balanced braces, JSON strings skipped). */
+function jsonObjectAt(text, start) {
+  if (text[start] !== '{') return null
+  let depth = 0
+  let inString = false
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === '\\') i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === '{') depth++
+    else if (c === '}' && --depth === 0) {
+      try {
+        return JSON.parse(text.slice(start, i + 1))
+      } catch {
+        return null
+      }
+    }
+  }
+  return null
+}
+
+/**
+ * JSON mode: the output schema written into the prompt, e.g. instructor's system message
+ * "…match the following json_schema:\n\n{…}" or ragas's "…as specified in JSON Schema:\n{…}".
+ */
+function promptSchema(req) {
+  const text = `${req.system}\n${req.user}`
+  const re = /json[ _]schema:\s*/gi
+  for (let m; (m = re.exec(text)); ) {
+    const schema = jsonObjectAt(text, m.index + m[0].length)
+    if (schema?.properties && typeof schema.properties === 'object') return schema
+  }
+  return null
+}
+
 function schemaKeys(req) {
   const rf = req.body?.response_format
   const props = rf?.json_schema?.schema?.properties
-  if (props) return Object.keys(props)
+  if (props) return { keys: Object.keys(props) }
+  const schema = promptSchema(req)
+  if (schema) return { keys: Object.keys(schema.properties), schema }
   // schema described in the prompt (fallback / prompt mode): look for property names
   const m = /"properties":\s*\{\s*"(\w+)"/.exec(req.system + req.user)
-  return m ? [m[1]] : []
+  return { keys: m ? [m[1]] : [] }
 }
 
-function shapeJudge(req) {
-  const keys = schemaKeys(req)
+function replyKind(req) {
+  const { keys, schema } = schemaKeys(req)
   if (keys.includes('statements')) {
-    const nli = /"verdict"/.test(JSON.stringify(req.body?.response_format ?? '') + req.system)
-    return { json: nli ? REPLIES.statementsNli : REPLIES.statements }
+    // NLI verdicts ({statement, reason, verdict} items; ragas's schema has them under $defs) vs
+    // answer relevancy's plain statement strings
+    const nli = /"verdict"/.test(JSON.stringify(req.body?.response_format ?? '') + req.system + (schema ? JSON.stringify(schema) : ''))
+    return nli ? 'statementsNli' : 'statements'
   }
-  if (keys.includes('results')) return { json: REPLIES.results }
-  if (keys.includes('claims')) return { json: REPLIES.claims }
-  if (keys.includes('rating')) return { json: REPLIES.rating }
+  if (keys.includes('results')) return 'results'
+  if (keys.includes('claims')) return 'claims'
+  if (keys.includes('rating')) return 'rating'
+  return 'text'
+}
+
+// calls answered per reply kind, written to JUDGE_STATS_FILE (if set) on SIGTERM
+const calls = {}
+
+function shapeJudge(req) {
+  const kind = replyKind(req)
+  calls[kind] = (calls[kind] ?? 0) + 1
+  if (kind !== 'text') return { json: REPLIES[kind] }
   return { content: 'The score is 0.43 because one statement answers the question, one is related and one is off-topic.' }
 }
 
@@ -57,5 +117,6 @@ const server = await startJudgeServer({
 console.log(server.url)
 process.on('SIGTERM', async () => {
   await server.close()
+  if (process.env.JUDGE_STATS_FILE) writeFileSync(process.env.JUDGE_STATS_FILE, JSON.stringify(calls))
   process.exit(0)
 })

@@ -1,6 +1,7 @@
 // One benchmark worker (one library, one scenario) in its own process:
 //   node bench/worker.mjs <oxeval|mastra> <scorer> <judgeUrl> <runs> <concurrency>
-// Prints one JSON line: { lib, scorer, runs, concurrency, ok, failed, wallMs, cpuMsPerRun, peakRssMb }.
+// Prints one JSON line: { lib, scorer, runs, concurrency, ok, failed, wallMs, cpuMsPerRun, peakRssMb,
+// scores } (scores: the distinct scores of the successful runs, sorted).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
@@ -32,6 +33,7 @@ await scorer.run({ ...dataset[0] })
 let ok = 0
 let failed = 0
 let firstError
+const scores = new Set()
 const cpu0 = process.cpuUsage()
 const t0 = performance.now()
 let next = 0
@@ -41,8 +43,10 @@ await Promise.all(
       const item = dataset[next++ % dataset.length]
       try {
         const r = await scorer.run({ ...item })
-        if (typeof r.score === 'number' && Number.isFinite(r.score)) ok++
-        else failed++
+        if (typeof r.score === 'number' && Number.isFinite(r.score)) {
+          ok++
+          scores.add(r.score)
+        } else failed++
       } catch (e) {
         failed++
         firstError ??= String(e?.message ?? e).slice(0, 300)
@@ -64,6 +68,7 @@ console.log(
     wallMs: Math.round(wallMs),
     cpuMsPerRun: (cpu.user + cpu.system) / 1000 / runs,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    scores: [...scores].sort((a, b) => a - b),
   }),
 )
 process.exit(0)

@@ -552,10 +552,22 @@ impl Judge {
                         CallError::Http { retry_after, .. } => *retry_after,
                         _ => None,
                     };
+                    // Out of time: say so (a timed-out attempt clamped by the deadline is
+                    // the deadline's doing, not the judge's).
+                    if ctx.remaining().is_some_and(|r| r.is_zero()) {
+                        return Err(deadline_error());
+                    }
                     if retry < policy.max_retries && RetryPolicy::is_retryable(&err) {
                         let wait = policy.delay(retry, hint);
                         if ctx.remaining().is_some_and(|rem| rem <= wait) {
-                            return Err(self.call_error(err, retry + 1));
+                            let cause = self.call_error(err, retry + 1);
+                            return Err(JudgeError::new(
+                                ErrorCode::Deadline,
+                                format!(
+                                    "the run's deadline leaves no time to retry after: {}",
+                                    cause.message
+                                ),
+                            ));
                         }
                         tokio::select! {
                             _ = tokio::time::sleep(wait) => {}
@@ -563,9 +575,6 @@ impl Judge {
                         }
                         retry += 1;
                         continue;
-                    }
-                    if ctx.remaining().is_some_and(|r| r.is_zero()) {
-                        return Err(deadline_error());
                     }
                     return Err(self.call_error(err, retry + 1));
                 }

@@ -322,6 +322,12 @@ fn no_valid_cause(runs: &[JudgeRun; 2], scale: RatingScale) -> JudgeError {
         .iter()
         .flat_map(|r| r.errors.iter().map(Option::as_ref))
         .collect();
+    // A run that was cancelled or ran out of time says so, whatever the judges did before.
+    for code in [ErrorCode::Aborted, ErrorCode::Deadline] {
+        if let Some(e) = errors.iter().flatten().find(|e| e.code == code) {
+            return (*e).clone();
+        }
+    }
     if let Some(Some(first)) = errors.first() {
         let same = errors
             .iter()
