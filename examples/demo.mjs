@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import oxeval from '../index.js'
 import { heuristicJudge, startJudgeServer } from '../__test__/helpers/judge-server.mjs'
 
-const { createAnswerRelevancyScorer, ScorerRunError } = oxeval
+const { createAnswerRelevancyScorer, createFactualCorrectnessScorer, ScorerRunError } = oxeval
 const dataset = JSON.parse(readFileSync(new URL('./dataset.json', import.meta.url), 'utf8'))
 
 let server
@@ -23,6 +23,7 @@ if (model) {
 }
 
 const relevancy = createAnswerRelevancyScorer({ model })
+const factual = createFactualCorrectnessScorer({ model, mode: 'f1' })
 
 function judgeCost(result) {
   let calls = 0
@@ -51,35 +52,42 @@ async function mapLimit(items, limit, fn) {
   return out
 }
 
-const t0 = performance.now()
-const rows = await mapLimit(dataset, 8, async (item) => {
-  try {
-    return { item, result: await relevancy.run(item) }
-  } catch (e) {
-    return { item, error: e }
-  }
-})
-const wallMs = performance.now() - t0
-
-console.log(`Answer relevancy (${relevancy.id}) over ${dataset.length} items\n`)
-let calls = 0
-let tokens = 0
-const scores = []
-for (const [i, { item, result, error }] of rows.entries()) {
-  const cost = judgeCost(result ?? (error instanceof ScorerRunError ? error.result : undefined))
-  calls += cost.calls
-  tokens += cost.tokens
-  console.log(`${String(i + 1).padStart(2)}. ${item.input}`)
-  if (error) {
-    console.log(`    FAILED at step '${error.failedStep ?? '?'}' (${error.code ?? error.name}): ${error.message}\n`)
-    continue
-  }
-  scores.push(result.score)
-  console.log(`    score ${result.score.toFixed(2)}  |  ${result.reason}\n`)
+async function scoreAll(scorer) {
+  const t0 = performance.now()
+  const rows = await mapLimit(dataset, 8, async (item) => {
+    try {
+      return { item, result: await scorer.run(item) }
+    } catch (e) {
+      return { item, error: e }
+    }
+  })
+  return { rows, wallMs: performance.now() - t0 }
 }
-const mean = scores.reduce((a, b) => a + b, 0) / (scores.length || 1)
-console.log('-'.repeat(72))
-console.log(`mean answer relevancy: ${mean.toFixed(3)} over ${scores.length} scored items (${rows.length - scores.length} failed)`)
-console.log(`judge calls: ${calls}   judge tokens: ${tokens}   wall: ${wallMs.toFixed(0)} ms`)
+
+function report(title, { rows, wallMs }) {
+  console.log(`${title} over ${dataset.length} items\n`)
+  let calls = 0
+  let tokens = 0
+  const scores = []
+  for (const [i, { item, result, error }] of rows.entries()) {
+    const cost = judgeCost(result ?? (error instanceof ScorerRunError ? error.result : undefined))
+    calls += cost.calls
+    tokens += cost.tokens
+    console.log(`${String(i + 1).padStart(2)}. ${item.input}`)
+    if (error) {
+      console.log(`    FAILED at step '${error.failedStep ?? '?'}' (${error.code ?? error.name}): ${error.message}\n`)
+      continue
+    }
+    scores.push(result.score)
+    console.log(`    score ${result.score.toFixed(2)}  |  ${result.reason}\n`)
+  }
+  const mean = scores.reduce((a, b) => a + b, 0) / (scores.length || 1)
+  console.log('-'.repeat(72))
+  console.log(`mean: ${mean.toFixed(3)} over ${scores.length} scored items (${rows.length - scores.length} failed)`)
+  console.log(`judge calls: ${calls}   judge tokens: ${tokens}   wall: ${wallMs.toFixed(0)} ms\n`)
+}
+
+report(`Answer relevancy (${relevancy.id})`, await scoreAll(relevancy))
+report(`Factual correctness, F1 of output vs groundTruth claims (${factual.id}, Ragas semantics)`, await scoreAll(factual))
 
 await server?.close()

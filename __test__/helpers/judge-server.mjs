@@ -690,6 +690,14 @@ export function heuristicJudge(req) {
           ? data.score
           : Object.values(data).find((v) => typeof v === 'number')
       if (score === undefined) return { content: 'The score reflects how well the output addresses the input according to the heuristic judge.' }
+      if (Array.isArray(data.verdicts)) {
+        // answer relevancy reason: count the verdicts it was given
+        const n = data.verdicts.length
+        const count = (v) => data.verdicts.filter((x) => String(x?.result).trim().toLowerCase() === v).length
+        return {
+          content: `The score is ${score} because ${count('yes')} of ${n} statements address the input, ${count('unsure')} partly and ${count('no')} not at all (word-overlap heuristic).`,
+        }
+      }
       const high = Number(score) >= 0.5
       return {
         content: `The score is ${score} because the heuristic judge found the output ${high ? 'largely' : 'poorly'} supported by the given data.`,

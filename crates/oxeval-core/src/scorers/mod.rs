@@ -47,3 +47,27 @@ pub trait Scorer: Send + Sync {
         ctx: RunContext,
     ) -> BoxFuture<'a, Result<ScoreResult, RunError>>;
 }
+
+/// `impl Scorer` for a scorer struct with a `meta: ScorerMeta` field and an
+/// `async fn run_inner(&self, RunInput, RunContext) -> Result<ScoreResult, RunError>`.
+#[macro_export]
+macro_rules! impl_scorer {
+    ($t:ty) => {
+        impl $crate::scorers::Scorer for $t {
+            fn meta(&self) -> &$crate::scorers::ScorerMeta {
+                &self.meta
+            }
+
+            fn run<'a>(
+                &'a self,
+                run: $crate::run::RunInput,
+                ctx: $crate::engine::RunContext,
+            ) -> ::futures::future::BoxFuture<
+                'a,
+                Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError>,
+            > {
+                Box::pin(self.run_inner(run, ctx))
+            }
+        }
+    };
+}

@@ -85,6 +85,23 @@ pub fn context_option(options: &Value) -> Result<Option<Vec<String>>, InvalidArg
     }
 }
 
+/// The retrieved contexts joined with "\n" (as Ragas joins them), or a TypeError naming the
+/// scorer when no source gave any.
+pub fn joined_contexts(
+    run: &RunInput,
+    configured: Option<&[String]>,
+    scorer_id: &str,
+) -> Result<String, InvalidArgument> {
+    let contexts = retrieved_contexts(run, configured)?;
+    if contexts.items.is_empty() {
+        return Err(InvalidArgument::input(format!(
+            "{scorer_id}: the retrieved contexts are missing ({} gave none): pass run.context (string[]), a contextExtractor, the scorer's context option, or tool results in run.output",
+            contexts.source.describe()
+        )));
+    }
+    Ok(contexts.items.join("\n"))
+}
+
 /// The retrieved contexts of `run`; see the module docs for the order of the sources.
 pub fn retrieved_contexts(
     run: &RunInput,

@@ -10,9 +10,8 @@ use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::{JudgeMeta, Scorer, ScorerMeta, StepMeta};
+use crate::scorers::{JudgeMeta, ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_up, user_text};
-use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -199,19 +198,7 @@ impl AnswerRelevancy {
     }
 }
 
-impl Scorer for AnswerRelevancy {
-    fn meta(&self) -> &ScorerMeta {
-        &self.meta
-    }
-
-    fn run<'a>(
-        &'a self,
-        run: RunInput,
-        ctx: RunContext,
-    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
-        Box::pin(self.run_inner(run, ctx))
-    }
-}
+crate::impl_scorer!(AnswerRelevancy);
 
 #[cfg(test)]
 mod tests {

@@ -19,9 +19,8 @@ use crate::engine::{Call, Judge, RunContext, Structured};
 use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::{JudgeMeta, Scorer, ScorerMeta, StepMeta};
+use crate::scorers::{JudgeMeta, ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_even};
-use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -423,19 +422,7 @@ impl FactualCorrectness {
     }
 }
 
-impl Scorer for FactualCorrectness {
-    fn meta(&self) -> &ScorerMeta {
-        &self.meta
-    }
-
-    fn run<'a>(
-        &'a self,
-        run: RunInput,
-        ctx: RunContext,
-    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
-        Box::pin(self.run_inner(run, ctx))
-    }
-}
+crate::impl_scorer!(FactualCorrectness);
 
 #[cfg(test)]
 mod tests {

@@ -10,9 +10,8 @@ use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_at_least};
-use crate::scorers::{JudgeMeta, Scorer, ScorerMeta};
+use crate::scorers::{JudgeMeta, ScorerMeta};
 use crate::text::{assistant_text, user_text};
-use futures::future::BoxFuture;
 use serde_json::Value;
 
 pub const ID: &str = "answer-accuracy-scorer";
@@ -105,23 +104,12 @@ impl AnswerAccuracy {
     }
 }
 
-impl Scorer for AnswerAccuracy {
-    fn meta(&self) -> &ScorerMeta {
-        &self.meta
-    }
-
-    fn run<'a>(
-        &'a self,
-        run: RunInput,
-        ctx: RunContext,
-    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
-        Box::pin(self.run_inner(run, ctx))
-    }
-}
+crate::impl_scorer!(AnswerAccuracy);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scorers::Scorer;
     use serde_json::json;
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! Without any judge call the score is 0 when the question or the joined context is blank,
 //! when both are equal (trimmed), or when the context is a substring of the question.
-//! Contexts are resolved by [`crate::scorers::llm::context::retrieved_contexts`].
+//! Contexts are resolved by [`crate::scorers::llm::context::joined_contexts`].
 
 use super::prompts::{self, RELEVANCE_INSTRUCTIONS};
 use super::{run_dual, shortcut, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS};
@@ -13,10 +13,9 @@ use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
-use crate::scorers::llm::context::{context_option, retrieved_contexts};
-use crate::scorers::{JudgeMeta, Scorer, ScorerMeta};
+use crate::scorers::llm::context::{context_option, joined_contexts};
+use crate::scorers::{JudgeMeta, ScorerMeta};
 use crate::text::user_text;
-use futures::future::BoxFuture;
 use serde_json::Value;
 
 pub const ID: &str = "nv-context-relevance-scorer";
@@ -87,15 +86,7 @@ impl ContextRelevance {
                     "nv-context-relevance-scorer: the user input is missing: pass run.input with the user's question (a string or messages with a 'user' message)",
                 )
             })?;
-        let contexts = retrieved_contexts(&run, self.context.as_deref())?;
-        if contexts.items.is_empty() {
-            return Err(InvalidArgument::input(format!(
-                "nv-context-relevance-scorer: the retrieved contexts are missing ({} gave none): pass run.context (string[]), a contextExtractor, the scorer's context option, or tool results in run.output",
-                contexts.source.describe()
-            ))
-            .into());
-        }
-        let context = contexts.items.join("\n");
+        let context = joined_contexts(&run, self.context.as_deref(), ID)?;
         let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
         if let Some(why) = trivial_zero(&question, &context) {
             shortcut(&mut p, why);
@@ -118,23 +109,12 @@ impl ContextRelevance {
     }
 }
 
-impl Scorer for ContextRelevance {
-    fn meta(&self) -> &ScorerMeta {
-        &self.meta
-    }
-
-    fn run<'a>(
-        &'a self,
-        run: RunInput,
-        ctx: RunContext,
-    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
-        Box::pin(self.run_inner(run, ctx))
-    }
-}
+crate::impl_scorer!(ContextRelevance);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scorers::Scorer;
     use serde_json::json;
 
     #[test]

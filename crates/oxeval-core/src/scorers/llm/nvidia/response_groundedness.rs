@@ -3,7 +3,7 @@
 //! with "\n"), 0 / 1 / 2. Score = mean of the valid ratings / 2.
 //!
 //! Without any judge call the score is 0 when the response or the joined context is blank.
-//! Contexts are resolved by [`crate::scorers::llm::context::retrieved_contexts`].
+//! Contexts are resolved by [`crate::scorers::llm::context::joined_contexts`].
 
 use super::prompts::{self, GROUNDEDNESS_INSTRUCTIONS};
 use super::{run_dual, shortcut, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS};
@@ -12,10 +12,9 @@ use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
-use crate::scorers::llm::context::{context_option, retrieved_contexts};
-use crate::scorers::{JudgeMeta, Scorer, ScorerMeta};
+use crate::scorers::llm::context::{context_option, joined_contexts};
+use crate::scorers::{JudgeMeta, ScorerMeta};
 use crate::text::assistant_text;
-use futures::future::BoxFuture;
 use serde_json::Value;
 
 pub const ID: &str = "response-groundedness-scorer";
@@ -84,15 +83,7 @@ impl ResponseGroundedness {
             )
             .into());
         }
-        let contexts = retrieved_contexts(&run, self.context.as_deref())?;
-        if contexts.items.is_empty() {
-            return Err(InvalidArgument::input(format!(
-                "response-groundedness-scorer: the retrieved contexts are missing ({} gave none): pass run.context (string[]), a contextExtractor, the scorer's context option, or tool results in run.output",
-                contexts.source.describe()
-            ))
-            .into());
-        }
-        let context = contexts.items.join("\n");
+        let context = joined_contexts(&run, self.context.as_deref(), ID)?;
         let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
         if let Some(why) = trivial_zero(&response, &context) {
             shortcut(&mut p, why);
@@ -115,23 +106,12 @@ impl ResponseGroundedness {
     }
 }
 
-impl Scorer for ResponseGroundedness {
-    fn meta(&self) -> &ScorerMeta {
-        &self.meta
-    }
-
-    fn run<'a>(
-        &'a self,
-        run: RunInput,
-        ctx: RunContext,
-    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
-        Box::pin(self.run_inner(run, ctx))
-    }
-}
+crate::impl_scorer!(ResponseGroundedness);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scorers::Scorer;
     use serde_json::json;
 
     #[test]
