@@ -1,7 +1,13 @@
-// `npm run bench`: oxeval (release build) vs @mastra/evals, side by side in one run against the
-// same local judge process over HTTP. Usage: npm run bench [-- --runs 1000] [--only oxeval]
+// `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
+// side in one run against the same local judge process over HTTP.
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,ragas|all]
+//        [--ragas-runs 200]
+// The ragas suite creates (or reuses) a Python venv in .bench/venv from bench/ragas/requirements.txt.
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
@@ -18,10 +24,18 @@ console.log('building the release addon…')
 const b = spawnSync('node', ['scripts/ensure-built.mjs', '--release'], { cwd: root, stdio: 'inherit' })
 if (b.status !== 0) process.exit(1)
 
-async function startJudge(latencyMs) {
-  const child = spawn('node', ['bench/judge-proc.mjs'], { cwd: root, env: { ...process.env, JUDGE_LATENCY_MS: String(latencyMs) }, stdio: ['ignore', 'pipe', 'inherit'] })
+async function startJudge(latencyMs, env = {}) {
+  const child = spawn('node', ['bench/judge-proc.mjs'], { cwd: root, env: { ...process.env, ...env, JUDGE_LATENCY_MS: String(latencyMs) }, stdio: ['ignore', 'pipe', 'inherit'] })
   const [url] = await once(createInterface({ input: child.stdout }), 'line')
-  return { url, stop: () => child.kill('SIGTERM') }
+  const exited = once(child, 'exit')
+  return {
+    url,
+    stop: () => child.kill('SIGTERM'),
+    stopAndWait: async () => {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
 }
 
 function worker(lib, scorer, url, n, conc) {
@@ -55,10 +69,12 @@ try {
 }
 
 const f = (n, d = 2) => Number(n).toFixed(d)
-console.log('\n| scorer | concurrency | library | runs ok | wall (ms) | CPU ms/run | peak RSS (MB) |')
-console.log('|---|---|---|---|---|---|---|')
-for (const r of rows) {
-  console.log(`| ${r.scorer} | ${r.concurrency} | ${r.lib} | ${r.ok}/${r.runs} | ${r.wallMs} | ${f(r.cpuMsPerRun, 3)} | ${f(r.peakRssMb, 1)} |`)
+if (rows.length) {
+  console.log('\n| scorer | concurrency | library | runs ok | wall (ms) | CPU ms/run | peak RSS (MB) |')
+  console.log('|---|---|---|---|---|---|---|')
+  for (const r of rows) {
+    console.log(`| ${r.scorer} | ${r.concurrency} | ${r.lib} | ${r.ok}/${r.runs} | ${r.wallMs} | ${f(r.cpuMsPerRun, 3)} | ${f(r.peakRssMb, 1)} |`)
+  }
 }
 const ratios = []
 for (const conc of [1, 50]) {
@@ -80,5 +96,134 @@ if (want('throughput')) {
     console.log(`\nthroughput: ${n} answer-relevancy runs, 50 ms judge latency, concurrency ${conc}: wall ${r.wallMs} ms vs bound ${bound.toFixed(0)} ms = ${(r.wallMs / bound).toFixed(3)}× (${r.ok} ok, ${r.failed} failed, CPU ${r.cpuMsPerRun.toFixed(3)} ms/run, peak RSS ${r.peakRssMb.toFixed(1)} MB)`)
   } finally {
     slow.stop()
+  }
+}
+
+// oxeval vs ragas 0.4.3 (ragas.metrics.collections, Python): FactualCorrectness (mode f1) and
+// NVIDIA AnswerAccuracy, N sequential scorings each against the instant judge and against a judge
+// with 50 ms latency. Both libraries get byte-identical canned replies (judge-proc.mjs), so they
+// must compute the same score; each worker gets its own judge, which counts the calls it answered.
+if (want('ragas')) {
+  const n = Number(flag('ragas-runs', 200))
+  const python = ensureRagasVenv()
+  const statsFile = join(tmpdir(), `oxeval-bench-judge-${process.pid}.json`)
+  const ragasRows = []
+  for (const latency of [0, 50]) {
+    for (const scorer of ['factual-correctness', 'answer-accuracy']) {
+      for (const lib of ['oxeval', 'ragas']) {
+        if (only && lib !== only) continue
+        process.stdout.write(`${scorer} ${lib} ×${n} sequential, judge latency ${latency} ms… `)
+        rmSync(statsFile, { force: true })
+        const judge = await startJudge(latency, { JUDGE_STATS_FILE: statsFile })
+        let r
+        try {
+          r = lib === 'oxeval' ? worker('oxeval', scorer, judge.url, n, 1) : ragasWorker(python, scorer, judge.url, n)
+        } finally {
+          await judge.stopAndWait()
+        }
+        const calls = existsSync(statsFile) ? JSON.parse(readFileSync(statsFile, 'utf8')) : {}
+        rmSync(statsFile, { force: true })
+        // the judge also answered the worker's warm-up scoring
+        r.callsPerScoring = Object.values(calls).reduce((a, b) => a + b, 0) / (n + 1)
+        r.calls = calls
+        r.latency = latency
+        console.log(`${r.wallMs} ms${r.failed ? ` (${r.failed} failed: ${r.firstError})` : ''}, judge calls ${JSON.stringify(calls)}`)
+        ragasRows.push(r)
+      }
+    }
+  }
+
+  const name = { 'factual-correctness': 'FactualCorrectness f1', 'answer-accuracy': 'AnswerAccuracy' }
+  console.log('\n| scorer | judge latency | library | scorings ok | wall (ms) | wall ms/scoring | CPU ms/scoring | judge calls/scoring | peak RSS (MB) |')
+  console.log('|---|---|---|---|---|---|---|---|---|')
+  for (const r of ragasRows) {
+    console.log(
+      `| ${name[r.scorer]} | ${r.latency} ms | ${r.lib} | ${r.ok}/${r.runs} | ${r.wallMs} | ${f(r.wallMs / r.runs)} | ${f(r.cpuMsPerRun, 3)} | ${f(r.callsPerScoring)} | ${f(r.peakRssMb, 1)} |`,
+    )
+  }
+  const find = (lib, scorer, latency) => ragasRows.find((r) => r.lib === lib && r.scorer === scorer && r.latency === latency)
+  const ratios = []
+  for (const latency of [0, 50]) {
+    for (const scorer of ['factual-correctness', 'answer-accuracy']) {
+      const o = find('oxeval', scorer, latency)
+      const g = find('ragas', scorer, latency)
+      if (o && g)
+        ratios.push(
+          `${name[scorer]}, judge latency ${latency} ms: ragas/oxeval CPU per scoring ${f(g.cpuMsPerRun / o.cpuMsPerRun, 1)}×, wall per scoring ${f(g.wallMs / o.wallMs, 1)}×, peak RSS ${f(g.peakRssMb / o.peakRssMb, 1)}×`,
+        )
+    }
+  }
+  if (ratios.length) console.log(`\n${ratios.join('\n')}`)
+
+  // score cross-check: identical replies → identical scores (each worker reports the distinct
+  // scores of its scorings; every sample gets the same replies, so one value per worker)
+  const checks = []
+  for (const scorer of ['factual-correctness', 'answer-accuracy']) {
+    const o = ragasRows.filter((r) => r.lib === 'oxeval' && r.scorer === scorer).flatMap((r) => r.scores ?? [])
+    const g = ragasRows.filter((r) => r.lib === 'ragas' && r.scorer === scorer).flatMap((r) => r.scores ?? [])
+    if (!o.length || !g.length) continue
+    const uo = [...new Set(o)]
+    const ug = [...new Set(g)]
+    const match = uo.length === 1 && ug.length === 1 && Math.abs(uo[0] - ug[0]) < 1e-12
+    checks.push(`${name[scorer]}: oxeval ${uo.join(', ')} vs ragas ${ug.join(', ')} → ${match ? 'match' : 'MISMATCH'}`)
+  }
+  if (checks.length) console.log(`\nscore cross-check (identical judge replies):\n${checks.join('\n')}`)
+}
+
+/** Creates .bench/venv from bench/ragas/requirements.txt, or reuses it when it already has those pins. */
+function ensureRagasVenv() {
+  const venv = join(root, '.bench', 'venv')
+  const python = join(venv, 'bin', 'python')
+  const reqFile = join(root, 'bench', 'ragas', 'requirements.txt')
+  const pins = readFileSync(reqFile, 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean)
+    .map((l) => l.split('=='))
+  const check = `import importlib.metadata as m, sys
+def version(name):
+    try:
+        return m.version(name)
+    except m.PackageNotFoundError:
+        return 'missing'
+want = ${JSON.stringify(Object.fromEntries(pins))}
+bad = [f'{k} {version(k)} (want {v})' for k, v in want.items() if version(k) != v]
+print('; '.join(bad))
+sys.exit(1 if bad else 0)`
+  if (existsSync(python)) {
+    const r = spawnSync(python, ['-c', check], { encoding: 'utf8' })
+    if (r.status === 0) return python
+    console.log(`ragas venv ${venv}: ${(r.stdout || r.stderr).trim()} → reinstalling`)
+  } else {
+    const base = process.env.PYTHON || 'python3'
+    console.log(`creating the ragas venv ${venv} (${base} -m venv)…`)
+    mkdirSync(join(root, '.bench'), { recursive: true })
+    const v = spawnSync(base, ['-m', 'venv', venv], { stdio: 'inherit' })
+    if (v.status !== 0) {
+      console.error(`could not create ${venv}: set PYTHON to a Python ≥ 3.9 with the venv module`)
+      process.exit(1)
+    }
+  }
+  console.log(`pip install -r bench/ragas/requirements.txt (once; reused afterwards)…`)
+  const pip = spawnSync(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '-q', '-r', reqFile], { stdio: 'inherit' })
+  if (pip.status !== 0 || spawnSync(python, ['-c', check], { stdio: 'inherit' }).status !== 0) {
+    console.error('installing ragas failed')
+    process.exit(1)
+  }
+  return python
+}
+
+function ragasWorker(python, scorer, url, n) {
+  const r = spawnSync(python, ['bench/ragas/worker.py', scorer, url, String(n)], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, RAGAS_DO_NOT_TRACK: 'true' },
+  })
+  const line = r.stdout.trim().split('\n').pop()
+  try {
+    return JSON.parse(line)
+  } catch {
+    throw new Error(`ragas worker failed: ${r.stderr.slice(-2000)}`)
   }
 }
