@@ -35,3 +35,30 @@ async function main(): Promise<number> {
 }
 
 void main()
+
+// Ragas metrics
+import {
+  createAnswerAccuracyScorer,
+  createContextRelevanceScorer,
+  createFactualCorrectnessScorer,
+  createResponseGroundednessScorer,
+  type FactualCorrectnessResult,
+  type NvResult,
+} from 'oxeval'
+
+async function ragas(): Promise<void> {
+  const model = { id: 'openai/gpt-4o-mini', url: 'http://127.0.0.1:1/v1' }
+  const fc = createFactualCorrectnessScorer({ model, mode: 'recall', beta: 2, atomicity: 'high', coverage: 'low', cache: { dir: '.cache' } })
+  const r: FactualCorrectnessResult = await fc.run({ output: 'a', groundTruth: 'b' })
+  const claims: string[] | null | undefined = r.preprocessStepResult?.referenceClaims
+  const tp: number | undefined = r.analyzeStepResult?.tp
+  const aa = createAnswerAccuracyScorer({ model, maxRetries: 3 })
+  const a: NvResult = await aa.run({ input: 'q', output: 'a', groundTruth: 'g' })
+  const rating: number | null | undefined = a.analyzeStepResult?.judges[1].rating
+  const cr = createContextRelevanceScorer({ model, contextExtractor: async (input) => [String(input)] })
+  const c = await cr.run({ input: 'q', output: 'a', context: ['ctx'] })
+  const rg = createResponseGroundednessScorer({ model, context: ['x'], modelSettings: { rpm: 60, maxConcurrency: 4 } })
+  const g = await rg.run({ output: 'a' }, { deadlineMs: 1000 })
+  console.log(claims, tp, rating, c.score, g.judge?.analyze.executions.length)
+}
+void ragas()
