@@ -58,14 +58,14 @@ impl NativeScorer {
 #[napi]
 impl NativeScorer {
     /// `{ id, name, description, type, judge?, steps }`.
-    #[napi(getter, ts_return_type = "Record<string, unknown>")]
+    #[napi(getter, catch_unwind, ts_return_type = "Record<string, unknown>")]
     pub fn meta(&self) -> serde_json::Value {
         serde_json::to_value(self.inner.meta()).unwrap_or_default()
     }
 
     /// Run the scorer. `run` is the JSON text of the run object; resolves to a
     /// `RunOutcome` (never rejects).
-    #[napi(ts_return_type = "Promise<Record<string, unknown>>")]
+    #[napi(catch_unwind, ts_return_type = "Promise<Record<string, unknown>>")]
     pub fn run<'env>(
         &self,
         env: &'env Env,

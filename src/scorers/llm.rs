@@ -6,7 +6,7 @@ use napi_derive::napi;
 use oxeval_core::scorers::llm::answer_relevancy::AnswerRelevancy;
 
 /// `{ model, modelSettings?, cache?, uncertaintyWeight?, scale?, options? }`.
-#[napi]
+#[napi(catch_unwind)]
 pub fn create_answer_relevancy_scorer(options: String) -> Result<NativeScorer> {
     NativeScorer::build(&options, AnswerRelevancy::from_options)
 }
