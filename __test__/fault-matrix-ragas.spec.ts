@@ -1,0 +1,453 @@
+// The fault matrix of fault-matrix.spec.ts, extended to the Ragas scorers: the same 11 scripted
+// faults, injected once (transient) or on every request (persistent), into
+// - factual correctness (f1): one side's call of `preprocess` (decomposition) or `analyze` (NLI);
+//   the other side answers normally. A run recovers with the right attempt counts, or rejects
+//   with a ScorerRunError naming the step, keeping completed steps and the raw output;
+// - the NVIDIA dual judges (answer accuracy, context relevance, response groundedness): judge 1
+//   only (the run succeeds on judge 2 alone), both judges (ScorerRunError at analyze with the
+//   shared transport code or OXEVAL_NO_VALID_JUDGMENT), both transient (full success).
+// Every run settles within its deadline. Shapes: docs/ragas-step-results.md; routing by schema
+// name and DATA line as in ragas.spec.ts.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
+import { startJudgeServer, type JudgeServer, type RecordedRequest, type ReplyObject } from './helpers/judge-server.mjs'
+
+const require = createRequire(import.meta.url)
+const {
+  createFactualCorrectnessScorer,
+  createAnswerAccuracyScorer,
+  createContextRelevanceScorer,
+  createResponseGroundednessScorer,
+  ScorerRunError,
+} = require('../index.js') as typeof import('../index.js')
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any
+
+let server: JudgeServer
+beforeAll(async () => {
+  server = await startJudgeServer({ hangMs: 5000 })
+})
+afterAll(async () => {
+  await server.close()
+})
+afterEach(() => server.reset())
+
+// ---------------------------------------------------------------------------------------
+// faults (the same scripted replies as fault-matrix.spec.ts)
+
+type Fault = '429' | '500' | '502' | '503' | 'reset' | 'hang' | 'truncate' | 'invalid-json' | 'schema-invalid' | 'empty' | 'length'
+const TRANSPORT: Fault[] = ['429', '500', '502', '503', 'reset', 'hang', 'truncate']
+const OUTPUT: Fault[] = ['invalid-json', 'schema-invalid', 'empty', 'length']
+const FAULTS: Fault[] = [...TRANSPORT, ...OUTPUT]
+const isTransport = (f: Fault) => TRANSPORT.includes(f)
+
+/** The fault's reply; `happy` is the reply the call would otherwise get (cut in half for 'length'). */
+function faultReply(fault: Fault, happy: ReplyObject): ReplyObject {
+  switch (fault) {
+    case '429':
+      return { status: 429, headers: { 'retry-after': '0' } }
+    case '500':
+    case '502':
+    case '503':
+      return { status: Number(fault) }
+    case 'reset':
+    case 'hang':
+    case 'truncate':
+    case 'empty':
+      return { fault }
+    case 'invalid-json':
+      return { content: 'Sorry, I cannot help with that.' }
+    case 'schema-invalid':
+      return { json: { unexpected: true } }
+    case 'length': {
+      const full = happy.content ?? JSON.stringify(happy.json)
+      return { content: full.slice(0, Math.floor(full.length / 2)), finishReason: 'length' }
+    }
+  }
+}
+
+const TRANSPORT_CODE: Record<string, string> = {
+  '429': 'OXEVAL_JUDGE_HTTP',
+  '500': 'OXEVAL_JUDGE_HTTP',
+  '502': 'OXEVAL_JUDGE_HTTP',
+  '503': 'OXEVAL_JUDGE_HTTP',
+  reset: 'OXEVAL_JUDGE_NETWORK',
+  truncate: 'OXEVAL_JUDGE_NETWORK',
+  hang: 'OXEVAL_JUDGE_TIMEOUT',
+}
+/** The code of one failed judge call. */
+const callCode = (f: Fault) => (isTransport(f) ? TRANSPORT_CODE[f] : f === 'length' ? 'OXEVAL_JUDGE_TRUNCATED' : 'OXEVAL_JUDGE_OUTPUT')
+/** [attemptCount, modelCallCount] of a call hit by the fault: transport faults are retried by
+ *  HTTP (maxRetries 1 → 2 requests, 1 attempt); output faults run the format fallback. */
+const callCounts = (f: Fault) => (isTransport(f) ? [1, 2] : [2, 2])
+
+/** The two requests of one call hit once by the fault: a transport retry resends the same body;
+ *  the format fallback drops response_format, names the schema in the system message and states
+ *  the rejection (after finish_reason 'length' with twice the output budget: 4096 when none was set). */
+function expectRetryOrFallback(reqs: RecordedRequest[], fault: Fault, schema: string) {
+  expect(reqs).toHaveLength(2)
+  const [first, second] = reqs
+  expect((first.body!.response_format as Any)?.json_schema?.name).toBe(schema)
+  if (isTransport(fault)) {
+    expect(second.raw).toBe(first.raw)
+  } else {
+    expect(second.body!.response_format).toBeUndefined()
+    expect(second.system).toContain(`Output schema name: ${schema}`)
+    expect(second.user).toContain('A previous answer to this request was rejected')
+    if (fault === 'length') expect(second.body!.max_tokens ?? second.body!.max_completion_tokens).toBe(4096)
+  }
+}
+
+/** The rejection's cause is the failed call's error. */
+function expectCause(error: Any, fault: Fault) {
+  expect(error.cause).toBeInstanceOf(Error)
+  expect(error.cause.code).toBe(error.code)
+  if (['429', '500', '502', '503'].includes(fault)) expect(error.cause.status).toBe(Number(fault))
+}
+
+const DEADLINE_MS = 5000
+const SETTINGS = { retryDelayMs: 1, maxRetries: 1, timeoutMs: 300 }
+const MODEL = () => ({ id: 'openai/gpt-4o-mini', url: server.url })
+const SEP = '\n\n-----\n\n'
+
+/** Run with the deadline; assert it settled within it. */
+async function settle(p: () => Promise<Any>) {
+  const t0 = Date.now()
+  const outcome = await p().then(
+    (result: Any) => ({ result, error: undefined as Any }),
+    (error: Any) => ({ result: undefined as Any, error }),
+  )
+  expect(Date.now() - t0).toBeLessThan(DEADLINE_MS)
+  return outcome
+}
+
+// ---------------------------------------------------------------------------------------
+// routing (ragas.spec.ts)
+
+function schemaName(req: RecordedRequest): string | undefined {
+  const native = (req.body?.response_format as Any)?.json_schema?.name
+  if (native) return native
+  return /Output schema name: (\S+)/.exec(req.system)?.[1]
+}
+
+function data(req: RecordedRequest): Record<string, unknown> {
+  const line = req.user
+    .split('\n')
+    .filter((l) => l.startsWith('DATA: '))
+    .pop()
+  return line ? JSON.parse(line.slice('DATA: '.length)) : {}
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. factual correctness (f1)
+
+const SEED = {
+  response: 'The Eiffel Tower is located in Paris.',
+  reference: 'The Eiffel Tower is located in Paris. It has a height of 1000ft.',
+  responseClaims: ['The Eiffel Tower is located in Paris.'],
+  referenceClaims: ['The Eiffel Tower is located in Paris.', 'The Eiffel Tower has a height of 1000ft.'],
+}
+const SEED_SCORE = 0.67
+const SEED_REASON =
+  '1 of 1 response claims are supported by the reference; 1 of 2 reference claims are covered by the response → F1 0.67.'
+
+type FcStep = 'preprocess' | 'analyze'
+type Side = 'response' | 'reference'
+
+const verdicts = (statements: string[], v: number[]) => ({
+  json: { statements: v.map((verdict, i) => ({ statement: statements[i], reason: `r${i}`, verdict })) },
+})
+
+/** The four calls of an f1 run: matcher and happy reply per step and side. */
+const FC_CALLS: Record<FcStep, Record<Side, { match: (q: RecordedRequest) => boolean; happy: ReplyObject }>> = {
+  preprocess: {
+    response: {
+      match: (q) => schemaName(q) === 'factual_correctness_claims' && data(q).text === SEED.response,
+      happy: { json: { claims: SEED.responseClaims } },
+    },
+    reference: {
+      match: (q) => schemaName(q) === 'factual_correctness_claims' && data(q).text === SEED.reference,
+      happy: { json: { claims: SEED.referenceClaims } },
+    },
+  },
+  analyze: {
+    // response claims judged against the reference (premise = reference)
+    response: {
+      match: (q) => schemaName(q) === 'factual_correctness_verdicts' && data(q).context === SEED.reference,
+      happy: verdicts(SEED.responseClaims, [1]),
+    },
+    // reference claims judged against the response (premise = response)
+    reference: {
+      match: (q) => schemaName(q) === 'factual_correctness_verdicts' && data(q).context === SEED.response,
+      happy: verdicts(SEED.referenceClaims, [1, 0]),
+    },
+  },
+}
+const SIDE_INDEX: Record<Side, number> = { response: 0, reference: 1 }
+
+async function runFc(step: FcStep, side: Side, fault: Fault, persistent: boolean) {
+  const target = FC_CALLS[step][side]
+  server.on(target.match, faultReply(fault, target.happy), persistent ? {} : { times: 1 })
+  for (const s of ['preprocess', 'analyze'] as FcStep[]) {
+    for (const d of ['response', 'reference'] as Side[]) server.on(FC_CALLS[s][d].match, FC_CALLS[s][d].happy)
+  }
+  const scorer = createFactualCorrectnessScorer({ model: MODEL(), modelSettings: SETTINGS, mode: 'f1' } as Any)
+  return settle(() =>
+    scorer.run({ input: 'Where is the Eiffel Tower?', output: SEED.response, groundTruth: SEED.reference }, { deadlineMs: DEADLINE_MS }),
+  )
+}
+
+const FC_CASES: [FcStep, Side][] = [
+  ['preprocess', 'response'],
+  ['preprocess', 'reference'],
+  ['analyze', 'response'],
+  ['analyze', 'reference'],
+]
+
+describe.each(FC_CASES)('factual correctness: fault on %s (%s side)', (step, side) => {
+  const i = SIDE_INDEX[side]
+  const other = 1 - i
+
+  it.each(FAULTS)('transient %s → recovers with the seed scores', async (fault) => {
+    const { result, error } = await runFc(step, side, fault, false)
+    expect(error).toBeUndefined()
+    expect(result.score).toBe(SEED_SCORE)
+    expect(result.reason).toBe(SEED_REASON)
+    expect(result.preprocessStepResult).toEqual({ responseClaims: SEED.responseClaims, referenceClaims: SEED.referenceClaims })
+    expect(result.analyzeStepResult).toMatchObject({ tp: 1, fp: 0, fn: 1, mode: 'f1' })
+    const execs = result.judge[step].executions
+    expect(execs).toHaveLength(2)
+    const ex = execs[i]
+    expect(ex.status).toBe('success')
+    expect(ex.error).toBeUndefined()
+    expect([ex.attemptCount, ex.modelCallCount]).toEqual(callCounts(fault))
+    expect([execs[other].status, execs[other].attemptCount, execs[other].modelCallCount]).toEqual(['success', 1, 1])
+    // 4 calls + the one extra request (HTTP retry or format fallback)
+    expect(server.requests).toHaveLength(5)
+    const schema = step === 'preprocess' ? 'factual_correctness_claims' : 'factual_correctness_verdicts'
+    expectRetryOrFallback(server.requests.filter(FC_CALLS[step][side].match), fault, schema)
+  })
+
+  it.each(FAULTS)('persistent %s → ScorerRunError at the step, completed steps kept', async (fault) => {
+    const { result, error } = await runFc(step, side, fault, true)
+    expect(result).toBeUndefined()
+    expect(error).toBeInstanceOf(ScorerRunError)
+    expect(error.failedStep).toBe(step)
+    expect(error.completedSteps).toEqual(step === 'preprocess' ? [] : ['preprocess'])
+    expect(error.code).toBe(callCode(fault))
+    expect(error.message).toMatch(new RegExp(`^Scorer Run Failed: step '${step}' failed: `))
+    expectCause(error, fault)
+
+    const r = error.result
+    expect(typeof r.runId).toBe('string')
+    expect(r.score).toBeUndefined()
+    expect(r.reason).toBeUndefined()
+    expect(r.analyzeStepResult).toBeUndefined()
+    expect(r.preprocessPrompt).toContain(SEP)
+    if (step === 'preprocess') {
+      expect(r.preprocessStepResult).toBeUndefined()
+      expect(r.judge.analyze).toBeUndefined()
+      // no NLI call after a failed decomposition: 2 requests for the faulted call + 1
+      expect(server.requests.filter((q) => schemaName(q) === 'factual_correctness_verdicts')).toHaveLength(0)
+      expect(server.requests).toHaveLength(3)
+    } else {
+      expect(r.preprocessStepResult).toEqual({ responseClaims: SEED.responseClaims, referenceClaims: SEED.referenceClaims })
+      expect(r.analyzePrompt).toContain(SEP)
+      expect(r.judge.preprocess.executions.map((e: Any) => e.status)).toEqual(['success', 'success'])
+      expect(server.requests).toHaveLength(5)
+    }
+
+    const execs = r.judge[step].executions
+    expect(execs).toHaveLength(2)
+    const ex = execs[i]
+    expect(ex.status).toBe('failed')
+    expect(ex.error.code).toBe(error.code)
+    expect([ex.attemptCount, ex.modelCallCount]).toEqual(callCounts(fault))
+    expect(execs[other].status).toBe('success')
+    if (!isTransport(fault) && fault !== 'empty') {
+      const sent = faultReply(fault, FC_CALLS[step][side].happy)
+      expect(ex.rawOutput).toBe(sent.content ?? JSON.stringify(sent.json))
+      expect(error.cause.rawOutput).toBe(ex.rawOutput)
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// 2./3. NVIDIA dual judges
+
+type NvCase = {
+  name: string
+  make: () => Any
+  run: Record<string, unknown>
+  judge1: (q: RecordedRequest) => boolean
+  judge2: (q: RecordedRequest) => boolean
+  happy1: ReplyObject
+  happy2: ReplyObject
+  max: number
+  both: number // score with both judges valid
+}
+
+const NV_OPTS = () => ({ model: MODEL(), modelSettings: SETTINGS, maxRetries: 2 }) as Any
+const isNv024 = (q: RecordedRequest) => schemaName(q) === 'nv_rating_0_2_4'
+const isNv012 = (q: RecordedRequest) => schemaName(q) === 'nv_rating_0_1_2'
+
+const NV_CASES: NvCase[] = [
+  {
+    name: 'answer accuracy',
+    make: () => createAnswerAccuracyScorer(NV_OPTS()),
+    run: { input: 'What is the capital of France?', output: 'Paris is the capital.', groundTruth: 'Paris' },
+    judge1: (q) => isNv024(q) && 'candidate_answer' in data(q),
+    judge2: (q) => isNv024(q) && 'proposed_answer' in data(q),
+    happy1: { json: { rating: 4 } },
+    happy2: { json: { rating: 2 } },
+    max: 4,
+    both: 0.75,
+  },
+  {
+    name: 'context relevance',
+    make: () => createContextRelevanceScorer(NV_OPTS()),
+    run: { input: 'Where is Paris?', output: 'x', context: ['Paris is the capital of France.'] },
+    judge1: (q) => isNv012(q) && 'context' in data(q),
+    judge2: (q) => isNv012(q) && 'passage' in data(q),
+    happy1: { json: { rating: 2 } },
+    happy2: { json: { rating: 1 } },
+    max: 2,
+    both: 0.75,
+  },
+  {
+    name: 'response groundedness',
+    make: () => createResponseGroundednessScorer(NV_OPTS()),
+    run: { output: 'Paris is in France.', context: ['France contains Paris.'] },
+    judge1: (q) => isNv012(q) && 'context' in data(q),
+    judge2: (q) => isNv012(q) && 'passages' in data(q),
+    happy1: { json: { rating: 2 } },
+    happy2: { json: { rating: 1 } },
+    max: 2,
+    both: 0.75,
+  },
+]
+
+/** Judge 2's rating alone, normalized: 2/4 and 1/2 are both 0.5. */
+const JUDGE2_ALONE = 0.5
+const ATTEMPTS = 2
+
+/** judges[i] of a judge that every attempt failed with the fault. */
+function invalidJudge(fault: Fault, happy: ReplyObject) {
+  const sent = faultReply(fault, happy)
+  // transport failures have no reply text; format failures keep the reply of each attempt
+  const raw = isTransport(fault) ? [] : Array(ATTEMPTS).fill(fault === 'empty' ? '' : (sent.content ?? JSON.stringify(sent.json)))
+  return { rating: null, normalized: null, attempts: ATTEMPTS, rawOutputs: raw, valid: false }
+}
+
+describe.each(NV_CASES)('$name: dual-judge faults', (c) => {
+  const rating1 = (c.happy1.json as Any).rating
+  const rating2 = (c.happy2.json as Any).rating
+
+  async function runNv(fault: Fault, mode: 'judge1' | 'both' | 'transient') {
+    const opts = mode === 'transient' ? { times: 1 } : {}
+    server.on(c.judge1, faultReply(fault, c.happy1), opts)
+    if (mode !== 'judge1') server.on(c.judge2, faultReply(fault, c.happy2), opts)
+    server.on(c.judge1, c.happy1)
+    server.on(c.judge2, c.happy2)
+    return settle(() => c.make().run(c.run, { deadlineMs: DEADLINE_MS }))
+  }
+
+  it.each(FAULTS)('judge 1 persistent %s → succeeds on judge 2 alone', async (fault) => {
+    const { result, error } = await runNv(fault, 'judge1')
+    expect(error).toBeUndefined()
+    expect(result.score).toBe(JUDGE2_ALONE)
+    expect(result.reason).toBe(`Judge 1 gave no valid rating in ${ATTEMPTS} attempts; judge 2 rated ${rating2}/${c.max} → 0.5.`)
+    const [j1, j2] = result.analyzeStepResult.judges
+    expect(j1).toEqual(invalidJudge(fault, c.happy1))
+    expect(j2).toEqual({ rating: rating2, normalized: JUDGE2_ALONE, attempts: 1, rawOutputs: [JSON.stringify(c.happy2.json)], valid: true })
+    // judge 1's attempts first, then judge 2's
+    const execs = result.judge.analyze.executions
+    expect(execs).toHaveLength(ATTEMPTS + 1)
+    for (const ex of execs.slice(0, ATTEMPTS)) {
+      expect(ex.status).toBe('failed')
+      expect(ex.error.code).toBe(callCode(fault))
+      expect([ex.attemptCount, ex.modelCallCount]).toEqual(callCounts(fault))
+    }
+    expect([execs[ATTEMPTS].status, execs[ATTEMPTS].attemptCount, execs[ATTEMPTS].modelCallCount]).toEqual(['success', 1, 1])
+    expect(server.requests.filter(c.judge1)).toHaveLength(ATTEMPTS * 2)
+    expect(server.requests.filter(c.judge2)).toHaveLength(1)
+  })
+
+  it.each(FAULTS)('both judges persistent %s → ScorerRunError at analyze, both judges kept', async (fault) => {
+    const { result, error } = await runNv(fault, 'both')
+    expect(result).toBeUndefined()
+    expect(error).toBeInstanceOf(ScorerRunError)
+    expect(error.failedStep).toBe('analyze')
+    expect(error.completedSteps).toEqual([])
+    // every attempt failed the same way: a transport fault is reported as such; format
+    // failures are not transport errors
+    expect(error.code).toBe(isTransport(fault) ? TRANSPORT_CODE[fault] : 'OXEVAL_NO_VALID_JUDGMENT')
+    expect(error.message).toMatch(/^Scorer Run Failed: step 'analyze' failed: /)
+    if (isTransport(fault)) expectCause(error, fault)
+    else expect(error.message).toContain('neither judge gave a valid rating')
+    const r = error.result
+    expect(typeof r.runId).toBe('string')
+    expect(r.score).toBeUndefined()
+    expect(r.reason).toBeUndefined()
+    expect(r.analyzePrompt).toContain(SEP)
+    expect(r.analyzeStepResult.judges).toEqual([invalidJudge(fault, c.happy1), invalidJudge(fault, c.happy2)])
+    const execs = r.judge.analyze.executions
+    expect(execs).toHaveLength(2 * ATTEMPTS)
+    for (const ex of execs) {
+      expect(ex.status).toBe('failed')
+      expect(ex.error.code).toBe(callCode(fault))
+      expect([ex.attemptCount, ex.modelCallCount]).toEqual(callCounts(fault))
+    }
+    expect(server.requests).toHaveLength(2 * ATTEMPTS * 2)
+  })
+
+  it.each(FAULTS)('both judges transient %s → success with both ratings', async (fault) => {
+    const { result, error } = await runNv(fault, 'transient')
+    expect(error).toBeUndefined()
+    expect(result.score).toBe(c.both)
+    expect(result.reason).toBe(`Judge 1 rated ${rating1}/${c.max}, judge 2 rated ${rating2}/${c.max} → 0.75.`)
+    expect(result.analyzeStepResult.judges).toEqual([
+      { rating: rating1, normalized: 1, attempts: 1, rawOutputs: [JSON.stringify(c.happy1.json)], valid: true },
+      { rating: rating2, normalized: 0.5, attempts: 1, rawOutputs: [JSON.stringify(c.happy2.json)], valid: true },
+    ])
+    const execs = result.judge.analyze.executions
+    expect(execs).toHaveLength(2)
+    for (const ex of execs) {
+      expect(ex.status).toBe('success')
+      expect([ex.attemptCount, ex.modelCallCount]).toEqual(callCounts(fault))
+    }
+    expect(server.requests).toHaveLength(4)
+    const schema = c.name === 'answer accuracy' ? 'nv_rating_0_2_4' : 'nv_rating_0_1_2'
+    expectRetryOrFallback(server.requests.filter(c.judge1), fault, schema)
+    expectRetryOrFallback(server.requests.filter(c.judge2), fault, schema)
+  })
+})
+
+describe('answer accuracy: different persistent faults on the two judges', () => {
+  const c = NV_CASES[0]
+  // The shared code is reported only when every attempt of both judges failed with the same
+  // transport error (same code and HTTP status); reset and truncate are both connection
+  // failures without a status, so they share OXEVAL_JUDGE_NETWORK.
+  it.each([
+    ['500', '503', 'OXEVAL_NO_VALID_JUDGMENT'],
+    ['429', 'invalid-json', 'OXEVAL_NO_VALID_JUDGMENT'],
+    ['length', 'empty', 'OXEVAL_NO_VALID_JUDGMENT'],
+    ['reset', 'truncate', 'OXEVAL_JUDGE_NETWORK'],
+  ] as [Fault, Fault, string][])('judge 1 %s, judge 2 %s → %s', async (f1, f2, code) => {
+    server.on(c.judge1, faultReply(f1, c.happy1))
+    server.on(c.judge2, faultReply(f2, c.happy2))
+    const { result, error } = await settle(() => c.make().run(c.run, { deadlineMs: DEADLINE_MS }))
+    expect(result).toBeUndefined()
+    expect(error).toBeInstanceOf(ScorerRunError)
+    expect(error.failedStep).toBe('analyze')
+    expect(error.code).toBe(code)
+    expect(error.result.analyzeStepResult.judges).toEqual([invalidJudge(f1, c.happy1), invalidJudge(f2, c.happy2)])
+    expect(error.result.judge.analyze.executions.map((e: Any) => e.error.code)).toEqual([
+      callCode(f1),
+      callCode(f1),
+      callCode(f2),
+      callCode(f2),
+    ])
+  })
+})
