@@ -74,6 +74,12 @@ function strictOptions(key, value) {
 
 function toJson(value, what, code, replacer = wellFormed) {
   try {
+    if (replacer === wellFormed) {
+      // Fast path (no replacer): JSON.stringify escapes a lone surrogate as \udXXX, which Rust
+      // cannot decode, so only text containing such an escape takes the replacer path.
+      const json = JSON.stringify(value)
+      if (json === undefined || !/\\u[dD][89a-fA-F]/.test(json)) return json
+    }
     return JSON.stringify(value, replacer)
   } catch (e) {
     throw typeError(`${what} must be plain JSON-serializable data (${e.message})`, code)
