@@ -93,7 +93,9 @@ if (want('throughput')) {
   const n = Number(flag('throughput-runs', 1000))
   const conc = 64
   let r
+  let raw
   try {
+    raw = worker('raw', 'answer-relevancy', slow.url, n, conc)
     r = worker('oxeval', 'answer-relevancy', slow.url, n, conc)
   } finally {
     await slow.stopAndWait()
@@ -107,6 +109,9 @@ if (want('throughput')) {
     `\nthroughput: ${n} answer-relevancy runs, 50 ms judge latency, concurrency ${conc}: wall ${r.wallMs} ms vs bound ${bound.toFixed(0)} ms = ${(r.wallMs / bound).toFixed(3)}×` +
       `; the judge's own measured service time was ${service.toFixed(2)} ms per call, so the bound for this judge is ${effective.toFixed(0)} ms = ${(r.wallMs / effective).toFixed(3)}×` +
       ` (${r.ok} ok, ${r.failed} failed, CPU ${r.cpuMsPerRun.toFixed(3)} ms/run, peak RSS ${r.peakRssMb.toFixed(1)} MB)`,
+  )
+  console.log(
+    `  floor for this judge, measured: a raw node:http client making the same 3 sequential POSTs per run at concurrency ${conc} took ${raw.wallMs} ms → oxeval at ${(r.wallMs / raw.wallMs).toFixed(3)}× of it`,
   )
 }
 

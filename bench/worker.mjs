@@ -12,7 +12,44 @@ const require = createRequire(import.meta.url)
 const dataset = JSON.parse(readFileSync(new URL('../examples/dataset.json', import.meta.url), 'utf8'))
 const model = { id: 'openai/gpt-4o-mini', url, apiKey: 'bench-key' }
 
+/**
+ * `raw`: the floor any client can reach against this judge — the same number of sequential
+ * chat-completion POSTs per run (3 for answer relevancy), plain node:http with keep-alive, no
+ * prompt building or parsing. Used to state the throughput bound for the judge as it really is.
+ */
+async function rawScorer() {
+  const http = await import('node:http')
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity })
+  const target = new URL(`${url}/chat/completions`)
+  const kinds = ['statements', 'results', 'text']
+  const bodyFor = (kind) =>
+    JSON.stringify({
+      model: 'gpt-4o-mini',
+      temperature: 0,
+      messages: [{ role: 'user', content: 'x'.repeat(1500) }],
+      ...(kind === 'text' ? {} : { response_format: { type: 'json_schema', json_schema: { name: kind, strict: true, schema: { type: 'object', properties: { [kind]: { type: 'array' } } } } } }),
+    })
+  const bodies = kinds.map(bodyFor)
+  const post = (body) =>
+    new Promise((resolve, reject) => {
+      const req = http.request(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume()
+        res.on('end', resolve)
+      })
+      req.setNoDelay(true)
+      req.on('error', reject)
+      req.end(body)
+    })
+  return {
+    async run() {
+      for (const b of bodies) await post(b)
+      return { score: 0 }
+    },
+  }
+}
+
 async function makeScorer() {
+  if (lib === 'raw') return rawScorer()
   if (lib === 'oxeval') {
     const ox = require('../index.js')
     if (scorerName === 'answer-relevancy') return ox.createAnswerRelevancyScorer({ model })
