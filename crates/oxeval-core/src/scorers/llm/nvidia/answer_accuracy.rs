@@ -4,10 +4,10 @@
 //! the response serves as the ground truth). Score = mean of the valid ratings / 4.
 
 use super::prompts::{self, ACCURACY_INSTRUCTIONS};
-use super::{run_dual, steps, DualJudge, Rating024, RatingScale, DEFAULT_MAX_ATTEMPTS};
+use super::{score_dual, steps, DualJudge, Rating024, RatingScale, DEFAULT_MAX_ATTEMPTS};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
-use crate::pipeline::{Pipeline, RunError, ScoreResult};
+use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_at_least};
 use crate::scorers::{JudgeMeta, ScorerMeta};
@@ -86,9 +86,11 @@ impl AnswerAccuracy {
                 "answer-accuracy-scorer: the reference (run.groundTruth) is missing: pass the expected answer as run.groundTruth",
             )
         })?;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
-        run_dual::<Rating024>(
-            &mut p,
+        score_dual::<Rating024>(
+            &self.judge,
+            &ctx,
+            run.run_id,
+            None,
             DualJudge {
                 system: INSTRUCTIONS,
                 prompts: [
@@ -99,8 +101,7 @@ impl AnswerAccuracy {
                 max_attempts: self.max_attempts,
             },
         )
-        .await?;
-        Ok(p.finish())
+        .await
     }
 }
 

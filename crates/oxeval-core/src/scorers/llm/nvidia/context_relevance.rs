@@ -7,10 +7,10 @@
 //! Contexts are resolved by [`crate::scorers::llm::context::joined_contexts`].
 
 use super::prompts::{self, RELEVANCE_INSTRUCTIONS};
-use super::{run_dual, shortcut, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS};
+use super::{score_dual, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
-use crate::pipeline::{Pipeline, RunError, ScoreResult};
+use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
 use crate::scorers::llm::context::{context_option, joined_contexts};
@@ -87,13 +87,11 @@ impl ContextRelevance {
                 )
             })?;
         let context = joined_contexts(&run, self.context.as_deref(), ID)?;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
-        if let Some(why) = trivial_zero(&question, &context) {
-            shortcut(&mut p, why);
-            return Ok(p.finish());
-        }
-        run_dual::<Rating012>(
-            &mut p,
+        score_dual::<Rating012>(
+            &self.judge,
+            &ctx,
+            run.run_id,
+            trivial_zero(&question, &context),
             DualJudge {
                 system: INSTRUCTIONS,
                 prompts: [
@@ -104,8 +102,7 @@ impl ContextRelevance {
                 max_attempts: self.max_attempts,
             },
         )
-        .await?;
-        Ok(p.finish())
+        .await
     }
 }
 

@@ -24,7 +24,7 @@ use super::common::{fmt_score, join_prompts};
 use crate::engine::schema::{StepOutput, StepSchema};
 use crate::engine::{Execution, Judge, RunContext};
 use crate::error::{ErrorCode, JudgeError};
-use crate::pipeline::{Pipeline, RunError};
+use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::scorers::StepMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -366,7 +366,7 @@ pub(crate) struct DualJudge<'s> {
 
 /// Run both judges concurrently, record every attempt under `analyze`, then score and
 /// explain (steps analyze → generateScore → generateReason).
-pub(crate) async fn run_dual<T: RatingOutput>(
+async fn run_dual<T: RatingOutput>(
     p: &mut Pipeline<'_>,
     spec: DualJudge<'_>,
 ) -> Result<(), RunError> {
@@ -425,9 +425,26 @@ pub(crate) async fn run_dual<T: RatingOutput>(
 }
 
 /// A 0.0 result without any judge call (degenerate input), with its explanation.
-pub(crate) fn shortcut(p: &mut Pipeline<'_>, why: &str) {
+fn shortcut(p: &mut Pipeline<'_>, why: &str) {
     p.result.score = Some(0.0);
     p.result.reason = Some(format!("The score is 0 because {why}."));
+}
+
+/// A whole NVIDIA run: Ragas's no-call 0.0 shortcut when `zero_because` is set, else the
+/// two judges.
+pub(crate) async fn score_dual<T: RatingOutput>(
+    judge: &Judge,
+    ctx: &RunContext,
+    run_id: String,
+    zero_because: Option<&str>,
+    spec: DualJudge<'_>,
+) -> Result<ScoreResult, RunError> {
+    let mut p = Pipeline::new(judge, ctx, run_id);
+    match zero_because {
+        Some(why) => shortcut(&mut p, why),
+        None => run_dual::<T>(&mut p, spec).await?,
+    }
+    Ok(p.finish())
 }
 
 /// `getSteps()` of the three metrics.
