@@ -339,10 +339,7 @@ impl Judge {
         exec: &mut Execution,
     ) -> Result<Structured<T>, JudgeError> {
         let schema = T::schema();
-        let schema_text = format!(
-            "Output schema name: {}\nRespond with ONE JSON value only (no prose, no code fences) that matches this JSON schema:\n{}",
-            schema.name, schema.wire_text
-        );
+        let schema_text = &schema.prompt_text;
         let native = self.model.structured == StructuredOutput::JsonSchema;
         let first = ChatRequest {
             system: if native {

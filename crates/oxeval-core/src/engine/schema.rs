@@ -14,8 +14,9 @@ pub struct StepSchema {
     /// Strict wire schema: every object closed (`additionalProperties: false`), every
     /// property required, no annotations — what OpenAI strict mode accepts.
     pub wire: Arc<Value>,
-    /// Pretty wire schema for prompt-described structured output.
-    pub wire_text: String,
+    /// The schema described for the judge (prompt-style providers and the fallback attempt):
+    /// built once, appended to the system message.
+    pub prompt_text: String,
     /// Lenient validation (extra keys allowed; missing required keys fail).
     pub validator: jsonschema::Validator,
 }
@@ -39,7 +40,10 @@ impl StepSchema {
         });
         StepSchema {
             name,
-            wire_text: serde_json::to_string_pretty(&wire).unwrap_or_default(),
+            prompt_text: format!(
+                "Output schema name: {name}\nRespond with ONE JSON value only (no prose, no code fences) that matches this JSON schema:\n{}",
+                serde_json::to_string_pretty(&wire).unwrap_or_default()
+            ),
             wire: Arc::new(wire),
             validator,
         }

@@ -74,7 +74,8 @@ struct WireRequest<'a> {
 }
 
 /// The request body for `req` (pure; snapshot-tested).
-pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
+/// The request body for `req` as a typed wire value (serialized straight into the HTTP body).
+fn wire_request<'a>(model_id: &'a str, req: &'a ChatRequest) -> WireRequest<'a> {
     let mut messages = Vec::with_capacity(2);
     if !req.system.is_empty() {
         messages.push(WireMessage {
@@ -86,7 +87,7 @@ pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
         role: "user",
         content: &req.user,
     });
-    let body = WireRequest {
+    WireRequest {
         model: model_id,
         messages,
         temperature: req.temperature,
@@ -101,8 +102,12 @@ pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
                     schema,
                 },
             }),
-    };
-    serde_json::to_value(body).unwrap_or(Value::Null)
+    }
+}
+
+/// The request body for `req` as JSON (pure; snapshot-tested).
+pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
+    serde_json::to_value(wire_request(model_id, req)).unwrap_or(Value::Null)
 }
 
 #[derive(Deserialize)]
@@ -217,7 +222,7 @@ impl Provider for OpenAiProvider {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         Box::pin(async move {
-            let body = request_body(&self.model_id, req);
+            let body = wire_request(&self.model_id, req);
             let mut builder = http_client()
                 .post(&self.endpoint)
                 .headers(self.headers.clone())
