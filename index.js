@@ -173,7 +173,7 @@ class Scorer {
     let remainingMs
     if (deadlineMs !== undefined) {
       remainingMs = deadlineMs - (Date.now() - started)
-      if (remainingMs <= 0) throw deadlineFailure(payload, 'contextExtractor')
+      if (remainingMs <= 0) throw deadlineFailure(payload, this.#prepare ? 'contextExtractor' : 'run')
     }
     let handle
     let onAbort

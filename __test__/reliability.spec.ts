@@ -176,3 +176,55 @@ describe('API keys never leak', () => {
     expect(errors[0].cause!.rawOutput).toContain('***')
   })
 })
+
+describe('review regressions', () => {
+  it('the deadline also bounds time spent queueing for an endpoint slot', async () => {
+    server.on(STEP.preprocess, { json: { statements: ['a'] }, delayMs: 1500 })
+    server.on(STEP.analyze, { json: { results: [{ result: 'yes', reason: 'r' }] } })
+    server.on(STEP.generateReason, 'The score is 1 because yes.')
+    const s = scorer({}, { maxConcurrency: 1 })
+    const slow = s.run({ input: 'q', output: 'slow' })
+    await server.waitForRequests(1)
+    const t0 = Date.now()
+    const err = await s.run({ input: 'q', output: 'queued' }, { deadlineMs: 200 }).catch((e) => e)
+    expect(err).toBeInstanceOf(ScorerRunError)
+    expect(err.code).toBe('OXEVAL_DEADLINE')
+    expect(Date.now() - t0).toBeLessThan(1000)
+    expect((await slow).score).toBe(1)
+  })
+
+  it('the cache never serves one endpoint’s answers to another with the same model id', async () => {
+    const other = await startJudgeServer()
+    try {
+      scriptHappyPath(server)
+      other.on(() => true, { json: { statements: ['x'] } }, { times: 1 })
+      other.on(() => true, { json: { results: [{ result: 'no', reason: 'r' }] } }, { times: 1 })
+      other.on(() => true, 'The score is 0 because no.')
+      const id = `openai/shared-${++uniq}`
+      const a = createAnswerRelevancyScorer({ model: { id, url: server.url }, cache: true })
+      const b = createAnswerRelevancyScorer({ model: { id, url: other.url }, cache: true })
+      expect((await a.run({ input: 'q', output: 'same text' })).score).toBe(0.5)
+      expect((await b.run({ input: 'q', output: 'same text' })).score).toBe(0)
+      expect(other.requests).toHaveLength(3)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('absurd header values and deadlines never panic', async () => {
+    server.on(STEP.preprocess, { json: { statements: ['a'] }, headers: { 'retry-after': '1e20', 'retry-after-ms': '1e300', 'x-ratelimit-reset-tokens': '99999999999999999999h' } })
+    server.on(STEP.analyze, { json: { results: [{ result: 'yes', reason: 'r' }] } })
+    server.on(STEP.generateReason, 'The score is 1 because yes.')
+    const r = await scorer().run({ input: 'q', output: 'a' }, { deadlineMs: 1e30 })
+    expect(r.score).toBe(1)
+  })
+
+  it('rate-limit reset headers on a 5xx do not turn backoff into a 30 s wait', async () => {
+    server.on(STEP.preprocess, { status: 503, headers: { 'x-ratelimit-reset-tokens': '6m0s', 'x-ratelimit-reset-requests': '120ms' } }, { times: 1 })
+    scriptHappyPath(server)
+    const t0 = Date.now()
+    const r = await scorer().run({ input: 'q', output: 'a' })
+    expect(r.score).toBe(0.5)
+    expect(Date.now() - t0).toBeLessThan(2000)
+  })
+})

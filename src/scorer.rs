@@ -76,11 +76,11 @@ impl NativeScorer {
         let scorer = self.inner.clone();
         let ctx = RunContext {
             cancel: cancel.map(|c| c.token.clone()).unwrap_or_default(),
+            // an absurdly large deadline (1e30 ms) means no deadline, never a panic
             deadline: deadline_ms
-                .filter(|ms| ms.is_finite() && *ms > 0.0)
-                .map(|ms| {
-                    tokio::time::Instant::now() + std::time::Duration::from_secs_f64(ms / 1000.0)
-                }),
+                .filter(|ms| *ms > 0.0)
+                .and_then(|ms| std::time::Duration::try_from_secs_f64(ms / 1000.0).ok())
+                .and_then(|d| tokio::time::Instant::now().checked_add(d)),
         };
         env.spawn_future(async move {
             let value = match RunInput::from_json(&run) {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
 /// Bump when the meaning of a cached entry changes.
-const VERSION: &str = "oxeval-cache-v1";
+const VERSION: &str = "oxeval-cache-v2";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct Entry {
@@ -88,10 +88,31 @@ impl ResponseCache {
         }
     }
 
-    /// The cache key of a request (hex SHA-256).
-    pub fn key(provider: &str, model: &str, req: &ChatRequest) -> String {
+    /// The endpoint part of cache keys (hex SHA-256 of provider, base URL and the custom
+    /// headers, so header values such as Azure `api-key`s are never kept in clear).
+    pub fn scope(provider: &str, base_url: &str, headers: &[(String, String)]) -> String {
+        let mut sorted: Vec<&(String, String)> = headers.iter().collect();
+        sorted.sort();
         let mut h = Sha256::new();
-        for part in [VERSION, provider, model, &req.system, &req.user] {
+        for part in [provider, base_url] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        for (k, v) in sorted {
+            for part in [k, v] {
+                h.update((part.len() as u64).to_le_bytes());
+                h.update(part.as_bytes());
+            }
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The cache key of a request (hex SHA-256). `endpoint` identifies where the request
+    /// goes (provider, base URL, custom headers): the same model name behind another endpoint
+    /// (a proxy, a local mock, another deployment) must not share entries.
+    pub fn key(endpoint: &str, model: &str, req: &ChatRequest) -> String {
+        let mut h = Sha256::new();
+        for part in [VERSION, endpoint, model, &req.system, &req.user] {
             h.update((part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }
@@ -215,6 +236,18 @@ mod tests {
         hot.temperature = Some(1.0);
         assert_ne!(a, ResponseCache::key("openai", "m", &hot));
         assert_eq!(a.len(), 64);
+        // the same model behind another endpoint or with other headers is another scope
+        let s1 = ResponseCache::scope("openai", "http://a/v1", &[]);
+        assert_ne!(s1, ResponseCache::scope("openai", "http://b/v1", &[]));
+        let h = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_ne!(
+            s1,
+            ResponseCache::scope("openai", "http://a/v1", &[h("api-version", "1")])
+        );
+        assert_eq!(
+            ResponseCache::scope("p", "u", &[h("a", "1"), h("b", "2")]),
+            ResponseCache::scope("p", "u", &[h("b", "2"), h("a", "1")])
+        );
     }
 
     #[tokio::test]

@@ -156,6 +156,14 @@ pub struct RunContext {
 }
 
 impl RunContext {
+    /// Resolves when the deadline passes; never without one.
+    async fn deadline_passed(&self) {
+        match self.deadline {
+            Some(d) => tokio::time::sleep_until(d).await,
+            None => std::future::pending().await,
+        }
+    }
+
     fn remaining(&self) -> Option<Duration> {
         self.deadline
             .map(|d| d.saturating_duration_since(tokio::time::Instant::now()))
@@ -222,6 +230,8 @@ pub struct Judge {
     settings: ModelSettings,
     limiter: Arc<EndpointLimiter>,
     cache: Option<ResponseCache>,
+    /// Where requests go (provider, base URL, custom headers): part of every cache key.
+    cache_scope: String,
 }
 
 impl Judge {
@@ -239,12 +249,14 @@ impl Judge {
     ) -> Judge {
         let endpoint = format!("{}#{}", model.base_url, model.model_id);
         let limiter = EndpointLimiter::shared(&endpoint, settings.limits);
+        let cache_scope = ResponseCache::scope(&model.provider_id, &model.base_url, &model.headers);
         Judge {
             provider,
             model,
             settings,
             limiter,
             cache: None,
+            cache_scope,
         }
     }
 
@@ -297,7 +309,9 @@ impl Judge {
             Ok(_) => exec.status = "success",
             Err(e) => {
                 exec.status = "failed";
-                if exec.raw_output.is_none() {
+                // the error's own raw text (e.g. the failing fallback's HTTP body) wins over
+                // an earlier attempt's reply
+                if e.raw_output.is_some() {
                     exec.raw_output = e.raw_output.clone();
                 }
                 exec.error = Some(ExecutionError {
@@ -425,18 +439,22 @@ impl Judge {
         };
         let mut result = Err(JudgeError::new(
             ErrorCode::JudgeOutput,
-            "the judge returned empty text twice",
+            "no attempt was made",
         ));
+        let mut problems: Vec<&str> = Vec::new();
         for attempt in 1..=2 {
             exec.attempt_count = attempt;
             match self.send(&req, ctx, &mut exec).await {
-                Ok((resp, _)) if resp.finish_reason.as_deref() == Some("length") => {
+                Ok((resp, _)) if is_truncated(&resp) => {
                     req.max_tokens = Some(req.max_tokens.map_or(4096, |n| n.saturating_mul(2)));
-                    result = Err(JudgeError::new(
-                        ErrorCode::JudgeTruncated,
-                        "the judge's text was truncated (finish_reason 'length') twice, the second time with a larger output budget; raise modelSettings.maxOutputTokens",
-                    )
-                    .with_raw(resp.text));
+                    problems.push("truncated (finish_reason 'length')");
+                    let code = if problems.iter().all(|p| p.starts_with("truncated")) {
+                        ErrorCode::JudgeTruncated
+                    } else {
+                        ErrorCode::JudgeOutput
+                    };
+                    result =
+                        Err(JudgeError::new(code, text_problem(&problems)).with_raw(resp.text));
                 }
                 Ok((resp, key)) if !resp.text.trim().is_empty() => {
                     let text = resp.text.trim().to_string();
@@ -446,9 +464,10 @@ impl Judge {
                     break;
                 }
                 Ok(_) => {
+                    problems.push("empty");
                     result = Err(JudgeError::new(
                         ErrorCode::JudgeOutput,
-                        "the judge returned empty text twice",
+                        text_problem(&problems),
                     ));
                 }
                 Err(e) => {
@@ -478,7 +497,7 @@ impl Judge {
         let key = self
             .cache
             .as_ref()
-            .map(|_| ResponseCache::key(self.provider.name(), self.provider.model_id(), req));
+            .map(|_| ResponseCache::key(&self.cache_scope, self.provider.model_id(), req));
         if let (Some(cache), Some(k)) = (&self.cache, &key) {
             if let Some(hit) = cache.get(k).await {
                 exec.cached = true;
@@ -500,8 +519,10 @@ impl Judge {
         ctx: &RunContext,
         exec: &mut Execution,
     ) -> Result<ChatResponse, JudgeError> {
-        let est_tokens = ((req.system.len() + req.user.len()) / 4) as u32
-            + self.settings.max_output_tokens.unwrap_or(256);
+        let prompt_tokens =
+            u32::try_from((req.system.len() + req.user.len()) / 4).unwrap_or(u32::MAX);
+        let est_tokens =
+            prompt_tokens.saturating_add(self.settings.max_output_tokens.unwrap_or(256));
         let policy = self.settings.retry;
         let mut retry = 0u32;
         loop {
@@ -518,6 +539,7 @@ impl Judge {
             let permit = tokio::select! {
                 p = self.limiter.acquire(est_tokens) => p,
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
+                _ = ctx.deadline_passed() => return Err(deadline_error()),
             };
             // time spent queueing counts against the deadline, not the attempt timeout
             if let Some(rem) = ctx.remaining() {
@@ -627,6 +649,21 @@ impl Judge {
                 .map(|k| k.expose()),
         )
     }
+}
+
+/// "the judge's text was truncated (…) on attempt 1 and empty on attempt 2; …".
+fn text_problem(problems: &[&str]) -> String {
+    let parts: Vec<String> = problems
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{p} on attempt {}", i + 1))
+        .collect();
+    let hint = if problems.iter().any(|p| p.starts_with("truncated")) {
+        "; the second attempt had twice the output budget: raise modelSettings.maxOutputTokens"
+    } else {
+        ""
+    };
+    format!("the judge's text was {}{hint}", parts.join(" and "))
 }
 
 fn is_truncated(resp: &ChatResponse) -> bool {

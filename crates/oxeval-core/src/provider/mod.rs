@@ -109,7 +109,8 @@ pub fn http_client() -> &'static reqwest::Client {
 pub fn parse_retry_after(value: &str, now: std::time::SystemTime) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        // try_from: an absurd value (1e20) is ignored instead of panicking
+        return Duration::try_from_secs_f64(secs).ok();
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
@@ -149,7 +150,10 @@ pub fn parse_reset_duration(value: &str) -> Option<Duration> {
         total += num.parse::<f64>().ok()?;
         any = true;
     }
-    (any && total.is_finite()).then(|| Duration::from_secs_f64(total))
+    if !any {
+        return None;
+    }
+    Duration::try_from_secs_f64(total).ok()
 }
 
 #[cfg(test)]
@@ -168,6 +172,8 @@ mod tests {
         let past = httpdate::fmt_http_date(now - D::from_secs(7));
         assert_eq!(parse_retry_after(&past, now), Some(D::ZERO));
         assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("1e20", now), None, "no panic on overflow");
+        assert_eq!(parse_retry_after("NaN", now), None);
         let _ = SystemTime::now();
     }
 
@@ -180,6 +186,11 @@ mod tests {
         assert_eq!(parse_reset_duration("3"), Some(D::from_secs(3)));
         assert_eq!(parse_reset_duration("x"), None);
         assert_eq!(parse_reset_duration(""), None);
+        assert_eq!(
+            parse_reset_duration("99999999999999999999h"),
+            None,
+            "no panic on overflow"
+        );
     }
 
     #[test]

@@ -186,16 +186,25 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
     })
 }
 
-/// The wait the server asked for: `Retry-After`, `retry-after-ms`, or OpenAI's reset headers.
-fn retry_hint(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+/// The wait the server asked for, only where it means "retry after this": `Retry-After` /
+/// `retry-after-ms` on 429 and 503, and on a 429 without them the soonest of OpenAI's
+/// `x-ratelimit-reset-*` (a token bucket's full-refill time is not a wait for one request).
+fn retry_hint(status: u16, headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    if !matches!(status, 429 | 503) {
+        return None;
+    }
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(ms) = get("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
-        }
+    if let Some(d) = get("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+    {
+        return Some(d);
     }
     if let Some(d) = get("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())) {
         return Some(d);
+    }
+    if status != 429 {
+        return None;
     }
     [
         "x-ratelimit-reset-requests",
@@ -204,7 +213,7 @@ fn retry_hint(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     ]
     .iter()
     .filter_map(|h| get(h).and_then(parse_reset_duration))
-    .max()
+    .min()
 }
 
 impl Provider for OpenAiProvider {
@@ -241,7 +250,7 @@ impl Provider for OpenAiProvider {
             };
             let resp = builder.send().await.map_err(map_err)?;
             let status = resp.status();
-            let retry_after = retry_hint(resp.headers());
+            let retry_after = retry_hint(status.as_u16(), resp.headers());
             let bytes = resp.bytes().await.map_err(map_err)?;
             if !status.is_success() {
                 return Err(CallError::Http {
@@ -313,6 +322,38 @@ mod tests {
             request_body("llama3.2", &req),
             json!({"model": "llama3.2", "messages": [{"role": "user", "content": "Judge this."}]})
         );
+    }
+
+    #[test]
+    fn retry_hints_only_where_they_mean_retry() {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-ratelimit-reset-requests",
+            HeaderValue::from_static("120ms"),
+        );
+        h.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("6m0s"));
+        assert_eq!(
+            retry_hint(429, &h),
+            Some(Duration::from_millis(120)),
+            "the soonest reset"
+        );
+        assert_eq!(
+            retry_hint(503, &h),
+            None,
+            "reset headers are not a 503 hint"
+        );
+        assert_eq!(retry_hint(500, &h), None);
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_hint(503, &h), Some(Duration::from_secs(2)));
+        assert_eq!(retry_hint(429, &h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+        assert_eq!(
+            retry_hint(429, &h),
+            Some(Duration::from_secs(2)),
+            "overflow ignored, no panic"
+        );
+        assert_eq!(retry_hint(200, &h), None);
     }
 
     #[test]
