@@ -39,6 +39,30 @@ pub struct ScorerMeta {
     pub steps: Vec<StepMeta>,
 }
 
+impl ScorerMeta {
+    /// The metadata of an LLM-judged (`agent`) scorer.
+    pub fn agent(
+        id: &'static str,
+        name: &'static str,
+        description: &'static str,
+        judge: &crate::engine::Judge,
+        instructions: &'static str,
+        steps: Vec<StepMeta>,
+    ) -> Self {
+        ScorerMeta {
+            id,
+            name,
+            description,
+            kind: "agent",
+            judge: Some(JudgeMeta {
+                model: judge.model_ref().to_string(),
+                instructions,
+            }),
+            steps,
+        }
+    }
+}
+
 pub trait Scorer: Send + Sync {
     fn meta(&self) -> &ScorerMeta;
     fn run<'a>(

@@ -10,7 +10,7 @@ use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::{JudgeMeta, ScorerMeta, StepMeta};
+use crate::scorers::{ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -111,16 +111,13 @@ impl AnswerRelevancy {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta {
-            id: ID,
-            name: "Answer Relevancy Scorer",
-            description: "Evaluates how relevant the answer is to the input, with an LLM judge",
-            kind: "agent",
-            judge: Some(JudgeMeta {
-                model: judge.model_ref().to_string(),
-                instructions: INSTRUCTIONS,
-            }),
-            steps: vec![
+        let meta = ScorerMeta::agent(
+            ID,
+            "Answer Relevancy Scorer",
+            "Evaluates how relevant the answer is to the input, with an LLM judge",
+            &judge,
+            INSTRUCTIONS,
+            vec![
                 StepMeta {
                     name: "preprocess",
                     kind: "prompt",
@@ -142,7 +139,7 @@ impl AnswerRelevancy {
                     description: "Explain the score",
                 },
             ],
-        };
+        );
         AnswerRelevancy { judge, opts, meta }
     }
 

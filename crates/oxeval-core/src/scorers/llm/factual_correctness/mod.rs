@@ -19,7 +19,7 @@ use crate::engine::{Call, Judge, RunContext, Structured};
 use crate::error::InvalidArgument;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::{JudgeMeta, ScorerMeta, StepMeta};
+use crate::scorers::{ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_even};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -262,16 +262,13 @@ impl FactualCorrectness {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta {
-            id: ID,
-            name: "Factual Correctness Scorer",
-            description: "Measures the factual overlap of the output with the ground truth (claim precision, recall or F-beta), with an LLM judge",
-            kind: "agent",
-            judge: Some(JudgeMeta {
-                model: judge.model_ref().to_string(),
-                instructions: INSTRUCTIONS,
-            }),
-            steps: vec![
+        let meta = ScorerMeta::agent(
+            ID,
+            "Factual Correctness Scorer",
+            "Measures the factual overlap of the output with the ground truth (claim precision, recall or F-beta), with an LLM judge",
+            &judge,
+            INSTRUCTIONS,
+            vec![
                 StepMeta {
                     name: "preprocess",
                     kind: "prompt",
@@ -297,7 +294,7 @@ impl FactualCorrectness {
                     description: "Explain the score",
                 },
             ],
-        };
+        );
         FactualCorrectness { judge, opts, meta }
     }
 

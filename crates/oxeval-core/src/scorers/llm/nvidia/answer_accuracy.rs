@@ -10,7 +10,7 @@ use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_at_least};
-use crate::scorers::{JudgeMeta, ScorerMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, user_text};
 use serde_json::Value;
 
@@ -33,20 +33,17 @@ impl AnswerAccuracy {
     }
 
     pub fn new(judge: Judge, max_attempts: u32) -> Self {
-        let meta = ScorerMeta {
-            id: ID,
-            name: "Answer Accuracy Scorer",
-            description: "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
-            kind: "agent",
-            judge: Some(JudgeMeta {
-                model: judge.model_ref().to_string(),
-                instructions: INSTRUCTIONS,
-            }),
-            steps: steps(
+        let meta = ScorerMeta::agent(
+            ID,
+            "Answer Accuracy Scorer",
+            "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
+            &judge,
+            INSTRUCTIONS,
+            steps(
                 "Two judges rate the output against the ground truth (0, 2 or 4)",
                 "Mean of the valid ratings divided by 4",
             ),
-        };
+        );
         AnswerAccuracy {
             judge,
             max_attempts,

@@ -14,7 +14,7 @@ use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
 use crate::scorers::llm::context::{context_option, joined_contexts};
-use crate::scorers::{JudgeMeta, ScorerMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::user_text;
 use serde_json::Value;
 
@@ -53,20 +53,17 @@ impl ContextRelevance {
     }
 
     pub fn new(judge: Judge, max_attempts: u32, context: Option<Vec<String>>) -> Self {
-        let meta = ScorerMeta {
-            id: ID,
-            name: "Context Relevance Scorer",
-            description: "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
-            kind: "agent",
-            judge: Some(JudgeMeta {
-                model: judge.model_ref().to_string(),
-                instructions: INSTRUCTIONS,
-            }),
-            steps: steps(
+        let meta = ScorerMeta::agent(
+            ID,
+            "Context Relevance Scorer",
+            "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
+            &judge,
+            INSTRUCTIONS,
+            steps(
                 "Two judges rate the context's relevance to the question (0, 1 or 2)",
                 "Mean of the valid ratings divided by 2",
             ),
-        };
+        );
         ContextRelevance {
             judge,
             max_attempts,

@@ -13,7 +13,7 @@ use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
 use crate::scorers::llm::context::{context_option, joined_contexts};
-use crate::scorers::{JudgeMeta, ScorerMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::assistant_text;
 use serde_json::Value;
 
@@ -48,20 +48,17 @@ impl ResponseGroundedness {
     }
 
     pub fn new(judge: Judge, max_attempts: u32, context: Option<Vec<String>>) -> Self {
-        let meta = ScorerMeta {
-            id: ID,
-            name: "Response Groundedness Scorer",
-            description: "Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness)",
-            kind: "agent",
-            judge: Some(JudgeMeta {
-                model: judge.model_ref().to_string(),
-                instructions: INSTRUCTIONS,
-            }),
-            steps: steps(
+        let meta = ScorerMeta::agent(
+            ID,
+            "Response Groundedness Scorer",
+            "Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness)",
+            &judge,
+            INSTRUCTIONS,
+            steps(
                 "Two judges rate how far the context supports the output (0, 1 or 2)",
                 "Mean of the valid ratings divided by 2",
             ),
-        };
+        );
         ResponseGroundedness {
             judge,
             max_attempts,
