@@ -18,22 +18,26 @@ export interface ModelEndpointOptions {
 
 /** Mastra's `modelSettings` plus oxeval's reliability knobs. */
 export interface ModelSettings {
-  /** Default 0. */
+  /** 0..2. Default 0. */
   temperature?: number
+  /** Integer 1..1 000 000. */
   maxOutputTokens?: number
-  /** Retries of retryable HTTP failures (408/409/429/5xx/network/timeout). Default 2. */
+  /** Retries of retryable HTTP failures (408/409/429/5xx/network/timeout). Integer 0..20. Default 2. */
   maxRetries?: number
-  /** Per HTTP attempt. Default 60000. */
+  /** Per HTTP attempt. Integer 1..3 600 000. Default 60000. */
   timeoutMs?: number
-  /** First backoff step (doubles per retry, with jitter). Default 500. */
+  /** First backoff step (doubles per retry, with jitter). Integer 0..600 000. Default 500. */
   retryDelayMs?: number
   /** Max requests in flight to this endpoint+model (shared by scorers with the same limits);
-   * halves on HTTP 429 and grows back additively (AIMD). Default 128. */
+   * halves on HTTP 429 and grows back additively (AIMD). Integer 1..10 000. Default 128. */
   maxConcurrency?: number
-  /** Requests-per-minute budget for this endpoint+model. */
+  /** Requests-per-minute budget for this endpoint+model. Integer ≥ 1. */
   rpm?: number
-  /** Tokens-per-minute budget (estimated from the prompt size plus maxOutputTokens). */
+  /** Tokens-per-minute budget (estimated from the prompt size plus maxOutputTokens). Integer ≥ 1. */
   tpm?: number
+  /** Largest judge response body read, in bytes (1024..2^30); past it the call fails with
+   * OXEVAL_JUDGE_RESPONSE_TOO_LARGE. Default 8 MiB. */
+  maxResponseBytes?: number
 }
 
 /** Response cache: `true` (in memory), `{ dir }` (also on disk, shareable across processes),
@@ -75,6 +79,10 @@ export interface JudgeExecution<TOutput = unknown> {
   error?: { name: string; message: string; code: string }
   /** True when the answer came from the response cache (no HTTP call, zero tokens). */
   cached?: boolean
+  /** The judge's reasoning (a `<think>` block or a `reasoning_content` field): kept here, never parsed as the answer. */
+  reasoning?: string
+  /** What was accepted despite a problem, e.g. `1 verdict for 3 statements`. */
+  warnings?: string[]
 }
 
 export type JudgeRecord = Record<string, { executions: JudgeExecution[] }>
@@ -109,6 +117,8 @@ export type ScorerResult<TPre = unknown, TAnalyze = unknown> = ScorerRun & {
   analyzePrompt: string | undefined
   /** Present when at least one LLM step ran. */
   judge?: JudgeRecord
+  /** `step: problem` for what was accepted despite a problem (e.g. `analyze: 1 verdict for 3 statements`); absent when none. */
+  warnings?: string[]
 }
 
 export interface ScorerStep {
@@ -132,7 +142,7 @@ export interface Scorer<TResult extends ScorerResult = ScorerResult> {
 export declare class ScorerRunError extends Error {
   name: 'ScorerRunError'
   /** Stable code: OXEVAL_JUDGE_HTTP, OXEVAL_JUDGE_NETWORK, OXEVAL_JUDGE_TIMEOUT, OXEVAL_JUDGE_OUTPUT,
-   * OXEVAL_JUDGE_TRUNCATED, OXEVAL_MISSING_API_KEY, OXEVAL_DEADLINE, OXEVAL_NO_VALID_JUDGMENT, OXEVAL_INTERNAL. */
+   * OXEVAL_JUDGE_TRUNCATED, OXEVAL_JUDGE_REFUSAL, OXEVAL_JUDGE_RESPONSE_TOO_LARGE, OXEVAL_MISSING_API_KEY, OXEVAL_DEADLINE, OXEVAL_NO_VALID_JUDGMENT, OXEVAL_INTERNAL. */
   code: string
   /** The step that failed (e.g. 'preprocess', 'analyze', 'generateReason'). */
   failedStep: string

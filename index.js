@@ -91,6 +91,7 @@ function shapeResult(run, r) {
   out.runId = r.runId
   for (const k of STEP_KEYS) out[k] = r[k]
   if (r.judge !== undefined) out.judge = r.judge
+  if (r.warnings !== undefined) out.warnings = r.warnings
   return out
 }
 
@@ -156,6 +157,12 @@ class Scorer {
   async run(run, options) {
     const signal = options && options.signal
     const deadlineMs = options && options.deadlineMs
+    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
+      throw typeError(
+        `run options.signal must be an AbortSignal (e.g. AbortSignal.timeout(ms) or new AbortController().signal); got ${Array.isArray(signal) ? 'array' : typeof signal}`,
+        'OXEVAL_INVALID_INPUT',
+      )
+    }
     if (deadlineMs !== undefined && (typeof deadlineMs !== 'number' || !(deadlineMs > 0))) {
       throw typeError('run options.deadlineMs must be a positive number of milliseconds', 'OXEVAL_INVALID_INPUT')
     }

@@ -150,7 +150,7 @@ const SEED = {
 }
 const SEED_SCORE = 0.67
 const SEED_REASON =
-  '1 of 1 response claims are supported by the reference; 1 of 2 reference claims are covered by the response → F1 0.67.'
+  '1 of 1 response claims are supported by the reference (TP 1, FP 0); 1 of 2 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.67.'
 
 type FcStep = 'preprocess' | 'analyze'
 type Side = 'response' | 'reference'

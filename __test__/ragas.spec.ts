@@ -194,9 +194,9 @@ describe('scorer identity', () => {
 
 describe('factual correctness: the Ragas seed', () => {
   it.each([
-    ['f1', 0.67, '→ F1 0.67.'],
-    ['precision', 1, '→ precision 1.0.'],
-    ['recall', 0.5, '→ recall 0.5.'],
+    ['f1', 0.67, '= 0.67.'],
+    ['precision', 1, 'precision = TP / (TP + FP) = 1.0.'],
+    ['recall', 0.5, 'recall = TP / (TP + FN) = 0.5.'],
   ] as const)('mode %s → %s', async (mode, want, tail) => {
     scriptSeed()
     const r = await fcScorer({ mode }).run({ input: 'Where is the Eiffel Tower?', output: SEED.response, groundTruth: SEED.reference })
@@ -237,7 +237,7 @@ describe('factual correctness: the Ragas seed', () => {
     expect(r.generateScorePrompt).toBeUndefined()
     expect(r.generateReasonPrompt).toBeUndefined()
     expect(r.reason).toBe(
-      '1 of 1 response claims are supported by the reference; 1 of 2 reference claims are covered by the response → F1 0.67.',
+      '1 of 1 response claims are supported by the reference (TP 1, FP 0); 1 of 2 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.67.',
     )
     expect(r.preprocessStepResult).toEqual({ responseClaims: SEED.responseClaims, referenceClaims: SEED.referenceClaims })
     expect(r.analyzeStepResult).toEqual({
@@ -367,9 +367,9 @@ describe('factual correctness: the Ragas seed', () => {
 describe('factual correctness: counting and F-beta', () => {
   // tp 2, fp 1, fn 3 (2 of 5 reference claims covered): p = 2/3, r = 2/5
   it.each([
-    [1, 0.5, 'F1 0.5'],
-    [2, 0.43, 'F-beta (beta 2) 0.43'],
-    [0.5, 0.59, 'F-beta (beta 0.5) 0.59'],
+    [1, 0.5, 'F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.5'],
+    [2, 0.43, 'F-beta (beta 2) of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.43'],
+    [0.5, 0.59, 'F-beta (beta 0.5) of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.59'],
   ])('beta %s → %s', async (beta, want, label) => {
     const run = countsCase(2, 1, 3, 2)
     const r = await fcScorer({ beta }).run(run)
@@ -378,7 +378,7 @@ describe('factual correctness: counting and F-beta', () => {
     expect(r.score).toBe(want)
     expect(r.analyzeStepResult).toMatchObject({ tp: 2, fp: 1, fn: 3, beta, mode: 'f1' })
     expect(r.reason).toBe(
-      `2 of 3 response claims are supported by the reference; 2 of 5 reference claims are covered by the response → ${label}.`,
+      `2 of 3 response claims are supported by the reference (TP 2, FP 1); 3 of 5 reference claims are missing from the response (FN 3); ${label}.`,
     )
   })
 
@@ -391,7 +391,7 @@ describe('factual correctness: counting and F-beta', () => {
     expect(fbeta(1, 0, 1, 0.5)).toBeCloseTo(0.625 / 0.75, 12) // 0.8333
     expect(b2.score).toBe(0.56)
     expect(bh.score).toBe(0.83)
-    expect(b2.reason!.endsWith('→ F-beta (beta 2) 0.56.')).toBe(true)
+    expect(b2.reason!.endsWith('F-beta (beta 2) of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.56.')).toBe(true)
     expect(bh.analyzeStepResult!.beta).toBe(0.5)
   })
 
@@ -399,7 +399,7 @@ describe('factual correctness: counting and F-beta', () => {
     expect(fbeta(5, 3, 3, 1)).toBe(0.625)
     const r = await fcScorer().run(countsCase(5, 3, 3, 5))
     expect(r.score).toBe(0.62) // Math.round-style half-up would say 0.63
-    expect(r.reason!.endsWith('→ F1 0.62.')).toBe(true)
+    expect(r.reason!.endsWith('= 0.62.')).toBe(true)
   })
 
   it('rounds half to even: F1 exactly 0.375 → 0.38 (tp 3, fp 5, fn 5)', async () => {
@@ -412,7 +412,8 @@ describe('factual correctness: counting and F-beta', () => {
     const r = await fcScorer({ mode: 'precision' }).run(countsCase(5, 3, 0))
     expect(r.analyzeStepResult).toMatchObject({ tp: 5, fp: 3, fn: 0, precision: 5 / (8 + 1e-8) })
     expect(r.score).toBe(0.62)
-    expect(r.reason).toBe('5 of 8 response claims are supported by the reference → precision 0.62.')
+    expect(r.reason).toBe('5 of 8 response claims are supported by the reference (TP 5, FP 3); precision = TP / (TP + FP) = 0.62.')
+    expect(r.analyzeStepResult!.recall).toBeNull()
     expect(server.requests).toHaveLength(2)
   })
 
@@ -424,7 +425,7 @@ describe('factual correctness: counting and F-beta', () => {
     expect(r.score).toBe(0.67)
   })
 
-  it('fewer verdicts than claims: the verdicts are counted', async () => {
+  it('fewer verdicts than claims: the fallback is asked, then the verdicts are counted with a warning', async () => {
     scriptFc({
       response: 'Three facts here.',
       reference: 'Two facts there.',
@@ -438,8 +439,16 @@ describe('factual correctness: counting and F-beta', () => {
     expect(r.analyzeStepResult!.responseVerdicts).toHaveLength(1)
     expect(r.score).toBe(0.67)
     expect(r.reason).toBe(
-      '1 of 1 response claims are supported by the reference; 0 of 1 reference claims are covered by the response → F1 0.67.',
+      '1 of 1 response claims are supported by the reference (TP 1, FP 0); 1 of 1 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.67.',
     )
+    // each NLI call was a format error first: the fallback stated the mismatch
+    const fallbacks = server.requests.filter((q) => q.user.includes('REJECTED:'))
+    expect(fallbacks.map((q) => JSON.parse(q.user.split('REJECTED: ')[1].split('\n')[0])).sort()).toEqual([
+      '1 verdict for 2 claims',
+      '1 verdict for 3 claims',
+    ])
+    expect(r.warnings).toEqual(['analyze: 1 verdict for 3 claims', 'analyze: 1 verdict for 2 claims'])
+    for (const ex of r.judge!.analyze.executions) expect(ex.attemptCount).toBe(2)
   })
 
   it('no response claims: the response-side NLI call is skipped', async () => {
@@ -453,7 +462,7 @@ describe('factual correctness: counting and F-beta', () => {
     expect(r.analyzePrompt).toBe(server.requests.find(isNli(SEED.response))!.user)
     expect(r.score).toBe(0)
     expect(r.reason).toBe(
-      'No claims of the response could be checked against the reference; 1 of 2 reference claims are covered by the response → F1 0.0.',
+      'The response had no claims to check against the reference (TP 0, FP 0); 1 of 2 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.0.',
     )
   })
 
@@ -467,7 +476,7 @@ describe('factual correctness: counting and F-beta', () => {
     expect(r.judge!.analyze.executions).toHaveLength(1)
     expect(r.score).toBe(1)
     expect(r.reason).toBe(
-      '1 of 1 response claims are supported by the reference; no claims of the reference could be checked against the response → F1 1.0.',
+      '1 of 1 response claims are supported by the reference (TP 1, FP 0); the reference had no claims to check against the response (FN 0); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 1.0.',
     )
   })
 

@@ -30,6 +30,12 @@ pub enum ErrorCode {
     /// The judge's output was cut off (`finish_reason = length`).
     #[serde(rename = "OXEVAL_JUDGE_TRUNCATED")]
     JudgeTruncated,
+    /// The judge refused to answer (a `refusal` instead of content), after the fallback.
+    #[serde(rename = "OXEVAL_JUDGE_REFUSAL")]
+    JudgeRefusal,
+    /// The judge's response body was larger than `modelSettings.maxResponseBytes`.
+    #[serde(rename = "OXEVAL_JUDGE_RESPONSE_TOO_LARGE")]
+    JudgeTooLarge,
     /// The run was cancelled by the caller.
     #[serde(rename = "OXEVAL_ABORTED")]
     Aborted,
@@ -55,6 +61,8 @@ impl ErrorCode {
             ErrorCode::JudgeTimeout => "OXEVAL_JUDGE_TIMEOUT",
             ErrorCode::JudgeOutput => "OXEVAL_JUDGE_OUTPUT",
             ErrorCode::JudgeTruncated => "OXEVAL_JUDGE_TRUNCATED",
+            ErrorCode::JudgeRefusal => "OXEVAL_JUDGE_REFUSAL",
+            ErrorCode::JudgeTooLarge => "OXEVAL_JUDGE_RESPONSE_TOO_LARGE",
             ErrorCode::Aborted => "OXEVAL_ABORTED",
             ErrorCode::Deadline => "OXEVAL_DEADLINE",
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
@@ -93,6 +101,8 @@ impl JudgeError {
             ErrorCode::JudgeTimeout => "JudgeTimeoutError",
             ErrorCode::JudgeOutput => "JudgeOutputError",
             ErrorCode::JudgeTruncated => "JudgeTruncatedError",
+            ErrorCode::JudgeRefusal => "JudgeRefusalError",
+            ErrorCode::JudgeTooLarge => "JudgeResponseTooLargeError",
             ErrorCode::MissingApiKey => "MissingApiKeyError",
             ErrorCode::Aborted => "AbortError",
             ErrorCode::Deadline => "DeadlineError",

@@ -14,6 +14,20 @@ pub struct StepJudge {
     pub executions: Vec<Execution>,
 }
 
+/// "1 verdict for 3 statements" when a judge's list does not match the list it judged.
+pub fn count_mismatch(got: usize, got_noun: &str, want: usize, want_noun: &str) -> Option<String> {
+    (got != want).then(|| {
+        let plural = |n: usize, noun: &str| {
+            if n == 1 {
+                format!("{n} {noun}")
+            } else {
+                format!("{n} {noun}s")
+            }
+        };
+        format!("{} for {}", plural(got, got_noun), plural(want, want_noun))
+    })
+}
+
 /// Mastra's result keys (the binding adds the echoed input fields). `None` = undefined.
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -38,6 +52,10 @@ pub struct ScoreResult {
     /// Present only when at least one LLM step ran.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub judge: BTreeMap<String, StepJudge>,
+    /// What was accepted despite a problem, as `step: problem` (e.g. `analyze: 1 verdict
+    /// for 3 statements`); absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A failed run: which step failed, what completed, the partial result, and the cause.
@@ -90,6 +108,9 @@ impl<'a> Pipeline<'a> {
 
     /// Record an execution under `judge[step]`.
     pub fn record(&mut self, step: &str, execution: Execution) {
+        for w in &execution.warnings {
+            self.result.warnings.push(format!("{step}: {w}"));
+        }
         self.result
             .judge
             .entry(step.to_string())
@@ -112,6 +133,22 @@ impl<'a> Pipeline<'a> {
         prompt: &str,
     ) -> Result<Structured<T>, RunError> {
         let call = self.judge.structured::<T>(system, prompt, self.ctx).await;
+        self.take(step, call)
+    }
+
+    /// One structured judge call for `step` with a soft expectation (see
+    /// [`Judge::structured_expect`]).
+    pub async fn structured_expect<T: StepOutput>(
+        &mut self,
+        step: &str,
+        system: &str,
+        prompt: &str,
+        expect: impl Fn(&T) -> Option<String> + Send + Sync,
+    ) -> Result<Structured<T>, RunError> {
+        let call = self
+            .judge
+            .structured_expect::<T>(system, prompt, self.ctx, expect)
+            .await;
         self.take(step, call)
     }
 
@@ -142,7 +179,18 @@ impl<'a> Pipeline<'a> {
         }))
     }
 
-    pub fn finish(self) -> ScoreResult {
-        self.result
+    /// The finished result. Every score leaves through here: a score that is not a finite
+    /// number is a bug in oxeval, reported as `OXEVAL_INTERNAL`, never returned as NaN.
+    pub fn finish(self) -> Result<ScoreResult, RunError> {
+        match self.result.score {
+            Some(s) if !s.is_finite() => Err(self.fail(
+                "generateScore",
+                JudgeError::new(
+                    ErrorCode::Internal,
+                    format!("the computed score is not a finite number ({s}); please report this"),
+                ),
+            )),
+            _ => Ok(self.result),
+        }
     }
 }

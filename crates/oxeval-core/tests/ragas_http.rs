@@ -214,7 +214,7 @@ async fn fc_seed_f1_end_to_end() {
     assert_eq!(r.run_id, "fc1");
     assert_eq!(
         r.reason.as_deref(),
-        Some("1 of 1 response claims are supported by the reference; 1 of 2 reference claims are covered by the response → F1 0.67.")
+        Some("1 of 1 response claims are supported by the reference (TP 1, FP 0); 1 of 2 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.67.")
     );
     assert_eq!(
         r.preprocess_step_result,
@@ -326,9 +326,11 @@ async fn fc_seed_precision_and_recall() {
         ),
         (Value::Null, json!(0), json!("precision"))
     );
+    // no reference side: no recall (not a near-1 number)
+    assert_eq!(a["recall"], Value::Null);
     assert_eq!(
         r.reason.as_deref(),
-        Some("1 of 1 response claims are supported by the reference → precision 1.0.")
+        Some("1 of 1 response claims are supported by the reference (TP 1, FP 0); precision = TP / (TP + FP) = 1.0.")
     );
     // precision: 1 decomposition, 1 NLI
     assert_eq!(requests(&server).await.len(), 2);

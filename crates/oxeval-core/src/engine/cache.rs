@@ -174,6 +174,7 @@ fn to_response(e: &Entry) -> ChatResponse {
             total_tokens: Some(0),
             ..Default::default()
         },
+        ..Default::default()
     }
 }
 
@@ -265,6 +266,7 @@ mod tests {
                 text: "{\"a\":1}".into(),
                 finish_reason: Some("stop".into()),
                 usage: Usage::default(),
+                ..Default::default()
             },
         )
         .await;

@@ -82,6 +82,10 @@ pub trait StepOutput: DeserializeOwned + Serialize + JsonSchema + Send + 'static
     fn check(&self) -> Result<(), String> {
         Ok(())
     }
+
+    /// Bring faithful variants of the step's JSON into its canonical form before validation
+    /// (e.g. a numeric string `"1"` where an integer is expected, as pydantic accepts).
+    fn normalize(_json: &mut Value) {}
 }
 
 /// Declare a step output type: `step_output!(Statements, "answer_relevancy_statements");`

@@ -56,6 +56,8 @@ impl Usage {
 #[derive(Debug, Clone, Default)]
 pub struct ChatResponse {
     pub text: String,
+    pub refusal: Option<String>,
+    pub reasoning: Option<String>,
     pub finish_reason: Option<String>,
     pub usage: Usage,
 }

@@ -183,6 +183,7 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
         text,
         finish_reason: choice.finish_reason,
         usage,
+        ..Default::default()
     })
 }
 

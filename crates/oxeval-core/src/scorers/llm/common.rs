@@ -112,26 +112,54 @@ pub fn scorer_bool(v: &Value, key: &str, default: bool) -> Result<bool, InvalidA
     }
 }
 
-/// An integer option ≥ `min` (top-level or under `options`); absent → `default`.
-pub fn scorer_int_at_least(
+/// An integer option in `min..=max` (top-level or under `options`); absent → `default`.
+pub fn scorer_int_in(
     v: &Value,
     key: &str,
     min: u32,
+    max: u32,
     default: u32,
 ) -> Result<u32, InvalidArgument> {
     match scorer_value(v, key)? {
         None => Ok(default),
         Some((Value::Number(n), path)) => match n.as_f64() {
-            Some(f) if f.fract() == 0.0 && f >= min as f64 && f <= u32::MAX as f64 => Ok(f as u32),
+            Some(f) if f.fract() == 0.0 && f >= min as f64 && f <= max as f64 => Ok(f as u32),
             _ => Err(InvalidArgument::options(format!(
-                "{path} must be an integer of at least {min}; got {n}"
+                "{path} must be an integer from {min} to {max}; got {n}"
             ))),
         },
         Some((other, path)) => Err(InvalidArgument::options(format!(
-            "{path} must be an integer of at least {min}; got {}",
+            "{path} must be an integer from {min} to {max}; got {}",
             type_name(other)
         ))),
     }
+}
+
+/// A numeric option within `lo..=hi` (top-level or under `options`; absent → `default`).
+/// `lo_open` excludes `lo` itself. The message names the option's path and its range, so
+/// every score computed from the option stays finite by construction.
+pub fn scorer_number_in(
+    v: &Value,
+    key: &str,
+    (lo, lo_open): (f64, bool),
+    hi: f64,
+    default: f64,
+) -> Result<f64, InvalidArgument> {
+    let n = scorer_number(v, key, default)?;
+    let ok = if lo_open { n > lo } else { n >= lo } && n <= hi;
+    if ok {
+        return Ok(n);
+    }
+    let path = scorer_value(v, key)?.map_or_else(|| format!("options.{key}"), |(_, p)| p);
+    let lower = if lo_open {
+        format!("greater than {lo}")
+    } else {
+        format!("at least {lo}")
+    };
+    Err(InvalidArgument::options(format!(
+        "{path} must be a number {lower} and at most {hi}; got {}",
+        fmt_number(n)
+    )))
 }
 
 /// The reference text of `run.groundTruth`: a string is itself; a message or an array of
@@ -157,6 +185,16 @@ pub const PROMPT_SEPARATOR: &str = "\n\n-----\n\n";
 /// The prompts of one step joined with [`PROMPT_SEPARATOR`]; `None` when there are none.
 pub fn join_prompts(prompts: &[String]) -> Option<String> {
     (!prompts.is_empty()).then(|| prompts.join(PROMPT_SEPARATOR))
+}
+
+/// A number for a message: plain when moderate, scientific (`1e307`) when huge or tiny.
+pub fn fmt_number(n: f64) -> String {
+    let a = n.abs();
+    if a != 0.0 && !(1e-6..1e15).contains(&a) {
+        format!("{n:e}")
+    } else {
+        format!("{n}")
+    }
 }
 
 /// A score for a reason text: `0.67`, `0.5`, and `1.0` / `0.0` for whole numbers.

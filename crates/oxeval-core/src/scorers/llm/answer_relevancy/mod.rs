@@ -5,10 +5,10 @@
 
 mod prompts;
 
-use super::common::{judge_from_options, scorer_number};
+use super::common::{judge_from_options, scorer_number_in};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
-use crate::pipeline::{Pipeline, RunError, ScoreResult};
+use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::{ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -19,6 +19,9 @@ use serde_json::Value;
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "answer-relevancy-scorer";
+
+/// Largest accepted `scale` (any larger factor is a mistake, and keeps every score finite).
+pub const MAX_SCALE: f64 = 1e6;
 
 /// preprocess output.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -61,18 +64,14 @@ impl Options {
     /// Top-level `uncertaintyWeight`/`scale` or under `options`, merged with defaults.
     pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
         let d = Options::default();
-        let uncertainty_weight = scorer_number(v, "uncertaintyWeight", d.uncertainty_weight)?;
-        let scale = scorer_number(v, "scale", d.scale)?;
-        if !(0.0..=1.0).contains(&uncertainty_weight) {
-            return Err(InvalidArgument::options(format!(
-                "uncertaintyWeight must be between 0 and 1; got {uncertainty_weight}"
-            )));
-        }
-        if scale <= 0.0 {
-            return Err(InvalidArgument::options(format!(
-                "scale must be greater than 0; got {scale}"
-            )));
-        }
+        let uncertainty_weight = scorer_number_in(
+            v,
+            "uncertaintyWeight",
+            (0.0, false),
+            1.0,
+            d.uncertainty_weight,
+        )?;
+        let scale = scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, d.scale)?;
         Ok(Options {
             uncertainty_weight,
             scale,
@@ -155,7 +154,7 @@ impl AnswerRelevancy {
             // Nothing to judge: no judge call, a score of 0 and a reason that says why.
             p.result.score = Some(0.0);
             p.result.reason = Some("The score is 0 because the output is empty: it contains no statement that could address the input.".into());
-            return Ok(p.finish());
+            return p.finish();
         }
 
         let prompt = prompts::extract_prompt(&answer);
@@ -172,8 +171,11 @@ impl AnswerRelevancy {
             Vec::new()
         } else {
             let prompt = prompts::judge_prompt(&question, &statements);
+            let want = statements.len();
             let judged = p
-                .structured::<Verdicts>("analyze", INSTRUCTIONS, &prompt)
+                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
+                    count_mismatch(v.results.len(), "verdict", want, "statement")
+                })
                 .await?;
             p.result.analyze_prompt = Some(prompt);
             p.result.analyze_step_result = Some(judged.json);
@@ -191,7 +193,7 @@ impl AnswerRelevancy {
         p.result.generate_reason_prompt = Some(prompt);
         p.result.reason = Some(reason);
         p.complete("generateReason");
-        Ok(p.finish())
+        p.finish()
     }
 }
 
@@ -292,9 +294,16 @@ mod tests {
             2.0
         );
         for (bad, want) in [
-            (json!({"scale": 0}), "scale must be greater than 0"),
+            (
+                json!({"scale": 0}),
+                "options.scale must be a number greater than 0 and at most 1000000; got 0",
+            ),
+            (json!({"scale": 1e307}), "at most 1000000"),
             (json!({"scale": "10"}), "scale must be a number"),
-            (json!({"uncertaintyWeight": 2}), "between 0 and 1"),
+            (
+                json!({"options": {"uncertaintyWeight": 2}}),
+                "options.options.uncertaintyWeight must be a number at least 0 and at most 1; got 2",
+            ),
             (json!({"options": 3}), "options.options must be an object"),
             (
                 json!({"options": {"scale": null, "uncertaintyWeight": "x"}}),

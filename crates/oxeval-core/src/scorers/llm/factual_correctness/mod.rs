@@ -12,12 +12,12 @@ mod prompts;
 
 use super::common::{
     fmt_score, join_prompts, judge_from_options, reference_text, scorer_bool, scorer_choice,
-    scorer_number, scorer_value,
+    scorer_number_in,
 };
 use crate::engine::schema::StepOutput;
 use crate::engine::{Call, Judge, RunContext, Structured};
 use crate::error::InvalidArgument;
-use crate::pipeline::{Pipeline, RunError, ScoreResult};
+use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::{ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_even};
@@ -28,6 +28,10 @@ use serde_json::{json, Value};
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "factual-correctness-scorer";
+
+/// Accepted `beta` (F-beta weight of recall): 0.001..=1000 keeps β² and the F-beta formula
+/// finite and a reason readable.
+pub const BETA_RANGE: (f64, f64) = (0.001, 1000.0);
 
 /// preprocess output (one per decomposed text).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -50,7 +54,30 @@ pub struct Verdict {
 pub struct Verdicts {
     pub statements: Vec<Verdict>,
 }
-crate::step_output!(Verdicts, "factual_correctness_verdicts");
+impl StepOutput for Verdicts {
+    fn schema() -> &'static crate::engine::schema::StepSchema {
+        static SCHEMA: std::sync::OnceLock<crate::engine::schema::StepSchema> =
+            std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            crate::engine::schema::StepSchema::build::<Verdicts>("factual_correctness_verdicts")
+        })
+    }
+
+    /// Ragas (pydantic) accepts a verdict sent as a numeric string (`"1"`): so do we, so
+    /// replayed Ragas outputs decode. Other strings stay strings and fail validation.
+    fn normalize(json: &mut Value) {
+        let Some(items) = json.get_mut("statements").and_then(Value::as_array_mut) else {
+            return;
+        };
+        for item in items {
+            if let Some(v) = item.get_mut("verdict") {
+                if let Some(n) = v.as_str().and_then(|s| s.trim().parse::<i64>().ok()) {
+                    *v = json!(n);
+                }
+            }
+        }
+    }
+}
 
 /// Which measure is the score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -106,13 +133,7 @@ impl Options {
             "recall" => Mode::Recall,
             _ => Mode::F1,
         };
-        let beta = scorer_number(v, "beta", 1.0)?;
-        if beta <= 0.0 {
-            let path = scorer_value(v, "beta")?.map_or("options.beta".into(), |(_, p)| p);
-            return Err(InvalidArgument::options(format!(
-                "{path} must be a finite number greater than 0; got {beta}"
-            )));
-        }
+        let beta = scorer_number_in(v, "beta", (BETA_RANGE.0, false), BETA_RANGE.1, 1.0)?;
         let atomicity = match scorer_choice(v, "atomicity", &["low", "high"], "low")? {
             "high" => Atomicity::High,
             _ => Atomicity::Low,
@@ -198,7 +219,9 @@ fn measure_name(mode: Mode, beta: f64) -> String {
 }
 
 /// The reason built from the counts (no LLM call). `reference_total` is the number of
-/// reference verdicts (`None` in precision mode).
+/// reference verdicts (`None` in precision mode). It states what each number counts, so it
+/// never reads as contradicting the score (Ragas's recall takes TP from the response side
+/// and FN from the reference side).
 pub fn reason(
     c: Counts,
     reference_total: Option<usize>,
@@ -208,32 +231,32 @@ pub fn reason(
 ) -> String {
     let response_total = c.tp + c.fp;
     let mut parts = vec![if response_total == 0 {
-        "no claims of the response could be checked against the reference".to_string()
+        "The response had no claims to check against the reference (TP 0, FP 0)".to_string()
     } else {
         format!(
-            "{} of {response_total} response claims are supported by the reference",
-            c.tp
+            "{} of {response_total} response claims are supported by the reference (TP {}, FP {})",
+            c.tp, c.tp, c.fp
         )
     }];
     if let Some(total) = reference_total {
         parts.push(if total == 0 {
-            "no claims of the reference could be checked against the response".to_string()
+            "the reference had no claims to check against the response (FN 0)".to_string()
         } else {
             format!(
-                "{} of {total} reference claims are covered by the response",
-                total.saturating_sub(c.fn_)
+                "{} of {total} reference claims are missing from the response (FN {})",
+                c.fn_, c.fn_
             )
         });
     }
-    let mut text = parts.join("; ");
-    if let Some(first) = text.get(..1) {
-        text = first.to_uppercase() + &text[1..];
-    }
-    format!(
-        "{text} → {} {}.",
-        measure_name(mode, beta),
-        fmt_score(score)
-    )
+    let formula = match mode {
+        Mode::Precision => "precision = TP / (TP + FP)".to_string(),
+        Mode::Recall => "recall = TP / (TP + FN)".to_string(),
+        Mode::F1 => format!(
+            "{} of precision TP / (TP + FP) and recall TP / (TP + FN)",
+            measure_name(mode, beta)
+        ),
+    };
+    format!("{}; {formula} = {}.", parts.join("; "), fmt_score(score))
 }
 
 pub struct FactualCorrectness {
@@ -250,6 +273,26 @@ async fn maybe_call<T: StepOutput>(
 ) -> Option<Call<Structured<T>>> {
     match prompt {
         Some(p) => Some(judge.structured::<T>(INSTRUCTIONS, p, ctx).await),
+        None => None,
+    }
+}
+
+/// One NLI call when there are claims; one verdict per claim is expected (a mismatch gets
+/// the fallback, then is scored as Ragas would, with a warning).
+async fn maybe_nli(
+    judge: &Judge,
+    prompt: Option<&str>,
+    claims: usize,
+    ctx: &RunContext,
+) -> Option<Call<Structured<Verdicts>>> {
+    match prompt {
+        Some(p) => Some(
+            judge
+                .structured_expect::<Verdicts>(INSTRUCTIONS, p, ctx, |v| {
+                    count_mismatch(v.statements.len(), "verdict", claims, "claim")
+                })
+                .await,
+        ),
         None => None,
     }
 }
@@ -359,9 +402,10 @@ impl FactualCorrectness {
             .as_ref()
             .filter(|c| !c.is_empty())
             .map(|c| prompts::nli_prompt(&response, c));
+        let reference_count = reference_claims.as_ref().map_or(0, Vec::len);
         let (a, b) = futures::join!(
-            maybe_call::<Verdicts>(judge, response_nli.as_deref(), &ctx),
-            maybe_call::<Verdicts>(judge, reference_nli.as_deref(), &ctx),
+            maybe_nli(judge, response_nli.as_deref(), response_claims.len(), &ctx),
+            maybe_nli(judge, reference_nli.as_deref(), reference_count, &ctx),
         );
         let sent: Vec<String> = response_nli.into_iter().chain(reference_nli).collect();
         p.result.analyze_prompt = join_prompts(&sent);
@@ -389,7 +433,8 @@ impl FactualCorrectness {
             "fp": c.fp,
             "fn": c.fn_,
             "precision": precision(c),
-            "recall": recall(c),
+            // no reference side in precision mode: no recall, rather than a false 1.0
+            "recall": reference_verdicts.as_ref().map(|_| recall(c)),
             "mode": opts.mode,
             "beta": opts.beta,
         });
@@ -415,7 +460,7 @@ impl FactualCorrectness {
             ));
         }
         p.complete("generateReason");
-        Ok(p.finish())
+        p.finish()
     }
 }
 
@@ -512,19 +557,21 @@ mod tests {
     fn reasons_from_counts() {
         assert_eq!(
             reason(c(2, 1, 1), Some(2), Mode::F1, 1.0, 0.67),
-            "2 of 3 response claims are supported by the reference; 1 of 2 reference claims are covered by the response → F1 0.67."
+            "2 of 3 response claims are supported by the reference (TP 2, FP 1); 1 of 2 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.67."
         );
         assert_eq!(
             reason(c(1, 0, 0), None, Mode::Precision, 1.0, 1.0),
-            "1 of 1 response claims are supported by the reference → precision 1.0."
+            "1 of 1 response claims are supported by the reference (TP 1, FP 0); precision = TP / (TP + FP) = 1.0."
         );
         assert_eq!(
             reason(c(0, 0, 0), Some(0), Mode::F1, 2.0, 0.0),
-            "No claims of the response could be checked against the reference; no claims of the reference could be checked against the response → F-beta (beta 2) 0.0."
+            "The response had no claims to check against the reference (TP 0, FP 0); the reference had no claims to check against the response (FN 0); F-beta (beta 2) of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.0."
         );
+        // Ragas's mixed recall: TP from the response side, FN from the reference side. The
+        // reason says what is counted, so "0 missing" next to recall 0.0 is not a contradiction.
         assert_eq!(
-            reason(c(1, 0, 1), Some(2), Mode::Recall, 1.0, 0.5),
-            "1 of 1 response claims are supported by the reference; 1 of 2 reference claims are covered by the response → recall 0.5."
+            reason(c(0, 2, 0), Some(2), Mode::Recall, 1.0, 0.0),
+            "0 of 2 response claims are supported by the reference (TP 0, FP 2); 0 of 2 reference claims are missing from the response (FN 0); recall = TP / (TP + FN) = 0.0."
         );
     }
 
@@ -567,9 +614,14 @@ mod tests {
             ),
             (
                 json!({"beta": 0}),
-                "beta must be a finite number greater than 0; got 0",
+                "options.beta must be a number at least 0.001 and at most 1000; got 0",
             ),
-            (json!({"beta": -1}), "greater than 0"),
+            (json!({"beta": -1}), "at least 0.001"),
+            (json!({"beta": 1e200}), "at most 1000"),
+            (
+                json!({"options": {"beta": 1e-300}}),
+                "options.options.beta must be",
+            ),
             (
                 json!({"beta": "1"}),
                 "options.beta must be a number; got string",
@@ -595,8 +647,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(verdicts.value.statements[0].verdict, 2);
+        // as Ragas (pydantic): a numeric string is the number; other strings are rejected
+        let coerced = decode::<Verdicts>(
+            r#"{"statements": [{"statement": "a", "reason": "r", "verdict": "1"}, {"statement": "b", "reason": "r", "verdict": " 0"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(coerced.value.statements[0].verdict, 1);
+        assert_eq!(coerced.value.statements[1].verdict, 0);
+        assert_eq!(coerced.json["statements"][0]["verdict"], json!(1));
         assert!(decode::<Verdicts>(
-            r#"{"statements": [{"statement": "a", "reason": "r", "verdict": "1"}]}"#
+            r#"{"statements": [{"statement": "a", "reason": "r", "verdict": "yes"}]}"#
         )
         .is_err());
         assert_eq!(Claims::schema().name, "factual_correctness_claims");

@@ -4,12 +4,14 @@
 //! the response serves as the ground truth). Score = mean of the valid ratings / 4.
 
 use super::prompts::{self, ACCURACY_INSTRUCTIONS};
-use super::{score_dual, steps, DualJudge, Rating024, RatingScale, DEFAULT_MAX_ATTEMPTS};
+use super::{
+    score_dual, steps, DualJudge, Rating024, RatingScale, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_LIMIT,
+};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_at_least};
+use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_in};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, user_text};
 use serde_json::Value;
@@ -28,7 +30,8 @@ impl AnswerAccuracy {
     /// integer ≥ 1, top-level or under `options`).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
         let judge = judge_from_options(v, "createAnswerAccuracyScorer")?;
-        let max_attempts = scorer_int_at_least(v, "maxRetries", 1, DEFAULT_MAX_ATTEMPTS)?;
+        let max_attempts =
+            scorer_int_in(v, "maxRetries", 1, MAX_ATTEMPTS_LIMIT, DEFAULT_MAX_ATTEMPTS)?;
         Ok(Self::new(judge, max_attempts))
     }
 
@@ -125,17 +128,21 @@ mod tests {
         for (bad, want) in [
             (
                 json!({"model": model, "maxRetries": 0}),
-                "options.maxRetries must be an integer of at least 1; got 0",
+                "options.maxRetries must be an integer from 1 to 20; got 0",
             ),
             (
                 json!({"model": model, "maxRetries": 1.5}),
-                "options.maxRetries must be an integer of at least 1; got 1.5",
+                "options.maxRetries must be an integer from 1 to 20; got 1.5",
             ),
             (
                 json!({"model": model, "maxRetries": "5"}),
-                "options.maxRetries must be an integer of at least 1; got string",
+                "options.maxRetries must be an integer from 1 to 20; got string",
             ),
             (json!({"model": model, "maxRetries": -1}), "got -1"),
+            (
+                json!({"model": model, "maxRetries": 21}),
+                "from 1 to 20; got 21",
+            ),
         ] {
             let e = AnswerAccuracy::from_options(&bad).err().unwrap();
             assert_eq!(e.code, crate::error::ErrorCode::InvalidOptions);

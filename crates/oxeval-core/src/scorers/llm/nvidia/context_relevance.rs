@@ -7,12 +7,14 @@
 //! Contexts are resolved by [`crate::scorers::llm::context::joined_contexts`].
 
 use super::prompts::{self, RELEVANCE_INSTRUCTIONS};
-use super::{score_dual, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS};
+use super::{
+    score_dual, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_LIMIT,
+};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::llm::common::{judge_from_options, scorer_int_at_least};
+use crate::scorers::llm::common::{judge_from_options, scorer_int_in};
 use crate::scorers::llm::context::{context_option, joined_contexts};
 use crate::scorers::ScorerMeta;
 use crate::text::user_text;
@@ -47,7 +49,8 @@ impl ContextRelevance {
     /// `{ model, modelSettings?, maxRetries = 5, context?: string[] }`.
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
         let judge = judge_from_options(v, "createContextRelevanceScorer")?;
-        let max_attempts = scorer_int_at_least(v, "maxRetries", 1, DEFAULT_MAX_ATTEMPTS)?;
+        let max_attempts =
+            scorer_int_in(v, "maxRetries", 1, MAX_ATTEMPTS_LIMIT, DEFAULT_MAX_ATTEMPTS)?;
         let context = context_option(v)?;
         Ok(Self::new(judge, max_attempts, context))
     }

@@ -32,6 +32,8 @@ use serde_json::{json, Value};
 
 /// Default attempts per judge (Ragas: 5).
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 5;
+/// Largest accepted `maxRetries` (attempts per judge).
+pub const MAX_ATTEMPTS_LIMIT: u32 = 20;
 
 /// A rating as the judge sent it. The wire schema asks for an integer; a string is also
 /// accepted when it is exactly the decimal form of an allowed rating (`"4"`), so judges
@@ -444,7 +446,7 @@ pub(crate) async fn score_dual<T: RatingOutput>(
         Some(why) => shortcut(&mut p, why),
         None => run_dual::<T>(&mut p, spec).await?,
     }
-    Ok(p.finish())
+    p.finish()
 }
 
 /// `getSteps()` of the three metrics.
