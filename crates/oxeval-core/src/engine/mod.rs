@@ -217,7 +217,7 @@ pub struct Execution {
     pub duration_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
-    /// The judge's raw text, kept on failure.
+    /// The judge's raw text, kept on failure only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_output: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -246,6 +246,9 @@ pub struct Structured<T> {
 pub struct Call<T> {
     pub result: Result<T, JudgeError>,
     pub execution: Execution,
+    /// The judge's last raw text. The record keeps it only on failure (a success has its
+    /// parsed `output`), so a large reply is not held twice.
+    pub raw: Option<String>,
 }
 
 /// A resolved judge: provider + model + settings. Built once per scorer.
@@ -332,8 +335,12 @@ impl Judge {
         result: Result<T, JudgeError>,
     ) -> Call<T> {
         exec.duration_ms = started.elapsed().as_millis() as u64;
+        let mut raw = None;
         match &result {
-            Ok(_) => exec.status = "success",
+            Ok(_) => {
+                exec.status = "success";
+                raw = exec.raw_output.take();
+            }
             Err(e) => {
                 exec.status = "failed";
                 // the error's own raw text (e.g. the failing fallback's HTTP body) wins over
@@ -348,9 +355,13 @@ impl Judge {
                 });
             }
         }
+        if raw.is_none() {
+            raw = exec.raw_output.clone();
+        }
         Call {
             result,
             execution: exec,
+            raw,
         }
     }
 

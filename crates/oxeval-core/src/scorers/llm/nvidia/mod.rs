@@ -207,7 +207,7 @@ pub async fn rate<T: RatingOutput>(
     for _ in 0..max_attempts.max(1) {
         let call = judge.structured::<T>(system, prompt, ctx).await;
         run.attempts += 1;
-        let raw = call.execution.raw_output.clone();
+        let raw = call.raw;
         run.executions.push(call.execution);
         match call.result {
             Ok(reply) => {
