@@ -3,13 +3,15 @@
 //! several processes sharing one directory). Only validated successful responses are stored;
 //! errors never are. A hit costs no HTTP call and no tokens.
 
+use super::{opt_number, opt_uint};
 use crate::error::{type_name, InvalidArgument};
 use crate::provider::{ChatRequest, ChatResponse, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 /// Bump when the meaning of a cached entry changes.
 const VERSION: &str = "oxeval-cache-v2";
@@ -20,72 +22,182 @@ struct Entry {
     finish_reason: Option<String>,
 }
 
-/// Process-wide in-memory layer shared by every cached judge.
-fn memory() -> &'static quick_cache::sync::Cache<String, Arc<Entry>> {
-    static MEM: LazyLock<quick_cache::sync::Cache<String, Arc<Entry>>> =
-        LazyLock::new(|| quick_cache::sync::Cache::new(50_000));
-    &MEM
+/// Default bound of the process-wide memory layer, in bytes (see [`entry_weight`]).
+pub const DEFAULT_MEMORY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Bytes counted per memory entry on top of its key and text: the `Arc`, the `Entry` and
+/// key `String` headers and quick_cache's slot bookkeeping, rounded up.
+const ENTRY_OVERHEAD: u64 = 160;
+
+/// Largest accepted `memoryBytes` (JavaScript's `Number.MAX_SAFE_INTEGER`).
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// The weight of one memory entry: approximately the bytes it keeps alive.
+fn entry_weight(key: &str, e: &Entry) -> u64 {
+    let finish = e.finish_reason.as_ref().map_or(0, String::len);
+    (key.len() + e.text.len() + finish) as u64 + ENTRY_OVERHEAD
 }
 
+#[derive(Debug, Clone, Copy)]
+struct EntryWeighter;
+
+impl quick_cache::Weighter<String, Arc<Entry>> for EntryWeighter {
+    fn weight(&self, key: &String, val: &Arc<Entry>) -> u64 {
+        entry_weight(key, val)
+    }
+}
+
+type MemoryLayer = quick_cache::sync::Cache<String, Arc<Entry>, EntryWeighter>;
+
+fn new_memory_layer(bytes: u64) -> MemoryLayer {
+    // the item estimate only sizes the hash tables; the weight is the bound
+    let estimated_items = (bytes / 2048).clamp(64, 100_000) as usize;
+    MemoryLayer::with_weighter(estimated_items, bytes, EntryWeighter)
+}
+
+/// The process-wide memory layer shared by every cached judge. Its bound is the largest
+/// `memoryBytes` any cache asked for so far (a cache without the option asks for
+/// [`DEFAULT_MEMORY_BYTES`]): it grows on request and never shrinks.
+fn shared_memory(bytes: u64) -> Arc<MemoryLayer> {
+    static MEM: Mutex<Option<Arc<MemoryLayer>>> = Mutex::new(None);
+    let mut slot = MEM.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*slot {
+        Some(m) => {
+            if bytes > m.capacity() {
+                m.set_capacity(bytes);
+            }
+            m.clone()
+        }
+        None => slot.insert(Arc::new(new_memory_layer(bytes))).clone(),
+    }
+}
+
+/// The parsed `cache` option.
 #[derive(Debug, Clone, PartialEq)]
+pub struct CacheConfig {
+    /// Use the process-wide memory layer (`cache.memory`, default true).
+    pub memory: bool,
+    /// Bound asked for the memory layer (`cache.memoryBytes`); 0 turns the memory layer off.
+    pub memory_bytes: u64,
+    /// The disk layer's directory (`cache.dir` or `OXEVAL_CACHE_DIR`).
+    pub dir: Option<PathBuf>,
+    /// Bound of each disk read or write (`cache.ioTimeoutMs`).
+    pub io_timeout: Duration,
+}
+
+impl CacheConfig {
+    fn new(dir: Option<PathBuf>) -> Self {
+        CacheConfig {
+            memory: true,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+            dir,
+            io_timeout: DISK_IO_TIMEOUT,
+        }
+    }
+}
+
+/// Default bound of one disk-cache read or write.
+pub const DISK_IO_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One scorer's response cache. Clones share the same layers.
+#[derive(Clone)]
 pub struct ResponseCache {
-    memory: bool,
-    dir: Option<PathBuf>,
+    config: CacheConfig,
+    memory: Option<Arc<MemoryLayer>>,
+}
+
+impl std::fmt::Debug for ResponseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseCache")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ResponseCache {
-    /// Parse `options.cache`: `true` (memory), `{ dir?, memory? }`, or `false`. Without the
-    /// option, `OXEVAL_CACHE_DIR` enables a disk (and memory) cache.
+    /// A cache with this configuration (attaches the process-wide memory layer).
+    pub fn new(config: CacheConfig) -> Self {
+        let memory =
+            (config.memory && config.memory_bytes > 0).then(|| shared_memory(config.memory_bytes));
+        ResponseCache { config, memory }
+    }
+
+    #[cfg(test)]
+    fn with_memory_layer(config: CacheConfig, layer: MemoryLayer) -> Self {
+        ResponseCache {
+            config,
+            memory: Some(Arc::new(layer)),
+        }
+    }
+
+    pub fn config(&self) -> &CacheConfig {
+        &self.config
+    }
+
+    /// Parse `options.cache`: `true` (memory), `{ dir?, memory?, memoryBytes?, ioTimeoutMs? }`,
+    /// or `false`. Without the option, `OXEVAL_CACHE_DIR` enables a disk (and memory) cache.
     pub fn from_options(
         v: Option<&Value>,
         env_dir: Option<String>,
     ) -> Result<Option<Self>, InvalidArgument> {
-        let from_env = || {
-            env_dir
-                .clone()
-                .filter(|d| !d.is_empty())
-                .map(|d| ResponseCache {
-                    memory: true,
-                    dir: Some(d.into()),
-                })
-        };
-        match v {
-            None | Some(Value::Null) => Ok(from_env()),
-            Some(Value::Bool(false)) => Ok(None),
-            Some(Value::Bool(true)) => Ok(Some(from_env().unwrap_or(ResponseCache {
-                memory: true,
-                dir: None,
-            }))),
-            Some(Value::Object(m)) => {
+        let env_dir = env_dir.filter(|d| !d.is_empty()).map(PathBuf::from);
+        let config = match v {
+            None | Some(Value::Null) => env_dir.map(|d| CacheConfig::new(Some(d))),
+            Some(Value::Bool(false)) => None,
+            Some(Value::Bool(true)) => Some(CacheConfig::new(env_dir)),
+            Some(obj @ Value::Object(m)) => {
+                let path = "options.cache";
                 let dir = match m.get("dir") {
-                    None | Some(Value::Null) => {
-                        env_dir.filter(|d| !d.is_empty()).map(PathBuf::from)
-                    }
+                    None | Some(Value::Null) => env_dir,
                     Some(Value::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
                     Some(other) => {
                         return Err(InvalidArgument::options(format!(
-                            "options.cache.dir must be a non-empty string; got {}",
+                            "{path}.dir must be a non-empty string; got {}",
                             type_name(other)
                         )))
                     }
                 };
-                let memory = match m.get("memory") {
-                    None | Some(Value::Null) => true,
-                    Some(Value::Bool(b)) => *b,
+                let mut c = CacheConfig::new(dir);
+                match m.get("memory") {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Bool(b)) => c.memory = *b,
                     Some(other) => {
                         return Err(InvalidArgument::options(format!(
-                            "options.cache.memory must be a boolean; got {}",
+                            "{path}.memory must be a boolean; got {}",
                             type_name(other)
                         )))
                     }
-                };
-                Ok(Some(ResponseCache { memory, dir }))
+                }
+                match opt_number(obj, "memoryBytes", path)? {
+                    None => {}
+                    Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => {
+                        c.memory_bytes = n as u64
+                    }
+                    Some(n) => {
+                        return Err(InvalidArgument::options(format!(
+                            "{path}.memoryBytes must be a non-negative integer (bytes; 0 turns the memory layer off); got {n}"
+                        )))
+                    }
+                }
+                match opt_uint(obj, "ioTimeoutMs", path)? {
+                    None => {}
+                    Some(0) => {
+                        return Err(InvalidArgument::options(format!(
+                            "{path}.ioTimeoutMs must be at least 1"
+                        )))
+                    }
+                    Some(ms) => c.io_timeout = Duration::from_millis(ms),
+                }
+                Some(c)
             }
-            Some(other) => Err(InvalidArgument::options(format!(
-                "options.cache must be true, false or {{ dir?: string, memory?: boolean }}; got {}",
-                type_name(other)
-            ))),
-        }
+            Some(other) => {
+                return Err(InvalidArgument::options(format!(
+                    "options.cache must be true, false or {{ dir?: string, memory?: boolean, memoryBytes?: number, ioTimeoutMs?: number }}; got {}",
+                    type_name(other)
+                )))
+            }
+        };
+        Ok(config.map(ResponseCache::new))
     }
 
     /// The endpoint part of cache keys (hex SHA-256 of provider, base URL and the custom
@@ -127,20 +239,20 @@ impl ResponseCache {
     }
 
     pub async fn get(&self, key: &str) -> Option<ChatResponse> {
-        if self.memory {
-            if let Some(e) = memory().get(key) {
+        if let Some(mem) = &self.memory {
+            if let Some(e) = mem.get(key) {
                 return Some(to_response(&e));
             }
         }
-        let dir = self.dir.clone()?;
+        let dir = self.config.dir.clone()?;
         let k = key.to_string();
         let bytes = tokio::task::spawn_blocking(move || cacache::read_sync(&dir, &k).ok())
             .await
             .ok()
             .flatten()?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
-        if self.memory {
-            memory().insert(key.to_string(), Arc::new(entry.clone()));
+        if let Some(mem) = &self.memory {
+            mem.insert(key.to_string(), Arc::new(entry.clone()));
         }
         Some(to_response(&entry))
     }
@@ -150,7 +262,7 @@ impl ResponseCache {
             text: resp.text.clone(),
             finish_reason: resp.finish_reason.clone(),
         };
-        if let Some(dir) = self.dir.clone() {
+        if let Some(dir) = self.config.dir.clone() {
             if let Ok(bytes) = serde_json::to_vec(&entry) {
                 let k = key.to_string();
                 // A cache write failure (read-only dir, full disk) must never fail the run.
@@ -158,8 +270,8 @@ impl ResponseCache {
                     tokio::task::spawn_blocking(move || cacache::write_sync(&dir, &k, bytes)).await;
             }
         }
-        if self.memory {
-            memory().insert(key.to_string(), Arc::new(entry));
+        if let Some(mem) = &self.memory {
+            mem.insert(key.to_string(), Arc::new(entry));
         }
     }
 }
@@ -182,6 +294,21 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn put_blocking(cache: &ResponseCache, key: &str, text: &str) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(cache.put(
+            key,
+            &ChatResponse {
+                text: text.into(),
+                finish_reason: Some("stop".into()),
+                usage: Usage::default(),
+            },
+        ));
+    }
+
     fn req(user: &str) -> ChatRequest {
         ChatRequest {
             system: "s".into(),
@@ -192,37 +319,123 @@ mod tests {
         }
     }
 
+    fn config(v: Option<serde_json::Value>, env: Option<&str>) -> Option<CacheConfig> {
+        ResponseCache::from_options(v.as_ref(), env.map(str::to_string))
+            .unwrap()
+            .map(|c| c.config().clone())
+    }
+
     #[test]
     fn options() {
-        assert_eq!(ResponseCache::from_options(None, None).unwrap(), None);
+        let with = |memory, dir: Option<&str>| CacheConfig {
+            memory,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+            dir: dir.map(PathBuf::from),
+            io_timeout: DISK_IO_TIMEOUT,
+        };
+        assert_eq!(config(None, None), None);
+        assert_eq!(config(Some(json!(true)), None), Some(with(true, None)));
         assert_eq!(
-            ResponseCache::from_options(Some(&json!(true)), None).unwrap(),
-            Some(ResponseCache {
-                memory: true,
-                dir: None
+            config(None, Some("/tmp/x")),
+            Some(with(true, Some("/tmp/x")))
+        );
+        assert_eq!(config(Some(json!(false)), Some("/tmp/x")), None);
+        assert_eq!(
+            config(Some(json!({"dir": "/d", "memory": false})), None),
+            Some(with(false, Some("/d")))
+        );
+        assert_eq!(
+            config(
+                Some(json!({"memoryBytes": 1048576, "ioTimeoutMs": 250})),
+                None
+            ),
+            Some(CacheConfig {
+                memory_bytes: 1 << 20,
+                io_timeout: Duration::from_millis(250),
+                ..with(true, None)
             })
         );
-        assert_eq!(
-            ResponseCache::from_options(None, Some("/tmp/x".into())).unwrap(),
-            Some(ResponseCache {
-                memory: true,
-                dir: Some("/tmp/x".into())
-            })
+        // 0 bytes: no memory layer
+        let off = ResponseCache::from_options(Some(&json!({"memoryBytes": 0})), None)
+            .unwrap()
+            .unwrap();
+        assert!(off.memory.is_none());
+        for (bad, want) in [
+            (json!(3), "options.cache must be true, false or"),
+            (
+                json!({"dir": 3}),
+                "options.cache.dir must be a non-empty string",
+            ),
+            (
+                json!({"memory": "yes"}),
+                "options.cache.memory must be a boolean",
+            ),
+            (
+                json!({"memoryBytes": "1MB"}),
+                "options.cache.memoryBytes must be a number",
+            ),
+            (
+                json!({"memoryBytes": -1}),
+                "memoryBytes must be a non-negative integer",
+            ),
+            (
+                json!({"memoryBytes": 1.5}),
+                "memoryBytes must be a non-negative integer",
+            ),
+            (
+                json!({"ioTimeoutMs": -5}),
+                "ioTimeoutMs must be a non-negative integer",
+            ),
+            (json!({"ioTimeoutMs": 0}), "ioTimeoutMs must be at least 1"),
+            (json!({"ioTimeoutMs": true}), "ioTimeoutMs must be a number"),
+        ] {
+            let e = ResponseCache::from_options(Some(&bad), None).unwrap_err();
+            assert!(e.message.contains(want), "{bad}: {}", e.message);
+            assert!(e.code.is_type_error());
+        }
+    }
+
+    #[test]
+    fn memory_layer_is_bounded_by_bytes() {
+        let cache = ResponseCache::with_memory_layer(
+            CacheConfig {
+                memory_bytes: 1 << 20,
+                ..CacheConfig::new(None)
+            },
+            new_memory_layer(1 << 20),
         );
-        assert_eq!(
-            ResponseCache::from_options(Some(&json!(false)), Some("/tmp/x".into())).unwrap(),
-            None
+        let layer = cache.memory.clone().unwrap();
+        let text = "x".repeat(8 * 1024);
+        // 1280 × 8 KiB = 10 MiB of answers into a 1 MiB layer
+        for i in 0..1280 {
+            let key = ResponseCache::key("p", "m", &req(&format!("bytes {i}")));
+            put_blocking(&cache, &key, &text);
+        }
+        assert!(layer.weight() <= 1 << 20, "weight {}", layer.weight());
+        assert!(layer.capacity() <= 1 << 20);
+        assert!(layer.len() > 50, "still caches: {}", layer.len());
+        let one = entry_weight(
+            &"k".repeat(64),
+            &Entry {
+                text: text.clone(),
+                finish_reason: Some("stop".into()),
+            },
         );
-        assert_eq!(
-            ResponseCache::from_options(Some(&json!({"dir": "/d", "memory": false})), None)
-                .unwrap(),
-            Some(ResponseCache {
-                memory: false,
-                dir: Some("/d".into())
-            })
-        );
-        assert!(ResponseCache::from_options(Some(&json!(3)), None).is_err());
-        assert!(ResponseCache::from_options(Some(&json!({"dir": 3})), None).is_err());
+        assert_eq!(one, 64 + 8 * 1024 + 4 + ENTRY_OVERHEAD);
+    }
+
+    #[test]
+    fn the_shared_memory_layer_takes_the_largest_bound_asked_for() {
+        let big = 300 << 20;
+        let a = ResponseCache::from_options(Some(&json!({ "memoryBytes": big })), None)
+            .unwrap()
+            .unwrap();
+        let b = ResponseCache::from_options(Some(&json!({ "memoryBytes": 1024 })), None)
+            .unwrap()
+            .unwrap();
+        let (ma, mb) = (a.memory.unwrap(), b.memory.unwrap());
+        assert!(Arc::ptr_eq(&ma, &mb));
+        assert!(ma.capacity() >= big);
     }
 
     #[test]
@@ -253,10 +466,10 @@ mod tests {
     #[tokio::test]
     async fn disk_round_trip_survives_a_new_cache_object() {
         let dir = std::env::temp_dir().join(format!("oxeval-cache-test-{}", uuid::Uuid::new_v4()));
-        let c = ResponseCache {
+        let c = ResponseCache::new(CacheConfig {
             memory: false,
-            dir: Some(dir.clone()),
-        };
+            ..CacheConfig::new(Some(dir.clone()))
+        });
         let key = ResponseCache::key("p", "m", &req("disk"));
         assert!(c.get(&key).await.is_none());
         c.put(
@@ -268,10 +481,10 @@ mod tests {
             },
         )
         .await;
-        let c2 = ResponseCache {
+        let c2 = ResponseCache::new(CacheConfig {
             memory: false,
-            dir: Some(dir.clone()),
-        };
+            ..CacheConfig::new(Some(dir.clone()))
+        });
         let hit = c2.get(&key).await.unwrap();
         assert_eq!(hit.text, "{\"a\":1}");
         assert_eq!(hit.usage.total_tokens, Some(0));
