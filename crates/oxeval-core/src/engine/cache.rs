@@ -3,14 +3,17 @@
 //! several processes sharing one directory). Only validated successful responses are stored;
 //! errors never are. A hit costs no HTTP call and no tokens.
 
-use super::{opt_number, opt_uint};
+use super::{opt_number, opt_uint, RunContext};
 use crate::error::{type_name, InvalidArgument};
 use crate::provider::{ChatRequest, ChatResponse, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Bump when the meaning of a cached entry changes.
@@ -104,6 +107,11 @@ pub const DISK_IO_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct ResponseCache {
     config: CacheConfig,
     memory: Option<Arc<MemoryLayer>>,
+    disk: Option<Disk>,
+    counters: Arc<Counters>,
+    /// Tests: make every disk operation take this long first.
+    #[cfg(test)]
+    test_stall: Option<Duration>,
 }
 
 impl std::fmt::Debug for ResponseCache {
@@ -119,15 +127,25 @@ impl ResponseCache {
     pub fn new(config: CacheConfig) -> Self {
         let memory =
             (config.memory && config.memory_bytes > 0).then(|| shared_memory(config.memory_bytes));
-        ResponseCache { config, memory }
+        ResponseCache {
+            disk: config.dir.clone().map(Disk::new),
+            config,
+            memory,
+            counters: Arc::default(),
+            #[cfg(test)]
+            test_stall: None,
+        }
     }
 
     #[cfg(test)]
     fn with_memory_layer(config: CacheConfig, layer: MemoryLayer) -> Self {
-        ResponseCache {
-            config,
-            memory: Some(Arc::new(layer)),
-        }
+        let mut c = ResponseCache::new(CacheConfig {
+            memory: false,
+            ..config.clone()
+        });
+        c.config = config;
+        c.memory = Some(Arc::new(layer));
+        c
     }
 
     pub fn config(&self) -> &CacheConfig {
@@ -238,40 +256,319 @@ impl ResponseCache {
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    pub async fn get(&self, key: &str) -> Option<ChatResponse> {
+    /// Look `key` up: memory first, then disk. A disk read that fails, times out, or is cut
+    /// short by the run's cancellation or deadline is a miss (`None`); only the first two are
+    /// counted and warned about — the caller checks cancellation and the deadline itself.
+    pub async fn get(&self, key: &str, ctx: &RunContext) -> Option<ChatResponse> {
         if let Some(mem) = &self.memory {
             if let Some(e) = mem.get(key) {
+                self.counters.memory_hits.fetch_add(1, Relaxed);
                 return Some(to_response(&e));
             }
         }
-        let dir = self.config.dir.clone()?;
+        let Some(disk) = &self.disk else {
+            self.counters.misses.fetch_add(1, Relaxed);
+            return None;
+        };
         let k = key.to_string();
-        let bytes = tokio::task::spawn_blocking(move || cacache::read_sync(&dir, &k).ok())
-            .await
-            .ok()
-            .flatten()?;
-        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+        let read = self
+            .bounded(disk, ctx, move |dir| cacache::read_sync(dir, &k))
+            .await;
+        let found = match read {
+            Bounded::Interrupted => return None,
+            Bounded::TimedOut => {
+                self.timed_out(disk, "read");
+                None
+            }
+            Bounded::Done(Err(DiskError::NotFound)) => None,
+            Bounded::Done(Err(e @ DiskError::Io(_))) => {
+                self.failed(disk, "read", e);
+                None
+            }
+            Bounded::Done(Err(DiskError::Other(_))) => {
+                // one damaged entry (integrity or size check): a miss, rewritten by the next
+                // put; counted, but the directory works
+                self.counters.errors.fetch_add(1, Relaxed);
+                None
+            }
+            Bounded::Done(Ok(bytes)) => match serde_json::from_slice::<Entry>(&bytes) {
+                Ok(entry) => Some(entry),
+                Err(_) => {
+                    // an entry of another format: likewise
+                    self.counters.errors.fetch_add(1, Relaxed);
+                    None
+                }
+            },
+        };
+        let Some(entry) = found else {
+            self.counters.misses.fetch_add(1, Relaxed);
+            return None;
+        };
+        self.counters.disk_hits.fetch_add(1, Relaxed);
         if let Some(mem) = &self.memory {
             mem.insert(key.to_string(), Arc::new(entry.clone()));
         }
         Some(to_response(&entry))
     }
 
-    pub async fn put(&self, key: &str, resp: &ChatResponse) {
+    /// Store a validated answer: in memory, then on disk. A disk write that fails or times out
+    /// is skipped (counted, warned about once); one cut short by the run's cancellation or
+    /// deadline is skipped silently. Never fails the run.
+    pub async fn put(&self, key: &str, resp: &ChatResponse, ctx: &RunContext) {
         let entry = Entry {
             text: resp.text.clone(),
             finish_reason: resp.finish_reason.clone(),
         };
-        if let Some(dir) = self.config.dir.clone() {
-            if let Ok(bytes) = serde_json::to_vec(&entry) {
-                let k = key.to_string();
-                // A cache write failure (read-only dir, full disk) must never fail the run.
-                let _ =
-                    tokio::task::spawn_blocking(move || cacache::write_sync(&dir, &k, bytes)).await;
+        let mut stored = false;
+        if let Some(disk) = &self.disk {
+            match serde_json::to_vec(&entry) {
+                Ok(bytes) => {
+                    let k = key.to_string();
+                    let write = self
+                        .bounded(disk, ctx, move |dir| {
+                            cacache::write_sync(dir, &k, bytes).map(drop)
+                        })
+                        .await;
+                    match write {
+                        Bounded::Done(Ok(())) => stored = true,
+                        Bounded::Done(Err(e)) => self.failed(disk, "write", e),
+                        Bounded::TimedOut => self.timed_out(disk, "write"),
+                        Bounded::Interrupted => {}
+                    }
+                }
+                Err(e) => self.failed(disk, "write", DiskError::Other(e.to_string())),
             }
         }
         if let Some(mem) = &self.memory {
             mem.insert(key.to_string(), Arc::new(entry));
+            stored = true;
+        }
+        if stored {
+            self.counters.writes.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// This cache's counters so far (shared by clones).
+    pub fn stats(&self) -> CacheStats {
+        let c = &self.counters;
+        let (memory_hits, disk_hits) = (c.memory_hits.load(Relaxed), c.disk_hits.load(Relaxed));
+        CacheStats {
+            hits: memory_hits + disk_hits,
+            memory_hits,
+            disk_hits,
+            misses: c.misses.load(Relaxed),
+            writes: c.writes.load(Relaxed),
+            errors: c.errors.load(Relaxed),
+            timeouts: c.timeouts.load(Relaxed),
+        }
+    }
+
+    /// Warnings recorded since the last call (each at most once per directory per process).
+    pub fn take_warnings(&self) -> Vec<CacheWarning> {
+        std::mem::take(
+            &mut *self
+                .counters
+                .warnings
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    fn warn_once(&self, flag: &AtomicBool, code: &'static str, message: impl FnOnce() -> String) {
+        if !flag.swap(true, Relaxed) {
+            self.counters
+                .warnings
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(CacheWarning {
+                    code,
+                    message: message(),
+                });
+        }
+    }
+
+    fn failed(&self, disk: &Disk, op: &str, e: DiskError) {
+        self.counters.errors.fetch_add(1, Relaxed);
+        self.warn_once(&disk.state.warned_disabled, CACHE_DISABLED, || {
+            format!(
+                "oxeval: the response cache directory '{}' is not usable ({op} failed: {e}); judge answers are not cached on disk there until this is fixed",
+                disk.dir.display()
+            )
+        });
+    }
+
+    fn timed_out(&self, disk: &Disk, op: &str) {
+        self.counters.timeouts.fetch_add(1, Relaxed);
+        self.warn_once(&disk.state.warned_timeout, CACHE_TIMEOUT, || {
+            format!(
+                "oxeval: a response cache {op} in '{}' did not finish within {} ms (cache.ioTimeoutMs) and was abandoned (a stalled network or FUSE mount?); reads that time out count as misses, writes are skipped, and the directory is bypassed while an abandoned operation is still pending",
+                disk.dir.display(),
+                self.config.io_timeout.as_millis()
+            )
+        });
+    }
+
+    /// Run one blocking disk operation on the blocking pool and wait for it at most until the
+    /// I/O timeout, the run's deadline or its cancellation, whichever comes first. An
+    /// operation that outlives its wait keeps its blocking thread (a blocked system call
+    /// cannot be interrupted); while an operation that timed out is still pending, further
+    /// ones on the same directory are not started and count as timed out at once, so a
+    /// stalled mount pins a bounded number of threads.
+    async fn bounded<T, F>(&self, disk: &Disk, ctx: &RunContext, op: F) -> Bounded<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Path) -> cacache::Result<T> + Send + 'static,
+    {
+        if ctx.cancel.is_cancelled() || ctx.remaining().is_some_and(|r| r.is_zero()) {
+            return Bounded::Interrupted;
+        }
+        if disk.state.stalled.load(Acquire) > 0 {
+            return Bounded::TimedOut;
+        }
+        let this_op = Arc::new(AtomicU8::new(RUNNING));
+        let task = {
+            let (dir, state, this_op) = (disk.dir.clone(), disk.state.clone(), this_op.clone());
+            #[cfg(test)]
+            let stall = self.test_stall;
+            tokio::task::spawn_blocking(move || {
+                #[cfg(test)]
+                if let Some(d) = stall {
+                    std::thread::sleep(d);
+                }
+                let out = op(&dir).map_err(DiskError::from);
+                if this_op.swap(FINISHED, AcqRel) == ABANDONED {
+                    state.stalled.fetch_sub(1, AcqRel);
+                }
+                out
+            })
+        };
+        tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => Bounded::Interrupted,
+            _ = ctx.deadline_passed() => Bounded::Interrupted,
+            joined = task => Bounded::Done(joined.unwrap_or_else(|e| {
+                Err(DiskError::Other(format!("the disk operation failed: {e}")))
+            })),
+            _ = tokio::time::sleep(self.config.io_timeout) => {
+                // count it as stalled until it returns (whichever side marks second undoes)
+                disk.state.stalled.fetch_add(1, AcqRel);
+                if this_op.swap(ABANDONED, AcqRel) == FINISHED {
+                    disk.state.stalled.fetch_sub(1, AcqRel);
+                }
+                Bounded::TimedOut
+            }
+        }
+    }
+}
+
+/// Warning code: a cache directory cannot be read or written (details in the message).
+pub const CACHE_DISABLED: &str = "OXEVAL_CACHE_DISABLED";
+/// Warning code: a disk-cache operation outlived `cache.ioTimeoutMs` and was abandoned.
+pub const CACHE_TIMEOUT: &str = "OXEVAL_CACHE_TIMEOUT";
+
+/// A cache problem worth telling the user about once (the binding forwards these to
+/// `process.emitWarning(message, { code })`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CacheWarning {
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// Counters of one [`ResponseCache`] (shared by its clones).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheStats {
+    /// `memory_hits + disk_hits`.
+    pub hits: u64,
+    pub memory_hits: u64,
+    pub disk_hits: u64,
+    /// Lookups that found nothing (including failed or timed-out disk reads; not lookups cut
+    /// short by cancellation or the deadline).
+    pub misses: u64,
+    /// Answers stored in at least one layer.
+    pub writes: u64,
+    /// Disk reads/writes that failed (unusable directory, unreadable entry).
+    pub errors: u64,
+    /// Disk reads/writes abandoned after `cache.ioTimeoutMs`, or not started because an
+    /// abandoned one on the same directory is still pending.
+    pub timeouts: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    memory_hits: AtomicU64,
+    disk_hits: AtomicU64,
+    misses: AtomicU64,
+    writes: AtomicU64,
+    errors: AtomicU64,
+    timeouts: AtomicU64,
+    warnings: Mutex<Vec<CacheWarning>>,
+}
+
+/// The disk layer of one cache: its directory and that directory's process-wide state.
+#[derive(Clone)]
+struct Disk {
+    dir: PathBuf,
+    state: Arc<DirState>,
+}
+
+/// Per cache directory (as spelled in the options), per process.
+#[derive(Default)]
+struct DirState {
+    /// Abandoned operations still pending.
+    stalled: AtomicUsize,
+    warned_disabled: AtomicBool,
+    warned_timeout: AtomicBool,
+}
+
+impl Disk {
+    fn new(dir: PathBuf) -> Disk {
+        static DIRS: LazyLock<Mutex<HashMap<PathBuf, Arc<DirState>>>> =
+            LazyLock::new(Default::default);
+        let state = DIRS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(dir.clone())
+            .or_default()
+            .clone();
+        Disk { dir, state }
+    }
+}
+
+const RUNNING: u8 = 0;
+const FINISHED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+enum Bounded<T> {
+    Done(Result<T, DiskError>),
+    TimedOut,
+    /// The run was cancelled or its deadline passed.
+    Interrupted,
+}
+
+#[derive(Debug)]
+enum DiskError {
+    NotFound,
+    Io(std::io::Error),
+    Other(String),
+}
+
+impl From<cacache::Error> for DiskError {
+    fn from(e: cacache::Error) -> Self {
+        match e {
+            cacache::Error::EntryNotFound(..) => DiskError::NotFound,
+            cacache::Error::IoError(io, _) => DiskError::Io(io),
+            other => DiskError::Other(other.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for DiskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiskError::NotFound => f.write_str("not found"),
+            DiskError::Io(e) => write!(f, "{e}"),
+            DiskError::Other(m) => f.write_str(m),
         }
     }
 }
@@ -299,14 +596,76 @@ mod tests {
             .enable_all()
             .build()
             .unwrap();
-        rt.block_on(cache.put(
+        rt.block_on(cache.put(key, &answer(text), &RunContext::default()));
+    }
+
+    fn answer(text: &str) -> ChatResponse {
+        ChatResponse {
+            text: text.into(),
+            finish_reason: Some("stop".into()),
+            usage: Usage::default(),
+        }
+    }
+
+    fn temp_path(what: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("oxeval-{what}-{}", uuid::Uuid::new_v4()))
+    }
+
+    fn disk_only(dir: &Path, io_timeout: Duration) -> ResponseCache {
+        ResponseCache::new(CacheConfig {
+            memory: false,
+            io_timeout,
+            ..CacheConfig::new(Some(dir.to_path_buf()))
+        })
+    }
+
+    /// A runtime whose shutdown does not wait for blocking threads stuck in a stalled call.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// A cache dir where `key`'s index bucket (the first file cacache reads or appends to)
+    /// is a FIFO without a writer: opening it blocks, like a stalled network mount.
+    #[cfg(unix)]
+    fn dir_with_stalled_bucket(key: &str) -> (PathBuf, PathBuf) {
+        let dir = temp_path("cache-fifo");
+        let rt = runtime();
+        rt.block_on(disk_only(&dir, DISK_IO_TIMEOUT).put(
             key,
-            &ChatResponse {
-                text: text.into(),
-                finish_reason: Some("stop".into()),
-                usage: Usage::default(),
-            },
+            &answer("{}"),
+            &RunContext::default(),
         ));
+        rt.shutdown_background();
+        let mut bucket = dir.join("index-v5");
+        for _ in 0..3 {
+            let mut entries = std::fs::read_dir(&bucket).unwrap();
+            bucket = entries.next().unwrap().unwrap().path();
+            assert!(entries.next().is_none());
+        }
+        std::fs::remove_file(&bucket).unwrap();
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&bucket)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mkfifo failed");
+        (dir, bucket)
+    }
+
+    /// Give the stalled FIFO a peer so the blocked open returns (EOF: a miss).
+    #[cfg(unix)]
+    fn unstall(fifo: &Path) {
+        let peer = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(fifo)
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        drop(peer);
     }
 
     fn req(user: &str) -> ChatRequest {
@@ -465,29 +824,240 @@ mod tests {
 
     #[tokio::test]
     async fn disk_round_trip_survives_a_new_cache_object() {
-        let dir = std::env::temp_dir().join(format!("oxeval-cache-test-{}", uuid::Uuid::new_v4()));
-        let c = ResponseCache::new(CacheConfig {
-            memory: false,
-            ..CacheConfig::new(Some(dir.clone()))
-        });
+        let dir = temp_path("cache-test");
+        let ctx = RunContext::default();
+        let c = disk_only(&dir, DISK_IO_TIMEOUT);
         let key = ResponseCache::key("p", "m", &req("disk"));
-        assert!(c.get(&key).await.is_none());
-        c.put(
-            &key,
-            &ChatResponse {
-                text: "{\"a\":1}".into(),
-                finish_reason: Some("stop".into()),
-                usage: Usage::default(),
-            },
-        )
-        .await;
-        let c2 = ResponseCache::new(CacheConfig {
-            memory: false,
-            ..CacheConfig::new(Some(dir.clone()))
-        });
-        let hit = c2.get(&key).await.unwrap();
+        assert!(c.get(&key, &ctx).await.is_none());
+        c.put(&key, &answer("{\"a\":1}"), &ctx).await;
+        let c2 = disk_only(&dir, DISK_IO_TIMEOUT);
+        let hit = c2.get(&key, &ctx).await.unwrap();
         assert_eq!(hit.text, "{\"a\":1}");
         assert_eq!(hit.usage.total_tokens, Some(0));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn stats_count_hits_misses_and_writes() {
+        let dir = temp_path("cache-stats");
+        let ctx = RunContext::default();
+        let c = ResponseCache::with_memory_layer(
+            CacheConfig::new(Some(dir.clone())),
+            new_memory_layer(1 << 20),
+        );
+        let shared = c.clone();
+        let key = ResponseCache::key("p", "m", &req("stats"));
+        assert!(c.get(&key, &ctx).await.is_none());
+        c.put(&key, &answer("yes"), &ctx).await;
+        assert!(c.get(&key, &ctx).await.is_some());
+        assert!(c.get(&key, &ctx).await.is_some());
+        assert_eq!(
+            shared.stats(),
+            CacheStats {
+                hits: 2,
+                memory_hits: 2,
+                misses: 1,
+                writes: 1,
+                ..CacheStats::default()
+            }
+        );
+        // another cache (its own counters) reads it from disk
+        let d = disk_only(&dir, DISK_IO_TIMEOUT);
+        assert!(d.get(&key, &ctx).await.is_some());
+        assert_eq!(d.stats().disk_hits, 1);
+        assert_eq!(d.stats().hits, 1);
+        assert_eq!(
+            serde_json::to_value(d.stats()).unwrap(),
+            json!({"hits": 1, "memoryHits": 0, "diskHits": 1, "misses": 0, "writes": 0, "errors": 0, "timeouts": 0})
+        );
+        assert!(c.take_warnings().is_empty() && d.take_warnings().is_empty());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn an_unusable_dir_is_reported_once() {
+        let file = temp_path("cache-file");
+        std::fs::write(&file, "not a dir").unwrap();
+        // a dir under a regular file (chmod 000 would not stop root, who runs the tests)
+        let dir = file.join("cache");
+        let ctx = RunContext::default();
+        let c = disk_only(&dir, DISK_IO_TIMEOUT);
+        for i in 0..3 {
+            let key = ResponseCache::key("p", "m", &req(&format!("w{i}")));
+            c.put(&key, &answer("a"), &ctx).await;
+            assert!(c.get(&key, &ctx).await.is_none());
+        }
+        let w = c.take_warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].code, "OXEVAL_CACHE_DISABLED");
+        assert!(
+            w[0].message.contains(&dir.display().to_string()),
+            "{}",
+            w[0].message
+        );
+        assert!(w[0].message.contains("os error"), "{}", w[0].message);
+        let s = c.stats();
+        assert_eq!((s.errors, s.writes, s.misses, s.hits), (6, 0, 3, 0));
+        // once per directory per process, even from another cache
+        let c2 = disk_only(&dir, DISK_IO_TIMEOUT);
+        c2.put("k", &answer("a"), &ctx).await;
+        assert_eq!(c2.stats().errors, 1);
+        assert!(c.take_warnings().is_empty() && c2.take_warnings().is_empty());
+        let _ = std::fs::remove_file(file);
+    }
+
+    #[tokio::test]
+    async fn a_damaged_entry_is_a_counted_miss_without_a_warning() {
+        let dir = temp_path("cache-damaged");
+        let ctx = RunContext::default();
+        let c = disk_only(&dir, DISK_IO_TIMEOUT);
+        let key = ResponseCache::key("p", "m", &req("damaged"));
+        c.put(&key, &answer("original"), &ctx).await;
+        let mut content = dir.join("content-v2");
+        while content.is_dir() {
+            content = std::fs::read_dir(&content)
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path();
+        }
+        std::fs::write(&content, "tampered").unwrap();
+        assert!(c.get(&key, &ctx).await.is_none());
+        let s = c.stats();
+        assert_eq!((s.errors, s.misses, s.writes), (1, 1, 1));
+        assert!(c.take_warnings().is_empty());
+        // the next put repairs it
+        c.put(&key, &answer("again"), &ctx).await;
+        assert_eq!(c.get(&key, &ctx).await.unwrap().text, "again");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_stalled_read_is_a_miss_within_the_timeout() {
+        let key = ResponseCache::key("p", "m", &req("fifo"));
+        let (dir, fifo) = dir_with_stalled_bucket(&key);
+        let c = disk_only(&dir, Duration::from_millis(200));
+        let ctx = RunContext::default();
+        let rt = runtime();
+        rt.block_on(async {
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            let took = t.elapsed();
+            assert!(
+                took >= Duration::from_millis(200) && took < Duration::from_secs(2),
+                "{took:?}"
+            );
+            let w = c.take_warnings();
+            assert_eq!(w.len(), 1);
+            assert_eq!(w[0].code, "OXEVAL_CACHE_TIMEOUT");
+            assert!(w[0].message.contains("200 ms"), "{}", w[0].message);
+            // while the abandoned read is pending, the dir is bypassed at once
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            c.put(&key, &answer("b"), &ctx).await;
+            assert!(t.elapsed() < Duration::from_millis(100));
+            let s = c.stats();
+            assert_eq!((s.timeouts, s.misses, s.errors, s.writes), (3, 2, 0, 0));
+            assert!(c.take_warnings().is_empty());
+            // once the stalled call returns, the dir is used again
+            unstall(&fifo);
+            let state = c.disk.as_ref().unwrap().state.clone();
+            let t = std::time::Instant::now();
+            while state.stalled.load(Acquire) > 0 {
+                assert!(
+                    t.elapsed() < Duration::from_secs(5),
+                    "the stalled read never returned"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            std::fs::remove_file(&fifo).unwrap();
+            c.put(&key, &answer("c"), &ctx).await;
+            assert_eq!(c.get(&key, &ctx).await.unwrap().text, "c");
+        });
+        rt.shutdown_background();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn cancellation_and_the_deadline_cut_a_stalled_read_short() {
+        let key = ResponseCache::key("p", "m", &req("fifo-cancel"));
+        let (dir, fifo) = dir_with_stalled_bucket(&key);
+        let c = disk_only(&dir, Duration::from_secs(30));
+        let rt = runtime();
+        rt.block_on(async {
+            // cancelled during the read
+            let ctx = RunContext::default();
+            let cancel = ctx.cancel.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                cancel.cancel();
+            });
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+            // already cancelled: at once, nothing started
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            c.put(&key, &answer("x"), &ctx).await;
+            assert!(t.elapsed() < Duration::from_millis(100));
+            // a deadline in the past: at once
+            let past = RunContext {
+                deadline: Some(tokio::time::Instant::now()),
+                ..RunContext::default()
+            };
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &past).await.is_none());
+            c.put(&key, &answer("x"), &past).await;
+            assert!(t.elapsed() < Duration::from_millis(100));
+            // a deadline passing during the read
+            let soon = RunContext {
+                deadline: Some(tokio::time::Instant::now() + Duration::from_millis(150)),
+                ..RunContext::default()
+            };
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &soon).await.is_none());
+            assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+            // none of that is a cache problem
+            assert_eq!(c.stats(), CacheStats::default());
+            assert!(c.take_warnings().is_empty());
+        });
+        unstall(&fifo);
+        rt.shutdown_background();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_stalled_write_is_skipped_within_the_timeout() {
+        let dir = temp_path("cache-slow");
+        let mut c = ResponseCache::with_memory_layer(
+            CacheConfig {
+                io_timeout: Duration::from_millis(100),
+                ..CacheConfig::new(Some(dir.clone()))
+            },
+            new_memory_layer(1 << 20),
+        );
+        c.test_stall = Some(Duration::from_millis(1500));
+        let key = ResponseCache::key("p", "m", &req("slow"));
+        let ctx = RunContext::default();
+        let rt = runtime();
+        rt.block_on(async {
+            let t = std::time::Instant::now();
+            c.put(&key, &answer("kept in memory"), &ctx).await;
+            assert!(
+                t.elapsed() < Duration::from_millis(1000),
+                "{:?}",
+                t.elapsed()
+            );
+            let s = c.stats();
+            assert_eq!((s.timeouts, s.writes, s.errors), (1, 1, 0));
+            assert_eq!(c.take_warnings()[0].code, "OXEVAL_CACHE_TIMEOUT");
+            // the memory layer still answers
+            assert_eq!(c.get(&key, &ctx).await.unwrap().text, "kept in memory");
+        });
+        rt.shutdown_background();
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -376,7 +376,7 @@ impl Judge {
         } else {
             match decode::<T>(&resp.text) {
                 Ok(s) => {
-                    self.remember(key, &resp).await;
+                    self.remember(key, &resp, ctx).await;
                     return Ok(s);
                 }
                 Err(problem) => problem,
@@ -411,7 +411,7 @@ impl Judge {
         }
         match decode::<T>(&resp2.text) {
             Ok(s) => {
-                self.remember(key2, &resp2).await;
+                self.remember(key2, &resp2, ctx).await;
                 Ok(s)
             }
             Err(problem2) => Err(JudgeError::new(
@@ -458,7 +458,7 @@ impl Judge {
                 }
                 Ok((resp, key)) if !resp.text.trim().is_empty() => {
                     let text = resp.text.trim().to_string();
-                    self.remember(key, &resp).await;
+                    self.remember(key, &resp, ctx).await;
                     exec.output = Some(Value::String(text.clone()));
                     result = Ok(text);
                     break;
@@ -479,9 +479,9 @@ impl Judge {
         self.finish(exec, started, result)
     }
 
-    async fn remember(&self, key: Option<String>, resp: &ChatResponse) {
+    async fn remember(&self, key: Option<String>, resp: &ChatResponse, ctx: &RunContext) {
         if let (Some(cache), Some(key)) = (&self.cache, key) {
-            cache.put(&key, resp).await;
+            cache.put(&key, resp, ctx).await;
         }
     }
 
@@ -499,7 +499,7 @@ impl Judge {
             .as_ref()
             .map(|_| ResponseCache::key(&self.cache_scope, self.provider.model_id(), req));
         if let (Some(cache), Some(k)) = (&self.cache, &key) {
-            if let Some(hit) = cache.get(k).await {
+            if let Some(hit) = cache.get(k, ctx).await {
                 exec.cached = true;
                 exec.usage.add(&hit.usage);
                 exec.finish_reason = hit.finish_reason.clone();
