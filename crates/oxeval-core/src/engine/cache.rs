@@ -2,6 +2,36 @@
 //! sampling settings): in memory (quick_cache) and optionally on disk (cacache, safe for
 //! several processes sharing one directory). Only validated successful responses are stored;
 //! errors never are. A hit costs no HTTP call and no tokens.
+//!
+//! Options: `cache: true | false | { dir?, memory?, memoryBytes?, ioTimeoutMs? }`, or
+//! `OXEVAL_CACHE_DIR`.
+//!
+//! - **Memory layer**: one per process, shared by every cached scorer, bounded by bytes
+//!   (key + reply text + a fixed per-entry overhead), [`DEFAULT_MEMORY_BYTES`] unless a
+//!   cache asks for more with `memoryBytes`: the bound is the largest any cache asked for so
+//!   far (it never shrinks). `memoryBytes: 0` (or `memory: false`) keeps a cache out of it.
+//!   A single reply heavier than one shard of the bound is not kept in memory.
+//! - **Disk layer**: every read and write runs on tokio's blocking pool and is awaited at
+//!   most until `ioTimeoutMs` ([`DISK_IO_TIMEOUT`]), the run's deadline or its cancellation.
+//!   A read that times out or fails is a miss; a write that does is skipped; the run goes
+//!   on. A blocked system call cannot be interrupted, so a stalled directory (an NFS/FUSE
+//!   mount) keeps the abandoned call's thread; while it is pending, that directory is
+//!   bypassed (no new calls), so it pins few threads.
+//! - **Problems are reported, not hidden**: [`ResponseCache::take_warnings`] yields
+//!   `OXEVAL_CACHE_DISABLED` (the directory cannot be read or written: the message names it
+//!   and the OS error) and `OXEVAL_CACHE_TIMEOUT`, each at most once per directory (as
+//!   spelled) per process; [`ResponseCache::stats`] counts hits, misses, writes, errors and
+//!   timeouts per cache.
+//!
+//! **What reaches the disk.** Entries hold the judge's reply in clear text (the reply may
+//! quote the judged input and output): treat a cache directory like the eval data itself.
+//! Entry names are the hex SHA-256 cache keys. The API key is deliberately *not* part of the
+//! key: rotating a key must not invalidate a team's recorded answers, and a key never
+//! reaches the disk. The endpoint part of the key ([`ResponseCache::scope`]) covers the
+//! provider, base URL and custom `headers` (names and values, such as an Azure `api-key`)
+//! only through a SHA-256 digest, itself hashed again into the key; no header value,
+//! URL, model id or prompt is written in clear, only the reply. Changing a custom header
+//! value does change the keys.
 
 use super::{opt_number, opt_uint, RunContext};
 use crate::error::{type_name, InvalidArgument};
