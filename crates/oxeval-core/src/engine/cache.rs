@@ -15,8 +15,9 @@
 //!   most until `ioTimeoutMs` ([`DISK_IO_TIMEOUT`]), the run's deadline or its cancellation.
 //!   A read that times out or fails is a miss; a write that does is skipped; the run goes
 //!   on. A blocked system call cannot be interrupted, so a stalled directory (an NFS/FUSE
-//!   mount) keeps the abandoned call's thread; while it is pending, that directory is
-//!   bypassed (no new calls), so it pins few threads.
+//!   mount) keeps the abandoned call's thread; while a call is pending past `ioTimeoutMs`
+//!   (whether the run waited that long or was cut short earlier), that directory is
+//!   bypassed (no new calls, counted as timeouts), so it pins few threads.
 //! - **Problems are reported, not hidden**: [`ResponseCache::take_warnings`] yields
 //!   `OXEVAL_CACHE_DISABLED` (the directory cannot be read or written: the message names it
 //!   and the OS error) and `OXEVAL_CACHE_TIMEOUT`, each at most once per directory (as
@@ -456,7 +457,8 @@ impl ResponseCache {
             return Bounded::TimedOut;
         }
         let this_op = Arc::new(AtomicU8::new(RUNNING));
-        let task = {
+        let until = tokio::time::Instant::now() + self.config.io_timeout;
+        let mut task = {
             let (dir, state, this_op) = (disk.dir.clone(), disk.state.clone(), this_op.clone());
             #[cfg(test)]
             let stall = self.test_stall;
@@ -474,20 +476,36 @@ impl ResponseCache {
         };
         tokio::select! {
             biased;
-            _ = ctx.cancel.cancelled() => Bounded::Interrupted,
-            _ = ctx.deadline_passed() => Bounded::Interrupted,
-            joined = task => Bounded::Done(joined.unwrap_or_else(|e| {
-                Err(DiskError::Other(format!("the disk operation failed: {e}")))
-            })),
-            _ = tokio::time::sleep(self.config.io_timeout) => {
-                // count it as stalled until it returns (whichever side marks second undoes)
-                disk.state.stalled.fetch_add(1, AcqRel);
-                if this_op.swap(ABANDONED, AcqRel) == FINISHED {
-                    disk.state.stalled.fetch_sub(1, AcqRel);
-                }
-                Bounded::TimedOut
+            _ = ctx.cancel.cancelled() => {}
+            _ = ctx.deadline_passed() => {}
+            joined = &mut task => {
+                return Bounded::Done(joined.unwrap_or_else(|e| {
+                    Err(DiskError::Other(format!("the disk operation failed: {e}")))
+                }))
+            }
+            _ = tokio::time::sleep_until(until) => {
+                abandon(&disk.state, &this_op);
+                return Bounded::TimedOut;
             }
         }
+        // Cut short by the run: keep watching the operation until its own timeout, so that
+        // runs aborted early on a stalled dir also end up bypassing it.
+        let state = disk.state.clone();
+        tokio::spawn(async move {
+            if tokio::time::timeout_at(until, task).await.is_err() {
+                abandon(&state, &this_op);
+            }
+        });
+        Bounded::Interrupted
+    }
+}
+
+/// Count a timed-out operation as stalled until it returns; whichever of this and the
+/// operation's own completion marks second undoes the count.
+fn abandon(state: &DirState, this_op: &AtomicU8) {
+    state.stalled.fetch_add(1, AcqRel);
+    if this_op.swap(ABANDONED, AcqRel) == FINISHED {
+        state.stalled.fetch_sub(1, AcqRel);
     }
 }
 
@@ -1015,7 +1033,9 @@ mod tests {
     fn cancellation_and_the_deadline_cut_a_stalled_read_short() {
         let key = ResponseCache::key("p", "m", &req("fifo-cancel"));
         let (dir, fifo) = dir_with_stalled_bucket(&key);
-        let c = disk_only(&dir, Duration::from_secs(30));
+        let c = disk_only(&dir, Duration::from_millis(600));
+        let state = c.disk.as_ref().unwrap().state.clone();
+        let quick = Duration::from_millis(450);
         let rt = runtime();
         rt.block_on(async {
             // cancelled during the read
@@ -1027,7 +1047,7 @@ mod tests {
             });
             let t = std::time::Instant::now();
             assert!(c.get(&key, &ctx).await.is_none());
-            assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+            assert!(t.elapsed() < quick, "{:?}", t.elapsed());
             // already cancelled: at once, nothing started
             let t = std::time::Instant::now();
             assert!(c.get(&key, &ctx).await.is_none());
@@ -1049,12 +1069,29 @@ mod tests {
             };
             let t = std::time::Instant::now();
             assert!(c.get(&key, &soon).await.is_none());
-            assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+            assert!(t.elapsed() < quick, "{:?}", t.elapsed());
             // none of that is a cache problem
             assert_eq!(c.stats(), CacheStats::default());
             assert!(c.take_warnings().is_empty());
+            // but the two reads cut short are still stuck after their own timeout: the dir
+            // is bypassed from then on
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            assert_eq!(state.stalled.load(Acquire), 2);
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &RunContext::default()).await.is_none());
+            assert!(t.elapsed() < Duration::from_millis(100));
+            assert_eq!(c.stats().timeouts, 1);
+            assert_eq!(c.take_warnings()[0].code, "OXEVAL_CACHE_TIMEOUT");
+            unstall(&fifo);
+            let t = std::time::Instant::now();
+            while state.stalled.load(Acquire) > 0 {
+                assert!(
+                    t.elapsed() < Duration::from_secs(5),
+                    "stalled reads never returned"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
         });
-        unstall(&fifo);
         rt.shutdown_background();
         let _ = std::fs::remove_dir_all(dir);
     }
