@@ -19,6 +19,11 @@ export declare class NativeScorer {
   /** `{ id, name, description, type, judge?, steps }`. */
   get meta(): Record<string, unknown>
   /**
+   * Response cache statistics (`{ hits, memoryHits, diskHits, misses, writes, errors,
+   * timeouts }`), or `null` when caching is off.
+   */
+  cacheStats(): Record<string, number> | null
+  /**
    * Run the scorer. `run` is the JSON text of the run object; resolves to a
    * `RunOutcome` (never rejects).
    */

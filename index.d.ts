@@ -42,7 +42,27 @@ export interface ModelSettings {
 
 /** Response cache: `true` (in memory), `{ dir }` (also on disk, shareable across processes),
  * `false` (off even if OXEVAL_CACHE_DIR is set). Only validated successful answers are stored. */
-export type CacheOption = boolean | { dir?: string; memory?: boolean }
+export type CacheOption =
+  | boolean
+  | {
+      dir?: string
+      memory?: boolean
+      /** Bound of the process-wide memory layer in bytes (the largest asked for wins). Default 64 MiB; 0 = no memory layer. */
+      memoryBytes?: number
+      /** Each disk read/write gives up after this long (a miss / a skipped write, with a warning). Integer 1..600 000. Default 2000. */
+      ioTimeoutMs?: number
+    }
+
+/** `scorer.cacheStats()`. */
+export interface CacheStats {
+  hits: number
+  memoryHits: number
+  diskHits: number
+  misses: number
+  writes: number
+  errors: number
+  timeouts: number
+}
 
 export interface LLMScorerOptions {
   model: ModelConfig
@@ -135,6 +155,8 @@ export interface Scorer<TResult extends ScorerResult = ScorerResult> {
   /** The judge's model id (never the key) and its system instructions. */
   readonly judge: { model: string; instructions: string } | undefined
   getSteps(): ScorerStep[]
+  /** Response cache statistics, or `null` when caching is off. */
+  cacheStats(): CacheStats | null
   run(run: ScorerRun, options?: RunOptions): Promise<TResult>
 }
 
@@ -210,7 +232,8 @@ export interface FactualCorrectnessAnalysis {
   /** tp / (tp + fp + 1e-8), unrounded (Ragas). */
   precision: number
   /** tp / (tp + fn + 1e-8), unrounded (Ragas). */
-  recall: number
+  /** `null` in precision mode (no reference side). */
+  recall: number | null
   mode: 'f1' | 'precision' | 'recall'
   beta: number
 }

@@ -149,6 +149,10 @@ class Scorer {
   getSteps() {
     return this.#meta.steps.map((s) => ({ ...s }))
   }
+  /** Response cache statistics, or `null` when caching is off. */
+  cacheStats() {
+    return this.#native.cacheStats()
+  }
 
   /**
    * Score one run. `options.signal` cancels it (in-flight HTTP is dropped);
@@ -195,6 +199,9 @@ class Scorer {
       outcome = await this.#native.run(json, handle, remainingMs)
     } finally {
       if (signal) signal.removeEventListener('abort', onAbort)
+    }
+    if (outcome.processWarnings) {
+      for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
     }
     if (outcome.ok) return shapeResult(run, outcome.result)
     if (outcome.kind === 'type') throw typeError(outcome.message, outcome.code)

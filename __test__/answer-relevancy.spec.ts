@@ -139,9 +139,12 @@ describe('answer relevancy: scoring and options', () => {
     ['no verdicts', {}, [], 0],
   ]
   it.each(cases)('%s', async (_name, opts, results, want) => {
-    server.enqueue(statements(results.length ? results.map((_, i) => `s${i}`) : ['s']), verdicts(results), 'The score is x because y.')
+    // no verdicts for one statement: a count mismatch gets the one fallback (same answer), then a warning
+    const analyze = results.length ? [verdicts(results)] : [verdicts(results), verdicts(results)]
+    server.enqueue(statements(results.length ? results.map((_, i) => `s${i}`) : ['s']), ...analyze, 'The score is x because y.')
     const r = await scorer(opts).run({ input: 'q', output: 'a' })
     expect(r.score).toBe(want)
+    expect(r.warnings).toEqual(results.length ? undefined : ['analyze: 0 verdicts for 1 statement'])
   })
 
   it('skips analyze when the judge finds no statements', async () => {
@@ -366,7 +369,7 @@ describe('answer relevancy: bad arguments are TypeErrors', () => {
     [{ model: 'gpt-4o' }, /provider\/model/],
     [{ model: 'nosuch/x' }, /unknown provider 'nosuch'/],
     [{ model: 'openai/x', scale: 'big' }, /scale must be a number/],
-    [{ model: 'openai/x', uncertaintyWeight: 3 }, /between 0 and 1/],
+    [{ model: 'openai/x', uncertaintyWeight: 3 }, /options.uncertaintyWeight must be a number at least 0 and at most 1; got 3/],
     [{ model: 'openai/x', modelSettings: { maxRetries: -1 } }, /maxRetries/],
   ])('factory options %#', (opts, re) => {
     let thrown: unknown

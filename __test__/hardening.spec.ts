@@ -3,6 +3,10 @@
 // the real HTTP judge server on 127.0.0.1.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
+import { execFileSync } from 'node:child_process'
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { startJudgeServer, type JudgeServer, type RecordedRequest } from './helpers/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
@@ -312,6 +316,121 @@ describe('6. numbers: ranges at the factory, finite scores', () => {
     server.on(STEP.reason, { content: 'The score is big because.' })
     const r = await ar({ scale: 1e6 }).run({ input: 'q', output: 'a' })
     expect(r.score).toBe(1e6)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+describe('7. the disk cache can never hang a run', () => {
+  function happy() {
+    server.on(STEP.preprocess, { json: { statements: ['a'] } })
+    scriptVerdicts(['yes'])
+    server.on(STEP.reason, { content: 'The score is 1 because.' })
+  }
+  function files(dir: string): string[] {
+    const out: string[] = []
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name)
+      if (statSync(p).isDirectory()) out.push(...files(p))
+      else out.push(p)
+    }
+    return out
+  }
+  /** Turn every index entry of a disk cache into a FIFO: a read of it blocks (a stalled mount). */
+  function stall(dir: string): string[] {
+    const entries = files(join(dir, 'index-v5'))
+    for (const f of entries) {
+      unlinkSync(f)
+      execFileSync('mkfifo', [f])
+    }
+    return entries
+  }
+  /** Open each FIFO read-write (never blocks) to release the blocked readers. */
+  function release(fifos: string[]) {
+    for (const f of fifos) {
+      try {
+        closeSync(openSync(f, 'r+'))
+      } catch {}
+    }
+  }
+
+  it('a stalled cache read is a miss after ioTimeoutMs, with one OXEVAL_CACHE_TIMEOUT warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oxeval-stall-'))
+    happy()
+    const cache = { dir, memory: false, ioTimeoutMs: 200 }
+    const id = `openai/stall-${++uniq}`
+    const mk = () => createAnswerRelevancyScorer({ model: { id, url: server.url }, modelSettings: settings, cache } as Any)
+    await mk().run({ input: 'q', output: 'a', runId: 'r' })
+    expect(server.requests).toHaveLength(3)
+    const fifos = stall(dir)
+    const warnings: Any[] = []
+    const onWarning = (w: Any) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const s = mk()
+      const t0 = Date.now()
+      const r = await s.run({ input: 'q', output: 'a', runId: 'r' })
+      expect(Date.now() - t0).toBeLessThan(5000)
+      expect(r.score).toBe(1)
+      expect(server.requests).toHaveLength(6) // all three were misses: asked again
+      await new Promise((res) => setImmediate(res))
+      expect(warnings.filter((w) => w.code === 'OXEVAL_CACHE_TIMEOUT')).toHaveLength(1)
+      expect(s.cacheStats()!.timeouts).toBeGreaterThanOrEqual(1)
+      expect(s.cacheStats()!.hits).toBe(0)
+    } finally {
+      process.off('warning', onWarning)
+      release(fifos)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a stalled cache read never holds a run past abort() or deadlineMs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oxeval-stall-'))
+    happy()
+    const cache = { dir, memory: false, ioTimeoutMs: 60000 }
+    const id = `openai/stall-${++uniq}`
+    const mk = () => createAnswerRelevancyScorer({ model: { id, url: server.url }, modelSettings: settings, cache } as Any)
+    await mk().run({ input: 'q', output: 'a', runId: 'r' })
+    const fifos = stall(dir)
+    try {
+      const t0 = Date.now()
+      const e = await failure(mk().run({ input: 'q', output: 'a', runId: 'r' }, { deadlineMs: 300 }))
+      expect(e.code).toBe('OXEVAL_DEADLINE')
+      expect(Date.now() - t0).toBeLessThan(3000)
+      const ac = new AbortController()
+      setTimeout(() => ac.abort(), 100)
+      const t1 = Date.now()
+      const a = await failure(mk().run({ input: 'q', output: 'a', runId: 'r' }, { signal: ac.signal }))
+      expect(a.code).toBe('OXEVAL_ABORTED')
+      expect(Date.now() - t1).toBeLessThan(3000)
+    } finally {
+      release(fifos)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('an unusable cache dir is reported once (OXEVAL_CACHE_DISABLED) and counted; runs still score', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'oxeval-bad-'))
+    const file = join(base, 'a-file')
+    writeFileSync(file, 'not a directory')
+    const warnings: Any[] = []
+    const onWarning = (w: Any) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      happy()
+      const s = ar({ cache: { dir: join(file, 'cache'), memory: false } })
+      for (const runId of ['a', 'b']) expect((await s.run({ input: 'q', output: 'a', runId })).score).toBe(1)
+      await new Promise((res) => setImmediate(res))
+      const disabled = warnings.filter((w) => w.code === 'OXEVAL_CACHE_DISABLED')
+      expect(disabled).toHaveLength(1)
+      expect(disabled[0].message).toContain(join(file, 'cache'))
+      const st = s.cacheStats()!
+      expect(st.errors).toBeGreaterThan(0)
+      expect(st.hits).toBe(0)
+      expect(ar().cacheStats()).toBeNull()
+    } finally {
+      process.off('warning', onWarning)
+      rmSync(base, { recursive: true, force: true })
+    }
   })
 })
 

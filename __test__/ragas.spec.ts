@@ -307,11 +307,11 @@ describe('factual correctness: the Ragas seed', () => {
       fp: 0,
       fn: 0,
       precision: 1 / (1 + 1e-8),
-      recall: 1 / (1 + 1e-8),
+      recall: null, // no reference side in precision mode
       mode: 'precision',
       beta: 1,
     })
-    expect(r.reason).toBe('1 of 1 response claims are supported by the reference → precision 1.0.')
+    expect(r.reason).toBe('1 of 1 response claims are supported by the reference (TP 1, FP 0); precision = TP / (TP + FP) = 1.0.')
     expect(r.judge!.preprocess.executions).toHaveLength(1)
     expect(r.judge!.analyze.executions).toHaveLength(1)
     expect(r.preprocessPrompt).toBe(server.requests[0].user)
@@ -998,13 +998,13 @@ describe('factory options are TypeErrors at creation', () => {
     ['FC unknown mode', fc({ mode: 'f2' }), /mode must be 'f1' \| 'precision' \| 'recall'; got 'f2'/],
     ['FC atomicity medium', fc({ atomicity: 'medium' }), /atomicity must be 'low' \| 'high'; got 'medium'/],
     ['FC coverage full (nested)', fc({ options: { coverage: 'full' } }), /options.options.coverage must be 'low' \| 'high'/],
-    ['FC beta 0', fc({ beta: 0 }), /beta must be a finite number greater than 0; got 0/],
-    ['FC beta -1', fc({ beta: -1 }), /greater than 0/],
+    ['FC beta 0', fc({ beta: 0 }), /options.beta must be a number at least 0.001 and at most 1000; got 0/],
+    ['FC beta -1', fc({ beta: -1 }), /at least 0.001/],
     ['FC beta "x"', fc({ beta: 'x' }), /beta must be a number; got string/],
     ['FC beta NaN', fc({ beta: NaN }), /finite/],
     ['FC llmReason "yes"', fc({ llmReason: 'yes' }), /llmReason must be a boolean/],
-    ['AA maxRetries 0', aa({ maxRetries: 0 }), /maxRetries must be an integer of at least 1; got 0/],
-    ['AA maxRetries 2.5', aa({ maxRetries: 2.5 }), /maxRetries must be an integer of at least 1; got 2.5/],
+    ['AA maxRetries 0', aa({ maxRetries: 0 }), /maxRetries must be an integer from 1 to 20; got 0/],
+    ['AA maxRetries 2.5', aa({ maxRetries: 2.5 }), /maxRetries must be an integer from 1 to 20; got 2.5/],
     ['AA maxRetries "3"', aa({ options: { maxRetries: '3' } }), /options.options.maxRetries must be an integer/],
     ['CR maxRetries 0', cr({ maxRetries: 0 }), /maxRetries/],
     ['RG maxRetries 2.5', rg({ maxRetries: 2.5 }), /maxRetries/],

@@ -63,6 +63,17 @@ impl NativeScorer {
         serde_json::to_value(self.inner.meta()).unwrap_or_default()
     }
 
+    /// Response cache statistics (`{ hits, memoryHits, diskHits, misses, writes, errors,
+    /// timeouts }`), or `null` when caching is off.
+    #[napi(catch_unwind, ts_return_type = "Record<string, number> | null")]
+    pub fn cache_stats(&self) -> serde_json::Value {
+        self.inner
+            .judge()
+            .cache()
+            .map(|c| serde_json::to_value(c.stats()).unwrap_or_default())
+            .unwrap_or(serde_json::Value::Null)
+    }
+
     /// Run the scorer. `run` is the JSON text of the run object; resolves to a
     /// `RunOutcome` (never rejects).
     #[napi(catch_unwind, ts_return_type = "Promise<Record<string, unknown>>")]
@@ -83,7 +94,7 @@ impl NativeScorer {
                 .and_then(|d| tokio::time::Instant::now().checked_add(d)),
         };
         env.spawn_future(async move {
-            let value = match RunInput::from_json(&run) {
+            let mut value = match RunInput::from_json(&run) {
                 Err(e) => invalid_outcome(e),
                 Ok(input) => {
                     let run_id = input.run_id.clone();
@@ -94,6 +105,11 @@ impl NativeScorer {
                     }
                 }
             };
+            // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
+            let warnings = scorer.judge().take_warnings();
+            if !warnings.is_empty() {
+                value["processWarnings"] = serde_json::to_value(warnings).unwrap_or_default();
+            }
             Ok(value)
         })
     }

@@ -294,6 +294,20 @@ impl Judge {
         self
     }
 
+    /// The response cache, when caching is on.
+    pub fn cache(&self) -> Option<&ResponseCache> {
+        self.cache.as_ref()
+    }
+
+    /// Warnings the engine collected since the last call (cache problems), for the host to
+    /// surface (`process.emitWarning` in Node).
+    pub fn take_warnings(&self) -> Vec<cache::CacheWarning> {
+        self.cache
+            .as_ref()
+            .map(ResponseCache::take_warnings)
+            .unwrap_or_default()
+    }
+
     /// The endpoint limiter this judge shares with others (diagnostics/tests).
     pub fn limiter(&self) -> &Arc<EndpointLimiter> {
         &self.limiter
@@ -432,7 +446,7 @@ impl Judge {
             match self.decode_reply::<T>(&resp, exec) {
                 Ok(s) => match expect(&s.value) {
                     None => {
-                        self.remember(key, &resp).await;
+                        self.remember(key, &resp, ctx).await;
                         return Ok(s);
                     }
                     Some(miss) => {
@@ -486,7 +500,7 @@ impl Judge {
                     // still off: score as the anchors would, and say so
                     exec.warnings.push(miss);
                 } else {
-                    self.remember(key2, &resp2).await;
+                    self.remember(key2, &resp2, ctx).await;
                 }
                 Ok(s)
             }
@@ -576,7 +590,7 @@ impl Judge {
                     let text = answer.trim();
                     if !text.is_empty() {
                         let text = text.to_string();
-                        self.remember(key, &resp).await;
+                        self.remember(key, &resp, ctx).await;
                         exec.output = Some(Value::String(text.clone()));
                         result = Ok(text);
                         break;
@@ -607,9 +621,9 @@ impl Judge {
         self.finish(exec, started, result)
     }
 
-    async fn remember(&self, key: Option<String>, resp: &ChatResponse) {
+    async fn remember(&self, key: Option<String>, resp: &ChatResponse, ctx: &RunContext) {
         if let (Some(cache), Some(key)) = (&self.cache, key) {
-            cache.put(&key, resp).await;
+            cache.put(&key, resp, ctx).await;
         }
     }
 
@@ -627,7 +641,7 @@ impl Judge {
             .as_ref()
             .map(|_| ResponseCache::key(&self.cache_scope, self.provider.model_id(), req));
         if let (Some(cache), Some(k)) = (&self.cache, &key) {
-            if let Some(hit) = cache.get(k).await {
+            if let Some(hit) = cache.get(k, ctx).await {
                 exec.cached = true;
                 exec.usage.add(&hit.usage);
                 exec.finish_reason = hit.finish_reason.clone();

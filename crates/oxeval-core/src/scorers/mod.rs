@@ -65,6 +65,8 @@ impl ScorerMeta {
 
 pub trait Scorer: Send + Sync {
     fn meta(&self) -> &ScorerMeta;
+    /// The scorer's judge (its cache statistics and pending warnings live there).
+    fn judge(&self) -> &crate::engine::Judge;
     fn run<'a>(
         &'a self,
         run: RunInput,
@@ -80,6 +82,10 @@ macro_rules! impl_scorer {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
+            }
+
+            fn judge(&self) -> &$crate::engine::Judge {
+                &self.judge
             }
 
             fn run<'a>(
