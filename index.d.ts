@@ -231,8 +231,7 @@ export interface FactualCorrectnessAnalysis {
   fn: number
   /** tp / (tp + fp + 1e-8), unrounded (Ragas). */
   precision: number
-  /** tp / (tp + fn + 1e-8), unrounded (Ragas). */
-  /** `null` in precision mode (no reference side). */
+  /** tp / (tp + fn + 1e-8), unrounded (Ragas); `null` in precision mode (no reference side). */
   recall: number | null
   mode: 'f1' | 'precision' | 'recall'
   beta: number
