@@ -167,6 +167,8 @@ impl ResponseCache {
 fn to_response(e: &Entry) -> ChatResponse {
     ChatResponse {
         text: e.text.clone(),
+        refusal: None,
+        reasoning: None,
         finish_reason: e.finish_reason.clone(),
         usage: Usage {
             input_tokens: Some(0),
@@ -189,6 +191,7 @@ mod tests {
             schema: None,
             temperature: Some(0.0),
             max_tokens: None,
+            max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 
@@ -263,6 +266,8 @@ mod tests {
             &key,
             &ChatResponse {
                 text: "{\"a\":1}".into(),
+                refusal: None,
+                reasoning: None,
                 finish_reason: Some("stop".into()),
                 usage: Usage::default(),
             },

@@ -14,6 +14,7 @@ use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::model::{ModelConfig, StructuredOutput};
 use crate::provider::{
     openai::OpenAiProvider, CallError, ChatRequest, ChatResponse, Provider, Usage,
+    DEFAULT_MAX_RESPONSE_BYTES,
 };
 use cache::ResponseCache;
 use limits::{EndpointLimiter, LimitSettings};
@@ -365,6 +366,7 @@ impl Judge {
             schema: native.then(|| (schema.name, schema.wire.clone())),
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         };
         exec.attempt_count = 1;
         let (resp, key) = self.send(&first, ctx, exec).await?;
@@ -396,6 +398,7 @@ impl Judge {
             } else {
                 self.settings.max_output_tokens
             },
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         };
         exec.attempt_count = 2;
         let (resp2, key2) = self.send(&fallback, ctx, exec).await?;
@@ -436,6 +439,7 @@ impl Judge {
             schema: None,
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         };
         let mut result = Err(JudgeError::new(
             ErrorCode::JudgeOutput,
@@ -637,7 +641,9 @@ impl Judge {
                 ErrorCode::JudgeTimeout,
                 format!("judge {model} did not answer within {} ms (modelSettings.timeoutMs) after {tries}", t.as_millis()),
             ),
-            CallError::BadResponse(m) => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {m} (after {tries})")),
+            CallError::BadResponse { message, body } => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {message} (after {tries})")).with_raw(body),
+            e @ CallError::TooLarge { .. } => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {e} (after {tries})")),
+            e @ CallError::Redirect { status, .. } => JudgeError::new(ErrorCode::JudgeHttp, format!("judge {model}: {e} (after {tries})")).with_status(status),
         };
         redact(
             e,

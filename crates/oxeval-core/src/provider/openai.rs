@@ -148,16 +148,19 @@ struct WireTokenDetails {
 /// Parse a chat completion body (pure).
 pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
     let wire: WireResponse = serde_json::from_slice(body).map_err(|e| {
-        CallError::BadResponse(format!(
-            "the judge's response is not a chat completion ({e}): {}",
-            String::from_utf8_lossy(&body[..body.len().min(500)])
-        ))
+        CallError::bad_response(
+            format!(
+                "the judge's response is not a chat completion ({e}): {}",
+                String::from_utf8_lossy(&body[..body.len().min(500)])
+            ),
+            body,
+        )
     })?;
     let choice = wire
         .choices
         .into_iter()
         .next()
-        .ok_or_else(|| CallError::BadResponse("the judge's response has no choices".into()))?;
+        .ok_or_else(|| CallError::bad_response("the judge's response has no choices", body))?;
     let message = choice.message;
     let text = match message.as_ref().and_then(|m| m.content.as_ref()) {
         Some(Value::String(s)) => s.clone(),
@@ -181,6 +184,8 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
         .unwrap_or_default();
     Ok(ChatResponse {
         text,
+        refusal: None,
+        reasoning: None,
         finish_reason: choice.finish_reason,
         usage,
     })
@@ -293,6 +298,7 @@ mod tests {
             schema: Some(("step_x", Arc::new(json!({"type": "object"})))),
             temperature: Some(0.0),
             max_tokens: Some(512),
+            max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
         };
         assert_eq!(
             request_body("gpt-4o-mini", &req),
@@ -317,6 +323,7 @@ mod tests {
             schema: None,
             temperature: None,
             max_tokens: None,
+            max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
         };
         assert_eq!(
             request_body("llama3.2", &req),
@@ -383,11 +390,11 @@ mod tests {
         );
         assert!(matches!(
             parse_response(b"<html>"),
-            Err(CallError::BadResponse(_))
+            Err(CallError::BadResponse { .. })
         ));
         assert!(matches!(
             parse_response(b"{\"choices\":[]}"),
-            Err(CallError::BadResponse(_))
+            Err(CallError::BadResponse { .. })
         ));
     }
 }
