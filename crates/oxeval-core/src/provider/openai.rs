@@ -110,42 +110,85 @@ pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
     serde_json::to_value(wire_request(model_id, req)).unwrap_or(Value::Null)
 }
 
+/// The parts of a chat completion oxeval reads. Everything past `choices` is read leniently
+/// (as JSON values): an odd `usage` or `finish_reason` must not lose the answer.
 #[derive(Deserialize)]
 struct WireResponse {
     #[serde(default)]
-    choices: Vec<WireChoice>,
+    choices: Option<Vec<WireChoice>>,
     #[serde(default)]
-    usage: Option<WireUsage>,
+    usage: Option<Value>,
+    /// Some proxies answer 2xx with `{error: {message}}`.
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct WireChoice {
+    #[serde(default)]
     message: Option<WireChoiceMessage>,
-    finish_reason: Option<String>,
+    #[serde(default)]
+    finish_reason: Option<Value>,
 }
 
 #[derive(Deserialize)]
 struct WireChoiceMessage {
+    #[serde(default)]
     content: Option<Value>,
-    refusal: Option<String>,
+    #[serde(default)]
+    refusal: Option<Value>,
+    /// DeepSeek, vLLM.
+    #[serde(default)]
+    reasoning_content: Option<Value>,
+    /// OpenRouter, Ollama.
+    #[serde(default)]
+    reasoning: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Value>,
+    /// The legacy form of a tool call.
+    #[serde(default)]
+    function_call: Option<Value>,
 }
 
-#[derive(Deserialize)]
-struct WireUsage {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
-    total_tokens: Option<u64>,
-    prompt_tokens_details: Option<WireTokenDetails>,
-    completion_tokens_details: Option<WireTokenDetails>,
+/// A non-empty string, else `None`.
+fn non_empty_str(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
-#[derive(Deserialize)]
-struct WireTokenDetails {
-    cached_tokens: Option<u64>,
-    reasoning_tokens: Option<u64>,
+/// Something present: not null, not an empty array/object/string.
+fn present(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+fn usage_of(u: &Value) -> Usage {
+    let n = |ptr: &str| u.pointer(ptr).and_then(Value::as_u64);
+    Usage {
+        input_tokens: n("/prompt_tokens"),
+        output_tokens: n("/completion_tokens"),
+        total_tokens: n("/total_tokens"),
+        reasoning_tokens: n("/completion_tokens_details/reasoning_tokens"),
+        cached_input_tokens: n("/prompt_tokens_details/cached_tokens"),
+    }
 }
 
 /// Parse a chat completion body (pure).
+///
+/// - `text` is the message `content`: a string, or the concatenated `text` of the content
+///   parts of type `text`/`output_text` (or without a type); other parts (images, audio,
+///   reasoning) are not the answer.
+/// - `refusal` is `message.refusal` or the `refusal` parts; `text` stays as `content` was
+///   (empty when it was null).
+/// - `reasoning` is `message.reasoning_content`, else `message.reasoning`; never the text.
+/// - [`CallError::BadResponse`] (with the body) when the body is not a chat completion, has
+///   no choices, answers 2xx with an `error`, or the message is a tool call without text.
 pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
     let wire: WireResponse = serde_json::from_slice(body).map_err(|e| {
         CallError::bad_response(
@@ -156,37 +199,86 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
             body,
         )
     })?;
-    let choice = wire
-        .choices
-        .into_iter()
-        .next()
-        .ok_or_else(|| CallError::bad_response("the judge's response has no choices", body))?;
-    let message = choice.message;
-    let text = match message.as_ref().and_then(|m| m.content.as_ref()) {
-        Some(Value::String(s)) => s.clone(),
-        // content parts: concatenate the text parts
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => message.and_then(|m| m.refusal).unwrap_or_default(),
+    let Some(choice) = wire.choices.and_then(|c| c.into_iter().next()) else {
+        if let Some(err) = wire.error.as_ref().filter(|e| !e.is_null()) {
+            let detail = err
+                .get("message")
+                .and_then(Value::as_str)
+                .or_else(|| err.as_str())
+                .unwrap_or("no message");
+            let detail: String = detail.chars().take(300).collect();
+            return Err(CallError::bad_response(
+                format!("the judge answered with an error instead of a completion: {detail}"),
+                body,
+            ));
+        }
+        return Err(CallError::bad_response(
+            "the judge's response has no choices",
+            body,
+        ));
     };
-    let usage = wire
-        .usage
-        .map(|u| Usage {
-            input_tokens: u.prompt_tokens,
-            output_tokens: u.completion_tokens,
-            total_tokens: u.total_tokens,
-            reasoning_tokens: u.completion_tokens_details.and_then(|d| d.reasoning_tokens),
-            cached_input_tokens: u.prompt_tokens_details.and_then(|d| d.cached_tokens),
-        })
-        .unwrap_or_default();
+    let finish_reason = non_empty_str(choice.finish_reason.as_ref());
+    let usage = wire.usage.as_ref().map(usage_of).unwrap_or_default();
+    let Some(message) = choice.message else {
+        return Ok(ChatResponse {
+            finish_reason,
+            usage,
+            ..Default::default()
+        });
+    };
+    let mut refusal = non_empty_str(message.refusal.as_ref());
+    let text = match message.content {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s,
+        Some(Value::Array(parts)) => {
+            let mut text = String::new();
+            for part in &parts {
+                match part.get("type").and_then(Value::as_str) {
+                    Some("text" | "output_text") | None => {
+                        if let Some(t) = part.get("text").and_then(Value::as_str) {
+                            text.push_str(t);
+                        }
+                    }
+                    Some("refusal") => {
+                        if let Some(r) = non_empty_str(part.get("refusal")) {
+                            match &mut refusal {
+                                Some(all) => all.push_str(&r),
+                                None => refusal = Some(r),
+                            }
+                        }
+                    }
+                    // images, audio, reasoning/thinking parts: not the answer
+                    Some(_) => {}
+                }
+            }
+            text
+        }
+        Some(other) => {
+            return Err(CallError::bad_response(
+                format!(
+                    "the judge's message content is a JSON {}, not text",
+                    crate::error::type_name(&other)
+                ),
+                body,
+            ))
+        }
+    };
+    if text.trim().is_empty()
+        && refusal.is_none()
+        && (present(message.tool_calls.as_ref()) || present(message.function_call.as_ref()))
+    {
+        return Err(CallError::bad_response(
+            "the judge answered with a tool call instead of text",
+            body,
+        ));
+    }
+    let reasoning = non_empty_str(message.reasoning_content.as_ref())
+        .or_else(|| non_empty_str(message.reasoning.as_ref()));
     Ok(ChatResponse {
         text,
-        refusal: None,
-        reasoning: None,
-        finish_reason: choice.finish_reason,
+        refusal,
+        reasoning,
+        finish_reason,
         usage,
     })
 }
@@ -396,5 +488,125 @@ mod tests {
             parse_response(b"{\"choices\":[]}"),
             Err(CallError::BadResponse { .. })
         ));
+    }
+
+    fn parse(v: Value) -> Result<ChatResponse, CallError> {
+        parse_response(v.to_string().as_bytes())
+    }
+
+    fn bad_message(r: Result<ChatResponse, CallError>) -> (String, String) {
+        match r {
+            Err(CallError::BadResponse { message, body }) => (message, body),
+            other => panic!("expected BadResponse, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn refusal_is_not_the_text() {
+        let r = parse(json!({"choices": [{"message": {"content": null, "refusal": "I'm sorry, I can't help with that."}, "finish_reason": "stop"}]})).unwrap();
+        assert_eq!(r.text, "");
+        assert_eq!(
+            r.refusal.as_deref(),
+            Some("I'm sorry, I can't help with that.")
+        );
+        // refusal content parts
+        let r = parse(
+            json!({"choices": [{"message": {"content": [{"type": "refusal", "refusal": "No."}]}}]}),
+        )
+        .unwrap();
+        assert_eq!((r.text.as_str(), r.refusal.as_deref()), ("", Some("No.")));
+        // an empty refusal is no refusal
+        let r = parse(json!({"choices": [{"message": {"content": "ok", "refusal": ""}}]})).unwrap();
+        assert_eq!((r.text.as_str(), r.refusal), ("ok", None));
+    }
+
+    #[test]
+    fn reasoning_is_not_the_text() {
+        let r = parse(
+            json!({"choices": [{"message": {"content": "{}", "reasoning_content": "think"}}]}),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.text.as_str(), r.reasoning.as_deref()),
+            ("{}", Some("think"))
+        );
+        let r = parse(json!({"choices": [{"message": {"content": "", "reasoning": "hmm"}, "finish_reason": "length"}]})).unwrap();
+        assert_eq!((r.text.as_str(), r.reasoning.as_deref()), ("", Some("hmm")));
+        assert_eq!(r.finish_reason.as_deref(), Some("length"));
+        let r = parse(json!({"choices": [{"message": {"content": "a", "reasoning_content": "first", "reasoning": "second"}}]})).unwrap();
+        assert_eq!(r.reasoning.as_deref(), Some("first"));
+        let r =
+            parse(json!({"choices": [{"message": {"content": "a", "reasoning": null}}]})).unwrap();
+        assert_eq!(r.reasoning, None);
+    }
+
+    #[test]
+    fn only_text_parts_are_the_text() {
+        let r = parse(json!({"choices": [{"message": {"content": [
+            {"type": "thinking", "thinking": "no", "text": "not this"},
+            {"type": "text", "text": "a"},
+            {"type": "image_url", "image_url": {"url": "http://x"}},
+            {"type": "output_text", "text": "b"},
+            {"text": "c"},
+            {"type": "text", "text": {"value": "not a string"}},
+            "bare string"
+        ]}}]}))
+        .unwrap();
+        assert_eq!(r.text, "abc");
+    }
+
+    #[test]
+    fn odd_replies_are_typed_and_keep_the_body() {
+        let empty = json!({"id": "x", "choices": []});
+        let (m, body) = bad_message(parse(empty.clone()));
+        assert_eq!(m, "the judge's response has no choices");
+        assert_eq!(body, empty.to_string());
+        let (m, _) = bad_message(parse(json!({"object": "list"})));
+        assert_eq!(m, "the judge's response has no choices");
+
+        let tool = json!({"choices": [{"message": {"content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}]});
+        let (m, body) = bad_message(parse(tool.clone()));
+        assert_eq!(m, "the judge answered with a tool call instead of text");
+        assert_eq!(body, tool.to_string());
+        let (m, _) = bad_message(parse(
+            json!({"choices": [{"message": {"function_call": {"name": "f"}}}]}),
+        ));
+        assert!(m.contains("tool call"));
+        // text next to a tool call is still the answer
+        let r = parse(
+            json!({"choices": [{"message": {"content": "{}", "tool_calls": [{"id": "c"}]}}]}),
+        )
+        .unwrap();
+        assert_eq!(r.text, "{}");
+        // an empty tool_calls list is no tool call
+        let r =
+            parse(json!({"choices": [{"message": {"content": "", "tool_calls": []}}]})).unwrap();
+        assert_eq!(r.text, "");
+
+        let (m, _) = bad_message(parse(json!({"error": {"message": "upstream overloaded"}})));
+        assert_eq!(
+            m,
+            "the judge answered with an error instead of a completion: upstream overloaded"
+        );
+        let (m, _) = bad_message(parse(json!({"choices": [{"message": {"content": 5}}]})));
+        assert_eq!(m, "the judge's message content is a JSON number, not text");
+
+        // the kept body is bounded
+        let huge = format!("<html>{}</html>", "x".repeat(200_000));
+        let (m, body) = bad_message(parse_response(huge.as_bytes()));
+        assert!(m.starts_with("the judge's response is not a chat completion"));
+        assert!(m.len() < 1000);
+        assert_eq!(body.len(), crate::provider::MAX_ERROR_BODY_BYTES);
+    }
+
+    #[test]
+    fn odd_usage_does_not_lose_the_answer() {
+        let r = parse(json!({"choices": [{"message": {"content": "ok"}, "finish_reason": null}], "usage": {"prompt_tokens": "many", "completion_tokens": 2}})).unwrap();
+        assert_eq!(r.text, "ok");
+        assert_eq!(r.usage.input_tokens, None);
+        assert_eq!(r.usage.output_tokens, Some(2));
+        assert_eq!(r.finish_reason, None);
+        let r = parse(json!({"choices": [{"message": null}]})).unwrap();
+        assert_eq!(r.text, "");
     }
 }
