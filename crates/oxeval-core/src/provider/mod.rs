@@ -193,6 +193,23 @@ pub trait Provider: Send + Sync {
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
 }
 
+/// Follow a redirect only within the origin (scheme, host, port) of the first request,
+/// and at most [`MAX_REDIRECTS`] times. reqwest's default policy follows any redirect and
+/// strips only `Authorization`/cookies across hosts: custom headers (`x-api-key`,
+/// `api-key`) would reach the other origin. A redirect that is not followed comes back as
+/// the 3xx response ([`CallError::Redirect`]).
+fn same_origin_redirects(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
+    let previous = attempt.previous();
+    let same_origin = previous
+        .first()
+        .is_some_and(|first| first.origin() == attempt.url().origin());
+    if same_origin && previous.len() <= MAX_REDIRECTS {
+        attempt.follow()
+    } else {
+        attempt.stop()
+    }
+}
+
 /// The one HTTP client of the process: connection pools are shared by every scorer.
 pub fn http_client() -> &'static reqwest::Client {
     static CLIENT: LazyLock<reqwest::Client> = LazyLock::new(|| {
@@ -201,8 +218,15 @@ pub fn http_client() -> &'static reqwest::Client {
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(90))
             .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::custom(same_origin_redirects))
             .build()
-            .unwrap_or_default()
+            .unwrap_or_else(|_| {
+                // never fall back to a client with reqwest's default redirect policy
+                reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .unwrap_or_default()
+            })
     });
     &CLIENT
 }
