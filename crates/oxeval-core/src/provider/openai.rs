@@ -4,41 +4,195 @@
 
 use super::{
     http_client, parse_reset_duration, parse_retry_after, CallError, ChatRequest, ChatResponse,
-    Provider, Usage,
+    Provider, Usage, MAX_ERROR_BODY_BYTES,
 };
 use crate::model::{ModelConfig, Secret};
+use crate::redact::{display_url, percent_decode, strip_userinfo, url_userinfo, Redactor};
 use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, LOCATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{Duration, SystemTime};
 
+/// How requests authenticate.
+enum Auth {
+    None,
+    /// `Authorization: Bearer <api key>`.
+    Bearer(Secret),
+    /// `Authorization: Basic …` from the base URL's userinfo (percent-decoded).
+    Basic {
+        user: String,
+        password: Option<Secret>,
+    },
+}
+
 pub struct OpenAiProvider {
     provider_id: String,
     model_id: String,
+    /// `{base_url}/chat/completions`, never with the base URL's userinfo.
     endpoint: String,
-    api_key: Option<Secret>,
-    headers: reqwest::header::HeaderMap,
+    auth: Auth,
+    headers: HeaderMap,
+    /// Every secret of the model; scrubbed from every error this provider returns.
+    redactor: Redactor,
 }
 
 impl OpenAiProvider {
     /// `api_key` must already be resolved (a missing key is reported before this point).
+    ///
+    /// Credentials in the base URL (`http://user:password@host/v1`) are never part of the
+    /// request URL (so no error text can show them). They become an
+    /// `Authorization: Basic` header only when there is no API key and no custom
+    /// `Authorization` header; otherwise they are dropped (the API key / the custom header
+    /// is the one credential sent).
     pub fn new(model: &ModelConfig, api_key: Option<Secret>) -> Self {
-        let mut headers = reqwest::header::HeaderMap::new();
+        let mut headers = HeaderMap::new();
         for (k, v) in &model.headers {
-            if let (Ok(name), Ok(value)) = (
-                reqwest::header::HeaderName::from_bytes(k.as_bytes()),
-                reqwest::header::HeaderValue::from_str(v),
+            if let (Ok(name), Ok(mut value)) = (
+                HeaderName::from_bytes(k.as_bytes()),
+                HeaderValue::from_str(v),
             ) {
+                value.set_sensitive(true);
                 headers.insert(name, value);
             }
+        }
+        let userinfo = url_userinfo(&model.base_url)
+            .filter(|info| !info.user.is_empty() || info.password.is_some());
+        let auth = match (&api_key, userinfo) {
+            (Some(key), _) => Auth::Bearer(key.clone()),
+            (None, Some(info)) if !headers.contains_key(AUTHORIZATION) => Auth::Basic {
+                user: percent_decode(info.user),
+                password: info.password.map(|p| Secret::new(percent_decode(p))),
+            },
+            _ => Auth::None,
+        };
+        let mut redactor = Redactor::from_model(model);
+        if let Some(key) = &api_key {
+            redactor = redactor.with_secret(key.expose());
         }
         OpenAiProvider {
             provider_id: model.provider_id.clone(),
             model_id: model.model_id.clone(),
-            endpoint: format!("{}/chat/completions", model.base_url),
-            api_key,
+            endpoint: format!("{}/chat/completions", strip_userinfo(&model.base_url)),
+            auth,
             headers,
+            redactor,
         }
+    }
+
+    /// The URL requests go to (no credentials in it).
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    async fn call(&self, req: &ChatRequest, timeout: Duration) -> Result<ChatResponse, CallError> {
+        let body = wire_request(&self.model_id, req);
+        let mut builder = http_client()
+            .post(&self.endpoint)
+            .headers(self.headers.clone())
+            .timeout(timeout)
+            .json(&body);
+        builder = match &self.auth {
+            Auth::None => builder,
+            Auth::Bearer(key) => builder.bearer_auth(key.expose()),
+            Auth::Basic { user, password } => {
+                builder.basic_auth(user, password.as_ref().map(Secret::expose))
+            }
+        };
+        let map_err = |e: reqwest::Error| {
+            if e.is_timeout() {
+                CallError::Timeout(timeout)
+            } else {
+                // reqwest errors never include headers; the URL has no userinfo; the
+                // caller scrubs the text anyway.
+                CallError::Network(error_chain(&e))
+            }
+        };
+        let mut resp = builder.send().await.map_err(map_err)?;
+        let status = resp.status();
+        // The client follows same-origin redirects only (see `http_client`): one that comes
+        // back here was not followed.
+        if matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
+            if let Some(location) = resp.headers().get(LOCATION) {
+                return Err(redirect_error(status.as_u16(), resp.url(), location));
+            }
+        }
+        if !status.is_success() {
+            let retry_after = retry_hint(status.as_u16(), resp.headers());
+            // A broken connection while reading an error body keeps what was read: the
+            // status is the news.
+            let (bytes, _) = read_capped(&mut resp, MAX_ERROR_BODY_BYTES)
+                .await
+                .unwrap_or_else(|(partial, _)| (partial, false));
+            return Err(CallError::Http {
+                status: status.as_u16(),
+                body: String::from_utf8_lossy(&bytes).into_owned(),
+                retry_after,
+            });
+        }
+        let limit = req.max_response_bytes;
+        if resp
+            .content_length()
+            .is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX))
+        {
+            return Err(CallError::TooLarge { limit });
+        }
+        match read_capped(&mut resp, limit).await {
+            Ok((bytes, false)) => parse_response(&bytes),
+            Ok((_, true)) => Err(CallError::TooLarge { limit }),
+            Err((_, e)) => Err(map_err(e)),
+        }
+    }
+}
+
+/// Read `resp`'s body chunk by chunk, keeping at most `limit` bytes. `true` when the body
+/// was longer (reading stopped there; the rest is never read). On a read error, the bytes
+/// read so far and the error.
+async fn read_capped(
+    resp: &mut reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), (Vec<u8>, reqwest::Error)> {
+    // Content-Length is only a hint for the first allocation (it may lie).
+    let hint = resp
+        .content_length()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
+    let mut buf = Vec::with_capacity(hint.min(limit).min(1 << 20));
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = limit - buf.len();
+                if chunk.len() > room {
+                    buf.extend_from_slice(&chunk[..room]);
+                    return Ok((buf, true));
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok((buf, false)),
+            Err(e) => return Err((buf, e)),
+        }
+    }
+}
+
+/// The error for a redirect the client did not follow. `location` is resolved against the
+/// URL that answered and shown without userinfo, query and fragment.
+fn redirect_error(status: u16, from: &reqwest::Url, location: &HeaderValue) -> CallError {
+    let raw = String::from_utf8_lossy(location.as_bytes());
+    let (location, cross_origin) = match from.join(&raw) {
+        Ok(mut to) => {
+            let cross_origin = to.origin() != from.origin();
+            let _ = to.set_username("");
+            let _ = to.set_password(None);
+            to.set_query(None);
+            to.set_fragment(None);
+            (to.to_string(), cross_origin)
+        }
+        Err(_) => (display_url(&raw), true),
+    };
+    CallError::Redirect {
+        status,
+        location,
+        cross_origin,
     }
 }
 
@@ -328,35 +482,9 @@ impl Provider for OpenAiProvider {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         Box::pin(async move {
-            let body = wire_request(&self.model_id, req);
-            let mut builder = http_client()
-                .post(&self.endpoint)
-                .headers(self.headers.clone())
-                .timeout(timeout)
-                .json(&body);
-            if let Some(key) = &self.api_key {
-                builder = builder.bearer_auth(key.expose());
-            }
-            let map_err = |e: reqwest::Error| {
-                if e.is_timeout() {
-                    CallError::Timeout(timeout)
-                } else {
-                    // reqwest errors never include headers, so the key cannot leak here.
-                    CallError::Network(error_chain(&e))
-                }
-            };
-            let resp = builder.send().await.map_err(map_err)?;
-            let status = resp.status();
-            let retry_after = retry_hint(status.as_u16(), resp.headers());
-            let bytes = resp.bytes().await.map_err(map_err)?;
-            if !status.is_success() {
-                return Err(CallError::Http {
-                    status: status.as_u16(),
-                    body: String::from_utf8_lossy(&bytes[..bytes.len().min(4000)]).into_owned(),
-                    retry_after,
-                });
-            }
-            parse_response(&bytes)
+            self.call(req, timeout)
+                .await
+                .map_err(|e| e.scrub(&self.redactor))
         })
     }
 }
