@@ -10,6 +10,7 @@ pub mod model;
 pub mod pipeline;
 pub mod prompt;
 pub mod provider;
+pub mod redact;
 pub mod run;
 pub mod scorers;
 pub mod text;

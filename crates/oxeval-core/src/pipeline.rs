@@ -4,6 +4,7 @@
 use crate::engine::schema::StepOutput;
 use crate::engine::{Call, Execution, Judge, RunContext, Structured};
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
+use crate::redact::Redactor;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -167,14 +168,18 @@ impl<'a> Pipeline<'a> {
         self.completed.push(step.to_string());
     }
 
-    /// The failure of `step`, carrying a snapshot of the partial result.
+    /// The failure of `step`, carrying a snapshot of the partial result. Secrets the judge
+    /// or a proxy echoed back are scrubbed from all of it.
     pub fn fail(&self, step: &str, cause: JudgeError) -> RunError {
+        let cause = self.judge.scrub_error(cause);
+        let mut result = self.result.clone();
+        scrub_result(self.judge.redactor(), &mut result);
         RunError::Failed(Box::new(ScorerFailure {
             code: cause.code,
             message: format!("Scorer Run Failed: step '{step}' failed: {}", cause.message),
             failed_step: step.to_string(),
             completed_steps: self.completed.clone(),
-            result: self.result.clone(),
+            result,
             cause,
         }))
     }
@@ -190,7 +195,54 @@ impl<'a> Pipeline<'a> {
                     format!("the computed score is not a finite number ({s}); please report this"),
                 ),
             )),
-            _ => Ok(self.result),
+            _ => {
+                let mut result = self.result;
+                scrub_result(self.judge.redactor(), &mut result);
+                Ok(result)
+            }
+        }
+    }
+}
+
+/// Replace every configured secret in every string of a result (prompts, step results,
+/// judge records, warnings): a judge or proxy may echo a key or header value back.
+pub fn scrub_result(r: &Redactor, res: &mut ScoreResult) {
+    if r.is_empty() {
+        return;
+    }
+    let texts = [
+        &mut res.generate_score_prompt,
+        &mut res.reason,
+        &mut res.generate_reason_prompt,
+        &mut res.preprocess_prompt,
+        &mut res.analyze_prompt,
+    ];
+    for t in texts.into_iter().flatten() {
+        r.scrub_string(t);
+    }
+    for v in [
+        &mut res.preprocess_step_result,
+        &mut res.analyze_step_result,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        r.scrub_value(v);
+    }
+    res.warnings.iter_mut().for_each(|w| r.scrub_string(w));
+    for step in res.judge.values_mut() {
+        for e in &mut step.executions {
+            r.scrub_string(&mut e.prompt);
+            if let Some(o) = e.output.as_mut() {
+                r.scrub_value(o);
+            }
+            for t in [&mut e.raw_output, &mut e.reasoning].into_iter().flatten() {
+                r.scrub_string(t);
+            }
+            if let Some(err) = e.error.as_mut() {
+                r.scrub_string(&mut err.message);
+            }
+            e.warnings.iter_mut().for_each(|w| r.scrub_string(w));
         }
     }
 }

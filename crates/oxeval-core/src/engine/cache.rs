@@ -618,6 +618,8 @@ impl std::fmt::Display for DiskError {
 fn to_response(e: &Entry) -> ChatResponse {
     ChatResponse {
         text: e.text.clone(),
+        refusal: None,
+        reasoning: None,
         finish_reason: e.finish_reason.clone(),
         usage: Usage {
             input_tokens: Some(0),
@@ -719,6 +721,7 @@ mod tests {
             schema: None,
             temperature: Some(0.0),
             max_tokens: None,
+            max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 
@@ -789,7 +792,10 @@ mod tests {
                 json!({"ioTimeoutMs": -5}),
                 "ioTimeoutMs must be an integer from 1 to 600000; got -5",
             ),
-            (json!({"ioTimeoutMs": 0}), "ioTimeoutMs must be an integer from 1"),
+            (
+                json!({"ioTimeoutMs": 0}),
+                "ioTimeoutMs must be an integer from 1",
+            ),
             (json!({"ioTimeoutMs": true}), "ioTimeoutMs must be a number"),
         ] {
             let e = ResponseCache::from_options(Some(&bad), None).unwrap_err();

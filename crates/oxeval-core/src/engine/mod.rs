@@ -14,7 +14,9 @@ use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::model::{ModelConfig, StructuredOutput};
 use crate::provider::{
     openai::OpenAiProvider, CallError, ChatRequest, ChatResponse, Provider, Usage,
+    DEFAULT_MAX_RESPONSE_BYTES,
 };
+use crate::redact::Redactor;
 use cache::ResponseCache;
 use limits::{EndpointLimiter, LimitSettings};
 use retry::RetryPolicy;
@@ -24,9 +26,6 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-
-/// Default `modelSettings.maxResponseBytes` (8 MiB): far beyond any step's JSON.
-pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Default per-call (per HTTP attempt) timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -260,6 +259,8 @@ pub struct Judge {
     cache: Option<ResponseCache>,
     /// Where requests go (provider, base URL, custom headers): part of every cache key.
     cache_scope: String,
+    /// This judge's secrets, scrubbed from everything that leaves the engine.
+    redactor: Redactor,
 }
 
 impl Judge {
@@ -280,6 +281,7 @@ impl Judge {
         let cache_scope = ResponseCache::scope(&model.provider_id, &model.base_url, &model.headers);
         Judge {
             provider,
+            redactor: Redactor::from_model(&model),
             model,
             settings,
             limiter,
@@ -433,6 +435,7 @@ impl Judge {
             schema: native.then(|| (schema.name, schema.wire.clone())),
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
+            max_response_bytes: self.settings.max_response_bytes,
         };
         exec.attempt_count = 1;
         let (resp, key) = self.send(&first, ctx, exec).await?;
@@ -474,6 +477,7 @@ impl Judge {
             } else {
                 self.settings.max_output_tokens
             },
+            max_response_bytes: self.settings.max_response_bytes,
         };
         exec.attempt_count = 2;
         let (resp2, key2) = match self.send(&fallback, ctx, exec).await {
@@ -564,6 +568,7 @@ impl Judge {
             schema: None,
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
+            max_response_bytes: self.settings.max_response_bytes,
         };
         let mut result = Err(JudgeError::new(
             ErrorCode::JudgeOutput,
@@ -773,23 +778,32 @@ impl Judge {
             }
             CallError::Network(m) => JudgeError::new(
                 ErrorCode::JudgeNetwork,
-                format!("could not reach judge {model} at {} after {tries}: {m}", self.model.base_url),
+                format!("could not reach judge {model} at {} after {tries}: {m}", crate::redact::display_url(&self.model.base_url)),
             ),
             CallError::Timeout(t) => JudgeError::new(
                 ErrorCode::JudgeTimeout,
                 format!("judge {model} did not answer within {} ms (modelSettings.timeoutMs) after {tries}", t.as_millis()),
             ),
-            CallError::BadResponse(m) => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {m} (after {tries})")),
+            CallError::BadResponse { message, body } => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {message} (after {tries})")).with_raw(body),
+            e @ CallError::TooLarge { .. } => JudgeError::new(ErrorCode::JudgeTooLarge, format!("judge {model}: {e} (modelSettings.maxResponseBytes; after {tries})")),
+            e @ CallError::Redirect { status, .. } => JudgeError::new(ErrorCode::JudgeHttp, format!("judge {model}: {e} (after {tries})")).with_status(status),
         };
-        redact(
-            e,
-            self.model
-                .api_key
-                .as_ref()
-                .ok()
-                .and_then(|k| k.as_ref())
-                .map(|k| k.expose()),
-        )
+        self.scrub_error(e)
+    }
+
+    /// Every configured secret (API key, custom header values, URL userinfo) replaced by
+    /// `[redacted]` in an error's message and raw text.
+    pub fn scrub_error(&self, mut e: JudgeError) -> JudgeError {
+        self.redactor.scrub_string(&mut e.message);
+        if let Some(raw) = e.raw_output.as_mut() {
+            self.redactor.scrub_string(raw);
+        }
+        e
+    }
+
+    /// The redactor of this judge's secrets.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 }
 
@@ -821,15 +835,6 @@ fn deadline_error() -> JudgeError {
         ErrorCode::Deadline,
         "the run's deadline passed before the judge answered",
     )
-}
-
-/// Strip any occurrence of the key from messages/bodies a provider echoed back.
-fn redact(mut e: JudgeError, key: Option<&str>) -> JudgeError {
-    if let Some(key) = key.filter(|k| k.len() >= 4) {
-        e.message = e.message.replace(key, "***");
-        e.raw_output = e.raw_output.map(|r| r.replace(key, "***"));
-    }
-    e
 }
 
 /// The provider's error message from an error body (`{error: {message}}`), else the body.
@@ -964,14 +969,5 @@ mod tests {
         );
         assert_eq!(error_detail("plain failure"), "plain failure");
         assert_eq!(error_detail(""), "(empty body)");
-        let e = redact(
-            JudgeError::new(ErrorCode::JudgeHttp, "bad key sk-secret-123")
-                .with_raw("{\"key\":\"sk-secret-123\"}"),
-            Some("sk-secret-123"),
-        );
-        assert!(
-            !e.message.contains("sk-secret-123")
-                && !e.raw_output.unwrap().contains("sk-secret-123")
-        );
     }
 }

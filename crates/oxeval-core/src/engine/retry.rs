@@ -29,7 +29,8 @@ impl RetryPolicy {
     pub fn is_retryable(err: &CallError) -> bool {
         match err {
             CallError::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
-            CallError::Network(_) | CallError::Timeout(_) | CallError::BadResponse(_) => true,
+            CallError::Network(_) | CallError::Timeout(_) | CallError::BadResponse { .. } => true,
+            CallError::TooLarge { .. } | CallError::Redirect { .. } => false,
         }
     }
 

@@ -3,11 +3,23 @@
 
 pub mod openai;
 
+use crate::redact::Redactor;
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::Value;
+use std::fmt;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
+
+/// Default for [`ChatRequest::max_response_bytes`]: 8 MiB (a judge's answer is a few KB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+
+/// At most this much of an error body is read or kept: a non-2xx body, or the body of a
+/// 2xx answer that is not a usable chat completion ([`CallError::BadResponse`]).
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Same-origin redirects followed per request before giving up ([`CallError::Redirect`]).
+pub const MAX_REDIRECTS: usize = 5;
 
 /// One judge request, provider-neutral.
 #[derive(Debug, Clone)]
@@ -18,6 +30,10 @@ pub struct ChatRequest {
     pub schema: Option<(&'static str, Arc<Value>)>,
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
+    /// Largest 2xx response body accepted, in bytes (normally
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`]). A larger body, or a larger announced
+    /// `Content-Length`, fails with [`CallError::TooLarge`]; 0 rejects any non-empty body.
+    pub max_response_bytes: usize,
 }
 
 /// Token usage as the provider reports it (Mastra's field names).
@@ -55,8 +71,13 @@ impl Usage {
 /// One successful completion.
 #[derive(Debug, Clone, Default)]
 pub struct ChatResponse {
+    /// The answer. Empty when the judge refused (see `refusal`); never the reasoning.
     pub text: String,
+    /// The judge's refusal message (OpenAI `message.refusal`, or `refusal` content parts).
+    /// When set and `text` is empty, the judge declined to answer.
     pub refusal: Option<String>,
+    /// The judge's reasoning, never its answer (`message.reasoning_content` as DeepSeek and
+    /// vLLM send it, or `message.reasoning` as OpenRouter and Ollama send it).
     pub reasoning: Option<String>,
     pub finish_reason: Option<String>,
     pub usage: Usage,
@@ -76,8 +97,87 @@ pub enum CallError {
     Network(String),
     /// The per-attempt timeout elapsed.
     Timeout(Duration),
-    /// 2xx but the body was not the provider's response shape.
-    BadResponse(String),
+    /// 2xx but not a usable chat completion (not the response shape, no choices, a tool
+    /// call instead of text, ...). `message` says what happened; `body` is the response body
+    /// (lossy UTF-8, at most [`MAX_ERROR_BODY_BYTES`]).
+    BadResponse { message: String, body: String },
+    /// The 2xx body, or its announced `Content-Length`, exceeded the request's
+    /// `max_response_bytes` (`limit`). Reading stopped there; retrying would not help.
+    TooLarge { limit: usize },
+    /// A redirect that was not followed: to another origin (`cross_origin`; following it
+    /// would send the credentials there), or one more same-origin hop after
+    /// [`MAX_REDIRECTS`]. `location` is the absolute target without userinfo, query and
+    /// fragment. Retrying would not help.
+    Redirect {
+        status: u16,
+        location: String,
+        cross_origin: bool,
+    },
+}
+
+impl CallError {
+    /// A [`CallError::BadResponse`] keeping at most [`MAX_ERROR_BODY_BYTES`] of `body`.
+    pub fn bad_response(message: impl Into<String>, body: &[u8]) -> Self {
+        CallError::BadResponse {
+            message: message.into(),
+            body: lossy_prefix(body, MAX_ERROR_BODY_BYTES),
+        }
+    }
+
+    /// The same error with every secret of `redactor` replaced in its texts.
+    pub fn scrub(mut self, redactor: &Redactor) -> Self {
+        if redactor.is_empty() {
+            return self;
+        }
+        match &mut self {
+            CallError::Http { body, .. } => redactor.scrub_string(body),
+            CallError::Network(m) => redactor.scrub_string(m),
+            CallError::BadResponse { message, body } => {
+                redactor.scrub_string(message);
+                redactor.scrub_string(body);
+            }
+            CallError::Redirect { location, .. } => redactor.scrub_string(location),
+            CallError::Timeout(_) | CallError::TooLarge { .. } => {}
+        }
+        self
+    }
+}
+
+/// A one-line description (HTTP bodies are not included).
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Http { status, .. } => write!(f, "the judge answered HTTP {status}"),
+            CallError::Network(m) => f.write_str(m),
+            CallError::Timeout(t) => {
+                write!(f, "the judge did not answer within {} ms", t.as_millis())
+            }
+            CallError::BadResponse { message, .. } => f.write_str(message),
+            CallError::TooLarge { limit } => write!(
+                f,
+                "the judge's response is larger than {limit} bytes (modelSettings.maxResponseBytes); oxeval stopped reading it"
+            ),
+            CallError::Redirect {
+                status,
+                location,
+                cross_origin: true,
+            } => write!(
+                f,
+                "the judge redirected (HTTP {status}) to another origin ({location}); oxeval does not follow cross-origin redirects because they would carry credentials"
+            ),
+            CallError::Redirect {
+                status, location, ..
+            } => write!(
+                f,
+                "the judge redirected (HTTP {status}) to {location} after {MAX_REDIRECTS} redirects already; oxeval follows at most {MAX_REDIRECTS}"
+            ),
+        }
+    }
+}
+
+/// The first `max` bytes of `bytes` as text (invalid UTF-8 replaced).
+pub(crate) fn lossy_prefix(bytes: &[u8], max: usize) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(max)]).into_owned()
 }
 
 /// A judge backend.
@@ -93,6 +193,23 @@ pub trait Provider: Send + Sync {
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
 }
 
+/// Follow a redirect only within the origin (scheme, host, port) of the first request,
+/// and at most [`MAX_REDIRECTS`] times. reqwest's default policy follows any redirect and
+/// strips only `Authorization`/cookies across hosts: custom headers (`x-api-key`,
+/// `api-key`) would reach the other origin. A redirect that is not followed comes back as
+/// the 3xx response ([`CallError::Redirect`]).
+fn same_origin_redirects(attempt: reqwest::redirect::Attempt<'_>) -> reqwest::redirect::Action {
+    let previous = attempt.previous();
+    let same_origin = previous
+        .first()
+        .is_some_and(|first| first.origin() == attempt.url().origin());
+    if same_origin && previous.len() <= MAX_REDIRECTS {
+        attempt.follow()
+    } else {
+        attempt.stop()
+    }
+}
+
 /// The one HTTP client of the process: connection pools are shared by every scorer.
 pub fn http_client() -> &'static reqwest::Client {
     static CLIENT: LazyLock<reqwest::Client> = LazyLock::new(|| {
@@ -101,8 +218,15 @@ pub fn http_client() -> &'static reqwest::Client {
             .tcp_nodelay(true)
             .pool_idle_timeout(Duration::from_secs(90))
             .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::custom(same_origin_redirects))
             .build()
-            .unwrap_or_default()
+            .unwrap_or_else(|_| {
+                // never fall back to a client with reqwest's default redirect policy
+                reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .unwrap_or_default()
+            })
     });
     &CLIENT
 }
