@@ -86,11 +86,32 @@ function toJson(value, what, code, replacer = wellFormed) {
   }
 }
 
+/**
+ * The core sends an execution's prompt/output that repeats its step's field as `promptOf` /
+ * `outputOf` (the field's name): point it at the same string/object (shared, not copied),
+ * keeping Mastra's key order (status, prompt, output, …).
+ */
+function linkShared(out, judge) {
+  for (const step of Object.values(judge)) {
+    step.executions = step.executions.map((e) => {
+      if (e.promptOf === undefined && e.outputOf === undefined) return e
+      const linked = {}
+      for (const k of Object.keys(e)) {
+        if (k === 'promptOf' || k === 'outputOf') continue
+        linked[k] = k === 'prompt' && e.promptOf !== undefined ? out[e.promptOf] : e[k]
+        if (k === 'prompt' && e.outputOf !== undefined) linked.output = out[e.outputOf]
+      }
+      return linked
+    })
+  }
+  return judge
+}
+
 function shapeResult(run, r) {
   const out = run !== null && typeof run === 'object' && !Array.isArray(run) ? { ...run } : {}
   out.runId = r.runId
   for (const k of STEP_KEYS) out[k] = r[k]
-  if (r.judge !== undefined) out.judge = r.judge
+  if (r.judge !== undefined) out.judge = linkShared(out, r.judge)
   if (r.warnings !== undefined) out.warnings = r.warnings
   return out
 }

@@ -173,7 +173,7 @@ describe('API keys never leak', () => {
     }
     const errors = seen.filter((v) => v instanceof ScorerRunError) as InstanceType<typeof ScorerRunError>[]
     expect(errors).toHaveLength(2)
-    expect(errors[0].cause!.rawOutput).toContain('***')
+    expect(errors[0].cause!.rawOutput).toContain('[redacted]')
   })
 })
 

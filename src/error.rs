@@ -5,9 +5,59 @@
 //! - A failed run → `{ ok: false, kind: 'scorer' | 'abort', error: ScorerFailure }`.
 //! - A panic in the core → `{ ok: false, kind: 'scorer', code: OXEVAL_INTERNAL }`.
 
+use napi::bindgen_prelude::{ToNapiValue, TypeName, ValidateNapiValue};
+use napi::{sys, Env, JsValue, ValueType};
 use oxeval_core::error::{ErrorCode, InvalidArgument};
 use oxeval_core::pipeline::{RunError, ScoreResult};
+use serde::Serialize;
 use serde_json::{json, Value};
+
+/// What `run()` settles with. A success is serialized straight into JS values (no
+/// intermediate JSON tree: a large run is not copied once more on its way out).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    Ok {
+        ok: bool,
+        result: ScoreResult,
+        #[serde(rename = "processWarnings", skip_serializing_if = "Vec::is_empty")]
+        process_warnings: Vec<oxeval_core::engine::cache::CacheWarning>,
+    },
+    Other(Value),
+}
+
+impl Outcome {
+    pub fn set_warnings(&mut self, w: Vec<oxeval_core::engine::cache::CacheWarning>) {
+        match self {
+            Outcome::Ok {
+                process_warnings, ..
+            } => *process_warnings = w,
+            Outcome::Other(v) => {
+                if !w.is_empty() {
+                    v["processWarnings"] = serde_json::to_value(w).unwrap_or_default();
+                }
+            }
+        }
+    }
+}
+
+impl TypeName for Outcome {
+    fn type_name() -> &'static str {
+        "Outcome"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ValidateNapiValue for Outcome {}
+
+impl ToNapiValue for Outcome {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        let env = Env::from_raw(env);
+        Ok(env.to_js_value(&val)?.raw())
+    }
+}
 
 /// Factory-time invalid option → napi error the facade maps to `TypeError`.
 pub fn invalid(e: InvalidArgument) -> napi::Error {
@@ -22,17 +72,24 @@ fn type_error(e: &InvalidArgument) -> Value {
 }
 
 /// The settled value of `run()`.
-pub fn outcome(r: Result<ScoreResult, RunError>) -> Value {
+pub fn outcome(r: Result<ScoreResult, RunError>) -> Outcome {
     match r {
-        Ok(result) => json!({ "ok": true, "result": result }),
-        Err(RunError::Invalid(e)) => type_error(&e),
+        Ok(mut result) => {
+            result.share_repeats();
+            Outcome::Ok {
+                ok: true,
+                result,
+                process_warnings: Vec::new(),
+            }
+        }
+        Err(RunError::Invalid(e)) => Outcome::Other(type_error(&e)),
         Err(RunError::Failed(f)) => {
             let kind = if f.code == ErrorCode::Aborted {
                 "abort"
             } else {
                 "scorer"
             };
-            json!({ "ok": false, "kind": kind, "error": f })
+            Outcome::Other(json!({ "ok": false, "kind": kind, "error": f }))
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The native scorer object shared by every scorer family, and the cancel handle.
 
-use crate::error::{invalid, invalid_outcome, outcome, panic_outcome};
+use crate::error::{invalid, invalid_outcome, outcome, panic_outcome, Outcome};
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -83,7 +83,7 @@ impl NativeScorer {
         run: String,
         cancel: Option<&CancelHandle>,
         deadline_ms: Option<f64>,
-    ) -> Result<PromiseRaw<'env, serde_json::Value>> {
+    ) -> Result<PromiseRaw<'env, Outcome>> {
         let scorer = self.inner.clone();
         let ctx = RunContext {
             cancel: cancel.map(|c| c.token.clone()).unwrap_or_default(),
@@ -95,21 +95,18 @@ impl NativeScorer {
         };
         env.spawn_future(async move {
             let mut value = match RunInput::from_json(&run) {
-                Err(e) => invalid_outcome(e),
+                Err(e) => Outcome::Other(invalid_outcome(e)),
                 Ok(input) => {
                     let run_id = input.run_id.clone();
                     let fut = AssertUnwindSafe(scorer.run(input, ctx));
                     match fut.catch_unwind().await {
                         Ok(r) => outcome(r),
-                        Err(panic) => panic_outcome(Some(run_id), panic),
+                        Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
                     }
                 }
             };
             // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
-            let warnings = scorer.judge().take_warnings();
-            if !warnings.is_empty() {
-                value["processWarnings"] = serde_json::to_value(warnings).unwrap_or_default();
-            }
+            value.set_warnings(scorer.judge().take_warnings());
             Ok(value)
         })
     }

@@ -204,6 +204,56 @@ impl<'a> Pipeline<'a> {
     }
 }
 
+/// The step-level fields whose values an execution record may repeat: (judge step, prompt
+/// key, step-result key).
+const STEP_FIELDS: &[(&str, &str, Option<&str>)] = &[
+    (
+        "preprocess",
+        "preprocessPrompt",
+        Some("preprocessStepResult"),
+    ),
+    ("analyze", "analyzePrompt", Some("analyzeStepResult")),
+    ("generateScore", "generateScorePrompt", None),
+    ("generateReason", "generateReasonPrompt", None),
+];
+
+impl ScoreResult {
+    /// Prepare the result for a host that can share strings and objects by reference (the
+    /// Node binding): an execution's `prompt` (or `output`) that equals its step's
+    /// `…Prompt` (or `…StepResult`) is emptied and `promptOf` / `outputOf` names that field,
+    /// and the host points it at the same value. Mastra's shape is unchanged for the user,
+    /// while a large run's prompts cross the boundary and sit in memory once.
+    pub fn share_repeats(&mut self) {
+        for (step, prompt_key, result_key) in STEP_FIELDS {
+            let step_prompt = match *prompt_key {
+                "preprocessPrompt" => &self.preprocess_prompt,
+                "analyzePrompt" => &self.analyze_prompt,
+                "generateScorePrompt" => &self.generate_score_prompt,
+                _ => &self.generate_reason_prompt,
+            };
+            let step_result = match *result_key {
+                Some("preprocessStepResult") => self.preprocess_step_result.as_ref(),
+                Some(_) => self.analyze_step_result.as_ref(),
+                None => None,
+            };
+            let Some(judge) = self.judge.get_mut(*step) else {
+                continue;
+            };
+            let single = judge.executions.len() == 1;
+            for e in &mut judge.executions {
+                if step_prompt.as_deref() == Some(e.prompt.as_str()) {
+                    e.prompt = String::new();
+                    e.prompt_of = Some(prompt_key);
+                }
+                if single && step_result.is_some() && e.output.as_ref() == step_result {
+                    e.output = None;
+                    e.output_of = *result_key;
+                }
+            }
+        }
+    }
+}
+
 /// Replace every configured secret in every string of a result (prompts, step results,
 /// judge records, warnings): a judge or proxy may echo a key or header value back.
 pub fn scrub_result(r: &Redactor, res: &mut ScoreResult) {

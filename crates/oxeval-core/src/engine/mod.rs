@@ -231,6 +231,13 @@ pub struct Execution {
     /// What was accepted despite a problem (e.g. `1 verdict for 3 statements`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Transport only ([`ScoreResult::share_repeats`](crate::pipeline::ScoreResult::share_repeats)):
+    /// `prompt` is the step's field of this name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_of: Option<&'static str>,
+    /// Transport only: `output` is the step's field of this name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_of: Option<&'static str>,
 }
 
 /// A validated structured output: the typed value and the JSON as the judge sent it
@@ -341,6 +348,8 @@ impl Judge {
             cached: false,
             reasoning: None,
             warnings: Vec::new(),
+            prompt_of: None,
+            output_of: None,
         }
     }
 
@@ -785,7 +794,7 @@ impl Judge {
                 format!("judge {model} did not answer within {} ms (modelSettings.timeoutMs) after {tries}", t.as_millis()),
             ),
             CallError::BadResponse { message, body } => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {message} (after {tries})")).with_raw(body),
-            e @ CallError::TooLarge { .. } => JudgeError::new(ErrorCode::JudgeTooLarge, format!("judge {model}: {e} (modelSettings.maxResponseBytes; after {tries})")),
+            e @ CallError::TooLarge { .. } => JudgeError::new(ErrorCode::JudgeTooLarge, format!("judge {model}: {e} (after {tries})")),
             e @ CallError::Redirect { status, .. } => JudgeError::new(ErrorCode::JudgeHttp, format!("judge {model}: {e} (after {tries})")).with_status(status),
         };
         self.scrub_error(e)
