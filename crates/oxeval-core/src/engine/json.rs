@@ -1067,13 +1067,3 @@ mod tests {
         }
     }
 }
-
-// TEMP shim until the hardened parser lands.
-pub fn split_reasoning(text: &str) -> (String, Option<String>) {
-    (text.to_string(), None)
-}
-pub fn candidates(text: &str) -> Result<Vec<Value>, String> {
-    extract_json(text)
-        .map(|v| vec![v])
-        .ok_or_else(|| "no JSON object found in the output".to_string())
-}
