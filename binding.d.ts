@@ -24,23 +24,42 @@ export declare class NativeScorer {
    */
   cacheStats(): Record<string, number> | null
   /**
-   * Run the scorer. `run` is the JSON text of the run object; resolves to a
-   * `RunOutcome` (never rejects).
+   * Accept a run: check the run options and the run, take its `runId`, start its
+   * deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
+   * `run` is the run's JSON text (null with `serializeError` when it has none).
    */
-  run(run: string, cancel?: CancelHandle | undefined | null, deadlineMs?: number | undefined | null): Promise<Record<string, unknown>>
+  start(run: string | undefined | null, serializeError: string | undefined | null, options: string): RunTicket | Record<string, unknown>
 }
 
-/** `{ model, modelSettings?, cache?, maxRetries? }`. */
-export declare function createAnswerAccuracyScorer(options: string): NativeScorer
+/**
+ * One accepted run: its id and deadline are fixed; user callbacks (contextExtractor) run
+ * in JS between `start` and `run`, bounded by `remainingMs()`.
+ */
+export declare class RunTicket {
+  get runId(): string
+  /** The scorer takes a `contextExtractor` and the run has no `context` of its own. */
+  get needsContext(): boolean
+  /** Milliseconds left before the run's deadline; `null` without one. */
+  remainingMs(): number | null
+  /**
+   * A user callback failed: `kind` is `threw`, `deadline` or `aborted`. Returns the
+   * failure outcome, shaped like the core's.
+   */
+  fail(step: string, kind: string, message: string, causeName: string): Record<string, unknown>
+  /**
+   * Run the scorer once. `extra` is JSON text of fields a callback produced (e.g.
+   * `{ extractedContext }`); `afterCallback` says a callback ran (a deadline that passed
+   * meanwhile is blamed on it). Resolves to an outcome; never rejects.
+   */
+  run(extra: string | undefined | null, afterCallback: boolean, cancel?: CancelHandle | undefined | null): Promise<Record<string, unknown>>
+}
 
-/** `{ model, modelSettings?, cache?, uncertaintyWeight?, scale?, options? }`. */
-export declare function createAnswerRelevancyScorer(options: string): NativeScorer
+/**
+ * Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`
+ * outcome naming what is wrong. Never throws for bad arguments; a panic becomes an
+ * internal-error outcome.
+ */
+export declare function createScorer(factory: string, options: string, descriptor: string): NativeScorer | Record<string, unknown>
 
-/** `{ model, modelSettings?, cache?, maxRetries?, context? }`. */
-export declare function createContextRelevanceScorer(options: string): NativeScorer
-
-/** `{ model, modelSettings?, cache?, mode?, beta?, atomicity?, coverage?, llmReason? }`. */
-export declare function createFactualCorrectnessScorer(options: string): NativeScorer
-
-/** `{ model, modelSettings?, cache?, maxRetries?, context? }`. */
-export declare function createResponseGroundednessScorer(options: string): NativeScorer
+/** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
+export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

@@ -107,33 +107,49 @@ export interface JudgeExecution<TOutput = unknown> {
 
 export type JudgeRecord = Record<string, { executions: JudgeExecution[] }>
 
-/** Mastra's `ScorerRun`. Extra keys are echoed into the result. */
+/** Mastra's `ScorerRun`. Any other keys of the run object are echoed into the result (typed). */
 export interface ScorerRun {
   runId?: string
   input?: unknown
   output: unknown
   groundTruth?: unknown
   requestContext?: unknown
-  [key: string]: unknown
 }
 
 export interface RunOptions {
   /** Cancels the run: in-flight HTTP is dropped and the promise rejects with an `AbortError`. */
   signal?: AbortSignal
-  /** Overall deadline for the whole run, in ms. */
+  /** Overall deadline for the whole run (contextExtractor included), in ms. */
   deadlineMs?: number
 }
 
-/** Mastra's result shape: the run's fields echoed, then the eight step keys, then `judge`. */
-export type ScorerResult<TPre = unknown, TAnalyze = unknown> = ScorerRun & {
+/** The keys a result sets itself (anything else is the run's own field, echoed). */
+export type ResultKey =
+  | 'runId'
+  | 'score'
+  | 'generateScorePrompt'
+  | 'reason'
+  | 'generateReasonPrompt'
+  | 'preprocessStepResult'
+  | 'preprocessPrompt'
+  | 'analyzeStepResult'
+  | 'analyzePrompt'
+  | 'judge'
+  | 'warnings'
+
+/**
+ * Mastra's result shape: the run's own fields (`R`) echoed, then the eight step keys, then
+ * `judge`. No index signature: a typo such as `r.scroe` does not compile.
+ */
+export type ScorerResult<R extends ScorerRun = ScorerRun, TPre = unknown, TAnalyze = unknown> = Omit<R, ResultKey> & {
   runId: string
   score: number
   generateScorePrompt: string | undefined
-  reason: string | undefined
+  reason: string
   generateReasonPrompt: string | undefined
-  preprocessStepResult: TPre | undefined
+  preprocessStepResult: TPre
   preprocessPrompt: string | undefined
-  analyzeStepResult: TAnalyze | undefined
+  analyzeStepResult: TAnalyze
   analyzePrompt: string | undefined
   /** Present when at least one LLM step ran. */
   judge?: JudgeRecord
@@ -141,37 +157,41 @@ export type ScorerResult<TPre = unknown, TAnalyze = unknown> = ScorerRun & {
   warnings?: string[]
 }
 
+/** The partial result a failure keeps: what completed before the failing step. */
+export type PartialScorerResult = Partial<Omit<ScorerResult, 'runId'>> & { runId: string; judge?: JudgeRecord }
+
 export interface ScorerStep {
   name: string
   type: 'prompt' | 'function'
   description?: string
 }
 
-export interface Scorer<TResult extends ScorerResult = ScorerResult> {
+/** `(run.input, run.output) => retrieved passages`; may be async. */
+export type ContextExtractor = (input: unknown, output: unknown) => string[] | Promise<string[]>
+
+export interface Scorer<TPre = unknown, TAnalyze = unknown, TRun extends ScorerRun = ScorerRun> {
   readonly id: string
   readonly name: string
   readonly description: string
-  readonly type: 'agent' | string
+  readonly type: 'agent'
   /** The judge's model id (never the key) and its system instructions. */
   readonly judge: { model: string; instructions: string } | undefined
   getSteps(): ScorerStep[]
   /** Response cache statistics, or `null` when caching is off. */
   cacheStats(): CacheStats | null
-  run(run: ScorerRun, options?: RunOptions): Promise<TResult>
+  run<R extends TRun>(run: R, options?: RunOptions): Promise<ScorerResult<R, TPre, TAnalyze>>
 }
 
 /** Every failed run rejects with this (wrong argument types reject with a TypeError instead). */
 export declare class ScorerRunError extends Error {
   name: 'ScorerRunError'
-  /** Stable code: OXEVAL_JUDGE_HTTP, OXEVAL_JUDGE_NETWORK, OXEVAL_JUDGE_TIMEOUT, OXEVAL_JUDGE_OUTPUT,
-   * OXEVAL_JUDGE_TRUNCATED, OXEVAL_JUDGE_REFUSAL, OXEVAL_JUDGE_RESPONSE_TOO_LARGE, OXEVAL_MISSING_API_KEY, OXEVAL_DEADLINE, OXEVAL_NO_VALID_JUDGMENT, OXEVAL_INTERNAL. */
-  code: string
-  /** The step that failed (e.g. 'preprocess', 'analyze', 'generateReason'). */
+  code: OxevalErrorCode
+  /** The step that failed (e.g. 'preprocess', 'analyze', 'generateReason', 'contextExtractor'). */
   failedStep: string
   completedSteps: string[]
   /** The partial result: completed steps' prompts and results, and every judge execution. */
-  result: Partial<ScorerResult> & { runId: string; judge?: JudgeRecord }
-  cause?: Error & { code?: string; status?: number; rawOutput?: string }
+  result: PartialScorerResult
+  cause?: Error & { code?: OxevalErrorCode; status?: number; rawOutput?: string }
 }
 
 /** Rejection of a run whose AbortSignal fired. */
@@ -180,127 +200,13 @@ export declare class AbortError extends Error {
   code: 'OXEVAL_ABORTED'
   failedStep: string | undefined
   completedSteps: string[]
-  result: (Partial<ScorerResult> & { runId: string; judge?: JudgeRecord }) | undefined
+  result: PartialScorerResult | undefined
 }
 
-// ---------------------------------------------------------------------------------------
-// Answer relevancy
-
-export interface AnswerRelevancyScorerOptions extends LLMScorerOptions {
-  /** Weight of an 'unsure' verdict. Default 0.3. */
-  uncertaintyWeight?: number
-  /** Multiplies the score. Default 1. */
-  scale?: number
-  /** Mastra's form; merged with the defaults (top-level keys win). */
-  options?: { uncertaintyWeight?: number; scale?: number }
+/** A TypeError raised for a wrong argument (options or run), with a stable code. */
+export interface OxevalTypeError extends TypeError {
+  code: 'OXEVAL_INVALID_OPTIONS' | 'OXEVAL_INVALID_INPUT'
 }
 
-export interface AnswerRelevancyVerdict {
-  result: 'yes' | 'unsure' | 'no' | string
-  reason: string
-}
-
-export type AnswerRelevancyResult = ScorerResult<{ statements: string[] }, { results: AnswerRelevancyVerdict[] }>
-
-/** Mastra-compatible answer relevancy: share of the output's statements relevant to the input. */
-export declare function createAnswerRelevancyScorer(options: AnswerRelevancyScorerOptions): Scorer<AnswerRelevancyResult>
-
-// ---------------------------------------------------------------------------------------
-// Ragas metrics
-
-/** Ragas's NLI verdict for one claim; any non-zero verdict counts as supported. */
-export interface FactualCorrectnessVerdict {
-  statement: string
-  reason: string
-  verdict: number
-}
-
-export interface FactualCorrectnessPreprocess {
-  responseClaims: string[]
-  /** null in precision mode (the reference is not decomposed). */
-  referenceClaims: string[] | null
-}
-
-export interface FactualCorrectnessAnalysis {
-  /** Response claims judged against the reference. */
-  responseVerdicts: FactualCorrectnessVerdict[]
-  /** Reference claims judged against the response; null in precision mode. */
-  referenceVerdicts: FactualCorrectnessVerdict[] | null
-  tp: number
-  fp: number
-  fn: number
-  /** tp / (tp + fp + 1e-8), unrounded (Ragas). */
-  precision: number
-  /** tp / (tp + fn + 1e-8), unrounded (Ragas); `null` in precision mode (no reference side). */
-  recall: number | null
-  mode: 'f1' | 'precision' | 'recall'
-  beta: number
-}
-
-export type FactualCorrectnessResult = ScorerResult<FactualCorrectnessPreprocess, FactualCorrectnessAnalysis>
-
-export interface FactualCorrectnessScorerOptions extends LLMScorerOptions {
-  /** Default 'f1'. */
-  mode?: 'f1' | 'precision' | 'recall'
-  /** F-beta's beta (> 0). Default 1. */
-  beta?: number
-  /** 'high' splits into single facts. Default 'low'. */
-  atomicity?: 'low' | 'high'
-  /** 'high' keeps every detail. Default 'low'. */
-  coverage?: 'low' | 'high'
-  /** Ask the judge to write the reason (one extra call). Default false: the reason is built from the counts. */
-  llmReason?: boolean
-  options?: { mode?: 'f1' | 'precision' | 'recall'; beta?: number; atomicity?: 'low' | 'high'; coverage?: 'low' | 'high'; llmReason?: boolean }
-}
-
-/** Ragas FactualCorrectness: claims of the output (response) vs `groundTruth` (reference), NLI, precision/recall/F-beta (rounded half to even). */
-export declare function createFactualCorrectnessScorer(options: FactualCorrectnessScorerOptions): Scorer<FactualCorrectnessResult>
-
-export interface NvJudgeRating {
-  /** The valid rating (a quoted "4" is reported as 4); null when no attempt gave one. */
-  rating: number | null
-  /** rating / 4 (answer accuracy) or rating / 2. */
-  normalized: number | null
-  /** Calls made for this judge (1..maxRetries). */
-  attempts: number
-  /** The judge's reply text of every attempt that got a reply. */
-  rawOutputs: string[]
-  valid: boolean
-}
-
-export interface NvAnalysis {
-  judges: [NvJudgeRating, NvJudgeRating]
-}
-
-/** NVIDIA metrics: score = mean of the valid normalized ratings, unrounded. */
-export type NvResult = ScorerResult<undefined, NvAnalysis>
-
-export interface NvScorerOptions extends LLMScorerOptions {
-  /** Attempts per judge (an integer ≥ 1). Default 5. */
-  maxRetries?: number
-  options?: { maxRetries?: number }
-}
-
-export interface NvContextScorerOptions extends NvScorerOptions {
-  /** Retrieved contexts used when the run has no `context` and no `contextExtractor` result. */
-  context?: string[]
-  /** Called with (run.input, run.output) when the run has no `context`. */
-  contextExtractor?: (input: unknown, output: unknown) => string[] | Promise<string[]>
-  options?: { maxRetries?: number; context?: string[] }
-}
-
-/** A run for the context scorers: `context` (retrieved passages) per item is the common case. */
-export interface ContextScorerRun extends ScorerRun {
-  context?: string[]
-}
-
-export interface ContextScorer extends Scorer<NvResult> {
-  run(run: ContextScorerRun, options?: RunOptions): Promise<NvResult>
-}
-
-/** NVIDIA AnswerAccuracy: two judges rate output vs groundTruth (0/2/4), the second with roles swapped. */
-export declare function createAnswerAccuracyScorer(options: NvScorerOptions): Scorer<NvResult>
-/** NVIDIA ContextRelevance: two judges rate how relevant the retrieved contexts are to the input (0/1/2). */
-export declare function createContextRelevanceScorer(options: NvContextScorerOptions): ContextScorer
-/** NVIDIA ResponseGroundedness: two judges rate how well the contexts support the output (0/1/2). */
-export declare function createResponseGroundednessScorer(options: NvContextScorerOptions): ContextScorer
+import type { OxevalErrorCode } from './generated/scorers'
+export * from './generated/scorers'

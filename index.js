@@ -1,11 +1,14 @@
 'use strict'
 // oxeval's public entry point: a thin facade over the generated napi binding (binding.js).
-// It only (1) serializes JS values to JSON text for the core, (2) shapes the core's result
-// into Mastra's result object (input fields echoed), and (3) raises TypeError /
-// ScorerRunError / AbortError for the core's structured failures. All logic is in Rust.
+// Rust owns the run contract (argument checks and their messages, runId, deadline, the
+// failure shape). This file only (1) marshals JS values into JSON text and describes what
+// cannot cross (functions, AbortSignals) as data, (2) calls user callbacks
+// (contextExtractor) under the deadline Rust started, (3) shapes results into Mastra's
+// object, and (4) defines the error classes. The factory list is generated from the core's
+// scorer registry (generated/scorers.js, `npm run generate`).
 
-const { randomUUID } = require('node:crypto')
 const native = require('./binding.js')
+const SCORERS = require('./generated/scorers.js')
 
 /** The eight step keys of Mastra's result, always present (undefined when not applicable). */
 const STEP_KEYS = [
@@ -47,9 +50,9 @@ class AbortError extends Error {
     super(message, reason !== undefined ? { cause: reason } : undefined)
     this.name = 'AbortError'
     this.code = 'OXEVAL_ABORTED'
-    this.failedStep = failure ? failure.failedStep : undefined
+    this.failedStep = failure && failure.failedStep !== null ? failure.failedStep : undefined
     this.completedSteps = failure ? failure.completedSteps || [] : []
-    this.result = failure ? shapeResult(run, failure.result || {}) : undefined
+    this.result = failure && failure.result ? shapeResult(run, failure.result) : undefined
   }
 }
 
@@ -59,31 +62,68 @@ function typeError(message, code) {
   return e
 }
 
+/** Raise a core outcome `{ ok: false, kind, … }` as the matching error class. */
+function raise(outcome, run, signal) {
+  if (outcome.kind === 'type') throw typeError(outcome.message, outcome.code)
+  if (outcome.kind === 'abort') throw new AbortError(outcome.error.message, outcome.error, run, signal ? signal.reason : undefined)
+  throw new ScorerRunError(outcome.error, run)
+}
+
+function jsType(v) {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v
+}
+
 function wellFormed(_key, value) {
   // Lone UTF-16 surrogates cannot cross into Rust as text: replace them with U+FFFD.
   return typeof value === 'string' && !value.isWellFormed() ? value.toWellFormed() : value
 }
 
-function strictOptions(key, value) {
-  // Options must not silently turn NaN/Infinity into null (= "use the default").
-  if (typeof value === 'number' && !Number.isFinite(value)) {
-    throw new TypeError(`'${key}' is ${value}; numbers must be finite`)
+/** JSON text of `value` (lone surrogates replaced), or `{ error }` when it has none. */
+function toJson(value) {
+  try {
+    // Fast path: JSON.stringify escapes a lone surrogate as \udXXX, which Rust cannot
+    // decode, so only text containing such an escape takes the replacer path.
+    const json = JSON.stringify(value)
+    if (json === undefined || !/\\u[dD][89a-fA-F]/.test(json)) return { json }
+    return { json: JSON.stringify(value, wellFormed) }
+  } catch (e) {
+    return { error: e && e.message ? e.message : String(e) }
   }
-  return wellFormed(key, value)
 }
 
-function toJson(value, what, code, replacer = wellFormed) {
+/** Factory options as JSON text plus a descriptor of what JSON cannot say. */
+function describeOptions(options) {
+  const d = { type: jsType(options) }
+  if (d.type !== 'object') return { json: 'null', d }
+  const m = options.model
+  d.model = typeof m === 'function' ? 'function' : m && typeof m === 'object' && typeof m.doGenerate === 'function' ? 'languageModel' : 'data'
+  d.contextExtractor = jsType(options.contextExtractor)
+  let json
   try {
-    if (replacer === wellFormed) {
-      // Fast path (no replacer): JSON.stringify escapes a lone surrogate as \udXXX, which Rust
-      // cannot decode, so only text containing such an escape takes the replacer path.
-      const json = JSON.stringify(value)
-      if (json === undefined || !/\\u[dD][89a-fA-F]/.test(json)) return json
-    }
-    return JSON.stringify(value, replacer)
+    json = JSON.stringify(options, (key, value) => {
+      // NaN/Infinity would silently become null (= "use the default"): report them instead
+      if (typeof value === 'number' && !Number.isFinite(value) && d.nonFinite === undefined) {
+        d.nonFinite = key
+        d.nonFiniteValue = String(value)
+      }
+      return typeof value === 'function' ? undefined : wellFormed(key, value)
+    })
   } catch (e) {
-    throw typeError(`${what} must be plain JSON-serializable data (${e.message})`, code)
+    d.serializeError = e && e.message ? e.message : String(e)
   }
+  return { json: json ?? 'null', d }
+}
+
+/** `scorer.run()`'s options as data for the core. */
+function describeRunOptions(options) {
+  const d = { type: jsType(options) }
+  if (d.type !== 'object') return d
+  const ms = options.deadlineMs
+  // JSON has no NaN/Infinity: Infinity means "no deadline", anything else non-finite is an error
+  d.deadlineMs = typeof ms === 'number' && !Number.isFinite(ms) ? (ms === Infinity ? 1e308 : String(ms)) : ms
+  const s = options.signal
+  d.signal = s === undefined || s === null ? 'absent' : s instanceof AbortSignal ? (s.aborted ? 'AbortSignal:aborted' : 'AbortSignal') : jsType(s)
+  return d
 }
 
 /**
@@ -116,41 +156,42 @@ function shapeResult(run, r) {
   return out
 }
 
-/** Convert a synchronous native error (invalid options) into a TypeError. */
-function rethrow(e) {
-  if (e && e.code === 'InvalidArg') {
-    const m = /^(OXEVAL_[A-Z_]+): ([\s\S]*)$/.exec(e.message)
-    throw typeError(m ? m[2] : e.message, m ? m[1] : 'OXEVAL_INVALID_OPTIONS')
-  }
-  throw e
-}
-
-function checkOptions(options, factory) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw typeError(
-      `${factory}() expects an options object like { model: 'openai/gpt-4o-mini' }; got ${options === null ? 'null' : Array.isArray(options) ? 'array' : typeof options}`,
-      'OXEVAL_INVALID_OPTIONS',
-    )
-  }
-  const m = options.model
-  if (typeof m === 'function' || (m && typeof m === 'object' && typeof m.doGenerate === 'function')) {
-    throw typeError(
-      `${factory}(): AI SDK model objects are not supported yet; pass a 'provider/model' string or { id, url, apiKey }`,
-      'OXEVAL_INVALID_OPTIONS',
-    )
-  }
-  return toJson(options, 'options', 'OXEVAL_INVALID_OPTIONS', strictOptions)
+/**
+ * Call a user callback under the run's deadline and signal. Resolves to `{ value }` or to
+ * `{ outcome }` (the core's failure for `step`).
+ */
+function callBounded(fn, ticket, signal, step) {
+  return new Promise((resolve) => {
+    let timer
+    let settled = false
+    const done = (r) => {
+      if (settled) return
+      settled = true
+      if (timer) clearTimeout(timer)
+      if (signal) signal.removeEventListener('abort', onAbort)
+      resolve(r)
+    }
+    const onAbort = () => done({ outcome: ticket.fail(step, 'aborted', '', '') })
+    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    const remaining = ticket.remainingMs()
+    if (remaining !== null) timer = setTimeout(() => done({ outcome: ticket.fail(step, 'deadline', '', '') }), Math.max(0, remaining))
+    Promise.resolve()
+      .then(fn)
+      .then(
+        (value) => done({ value }),
+        (e) => done({ outcome: ticket.fail(step, 'threw', e && e.message ? String(e.message) : String(e), (e && e.name) || 'Error') }),
+      )
+  })
 }
 
 class Scorer {
   #native
   #meta
-  #prepare
-  /** `prepare(run, signal)` may return extra fields for the core (e.g. extracted contexts). */
-  constructor(nativeScorer, prepare) {
+  #extractor
+  constructor(nativeScorer, extractor) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
-    this.#prepare = prepare
+    this.#extractor = extractor
   }
   get id() {
     return this.#meta.id
@@ -177,47 +218,36 @@ class Scorer {
 
   /**
    * Score one run. `options.signal` cancels it (in-flight HTTP is dropped);
-   * `options.deadlineMs` bounds the whole run.
+   * `options.deadlineMs` bounds the whole run, contextExtractor included.
    */
   async run(run, options) {
-    const signal = options && options.signal
-    const deadlineMs = options && options.deadlineMs
-    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
-      throw typeError(
-        `run options.signal must be an AbortSignal (e.g. AbortSignal.timeout(ms) or new AbortController().signal); got ${Array.isArray(signal) ? 'array' : typeof signal}`,
-        'OXEVAL_INVALID_INPUT',
-      )
-    }
-    if (deadlineMs !== undefined && (typeof deadlineMs !== 'number' || !(deadlineMs > 0))) {
-      throw typeError('run options.deadlineMs must be a positive number of milliseconds', 'OXEVAL_INVALID_INPUT')
-    }
-    const started = Date.now()
-    if (signal && signal.aborted) throw new AbortError('The run was aborted before it started', undefined, run, signal.reason)
-    let payload = run
-    if (this.#prepare && run !== null && typeof run === 'object' && !Array.isArray(run)) {
-      // user code runs under the same signal and deadline as the judge calls
-      if (run.runId === undefined || run.runId === null) payload = { ...run, runId: randomUUID() }
-      const extra = await bounded(this.#prepare(payload), signal, deadlineMs, payload)
-      if (extra) payload = { ...payload, ...extra }
-    }
-    const json = toJson(payload, 'scorer.run() input', 'OXEVAL_INVALID_INPUT')
-    if (json === undefined) throw typeError('scorer.run() expects an object like { input, output }', 'OXEVAL_INVALID_INPUT')
-    let remainingMs
-    if (deadlineMs !== undefined) {
-      remainingMs = deadlineMs - (Date.now() - started)
-      if (remainingMs <= 0) throw deadlineFailure(payload, this.#prepare ? 'contextExtractor' : 'run')
+    const desc = describeRunOptions(options)
+    const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
+    const { json, error } = toJson(run)
+    const ticket = this.#native.start(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc))
+    if (!(ticket instanceof native.RunTicket)) raise(ticket, run, signal)
+    let extra = null
+    let afterCallback = false
+    if (ticket.needsContext && this.#extractor) {
+      afterCallback = true
+      const extractor = this.#extractor
+      const r = await callBounded(() => extractor(run.input, run.output), ticket, signal, 'contextExtractor')
+      if (r.outcome) raise(r.outcome, run, signal)
+      const t = toJson({ extractedContext: r.value === undefined ? null : r.value })
+      if (t.error !== undefined) raise(ticket.fail('contextExtractor', 'threw', `its result is not JSON-serializable data (${t.error})`, 'TypeError'), run, signal)
+      extra = t.json
     }
     let handle
     let onAbort
     if (signal) {
-      if (signal.aborted) throw new AbortError('The run was aborted', undefined, run, signal.reason)
       handle = new native.CancelHandle()
+      if (signal.aborted) handle.cancel()
       onAbort = () => handle.cancel()
       signal.addEventListener('abort', onAbort, { once: true })
     }
     let outcome
     try {
-      outcome = await this.#native.run(json, handle, remainingMs)
+      outcome = await ticket.run(extra, afterCallback, handle)
     } finally {
       if (signal) signal.removeEventListener('abort', onAbort)
     }
@@ -225,112 +255,24 @@ class Scorer {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
     }
     if (outcome.ok) return shapeResult(run, outcome.result)
-    if (outcome.kind === 'type') throw typeError(outcome.message, outcome.code)
-    if (outcome.kind === 'abort') throw new AbortError(outcome.error.message, outcome.error, run, signal && signal.reason)
-    throw new ScorerRunError(outcome.error, run)
+    raise(outcome, run, signal)
   }
 }
 
-/** A failure raised in JS (user callbacks), shaped like the core's. */
-function jsFailure(run, step, code, message, cause) {
-  return new ScorerRunError(
-    {
-      message: `Scorer Run Failed: step '${step}' failed: ${message}`,
-      code,
-      failedStep: step,
-      completedSteps: [],
-      result: { runId: run.runId },
-      cause: { name: (cause && cause.name) || 'Error', message: cause && cause.message ? cause.message : message, code },
-    },
-    run,
-  )
-}
-
-function deadlineFailure(run, step) {
-  return jsFailure(run, step, 'OXEVAL_DEADLINE', "the run's deadline passed")
-}
-
-/** Await `promise`, but reject at once on abort or when the deadline passes. */
-function bounded(promise, signal, deadlineMs, run) {
-  if (!signal && deadlineMs === undefined) return promise
-  return new Promise((resolve, reject) => {
-    let timer
-    const onAbort = () => {
-      cleanup()
-      reject(new AbortError('The run was aborted', { failedStep: 'contextExtractor', completedSteps: [], result: { runId: run.runId } }, run, signal.reason))
-    }
-    const cleanup = () => {
-      if (timer) clearTimeout(timer)
-      if (signal) signal.removeEventListener('abort', onAbort)
-    }
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
-    if (deadlineMs !== undefined) {
-      timer = setTimeout(() => {
-        cleanup()
-        reject(deadlineFailure(run, 'contextExtractor'))
-      }, deadlineMs)
-    }
-    promise.then(
-      (v) => {
-        cleanup()
-        resolve(v)
-      },
-      (e) => {
-        cleanup()
-        reject(e)
-      },
-    )
-  })
-}
-
-/**
- * `contextExtractor(input, output)` is user code, so it runs here in JS; its result reaches
- * the core as `extractedContext` (the core decides which context source wins). It is only
- * called when the run has no `context` of its own.
- */
-function contextPreparer(name, options) {
-  const extractor = options.contextExtractor
-  if (extractor === undefined || extractor === null) return undefined
-  if (typeof extractor !== 'function') {
-    throw typeError(`${name}(): options.contextExtractor must be a function (input, output) => string[]`, 'OXEVAL_INVALID_OPTIONS')
+/** The factory of one registry entry. */
+function factory(spec) {
+  const create = function (options) {
+    const { json, d } = describeOptions(options)
+    const made = native.createScorer(spec.factory, json, JSON.stringify(d))
+    if (!(made instanceof native.NativeScorer)) raise(made)
+    const extractor = spec.contextExtractor && typeof options.contextExtractor === 'function' ? options.contextExtractor : undefined
+    return new Scorer(made, extractor)
   }
-  return async (run) => {
-    if (run.context !== undefined && run.context !== null) return undefined
-    let extracted
-    try {
-      extracted = await extractor(run.input, run.output)
-    } catch (e) {
-      throw jsFailure(run, 'contextExtractor', 'OXEVAL_CONTEXT_EXTRACTOR', e && e.message ? e.message : String(e), e)
-    }
-    return { extractedContext: extracted === undefined ? null : extracted }
-  }
+  Object.defineProperty(create, 'name', { value: spec.factory })
+  return create
 }
 
-function factory(name, create, withContext = false) {
-  return function (options) {
-    const json = checkOptions(options, name)
-    const prepare = withContext ? contextPreparer(name, options) : undefined
-    let nativeScorer
-    try {
-      nativeScorer = create(json)
-    } catch (e) {
-      rethrow(e)
-    }
-    return new Scorer(nativeScorer, prepare)
-  }
-}
-
-const createAnswerRelevancyScorer = factory('createAnswerRelevancyScorer', native.createAnswerRelevancyScorer)
-const createFactualCorrectnessScorer = factory('createFactualCorrectnessScorer', native.createFactualCorrectnessScorer)
-const createAnswerAccuracyScorer = factory('createAnswerAccuracyScorer', native.createAnswerAccuracyScorer)
-const createContextRelevanceScorer = factory('createContextRelevanceScorer', native.createContextRelevanceScorer, true)
-const createResponseGroundednessScorer = factory('createResponseGroundednessScorer', native.createResponseGroundednessScorer, true)
-
-exports.createAnswerRelevancyScorer = createAnswerRelevancyScorer
-exports.createFactualCorrectnessScorer = createFactualCorrectnessScorer
-exports.createAnswerAccuracyScorer = createAnswerAccuracyScorer
-exports.createContextRelevanceScorer = createContextRelevanceScorer
-exports.createResponseGroundednessScorer = createResponseGroundednessScorer
+for (const spec of SCORERS) exports[spec.factory] = factory(spec)
 exports.ScorerRunError = ScorerRunError
 exports.AbortError = AbortError
 exports.Scorer = Scorer

@@ -139,12 +139,16 @@ describe('answer relevancy: scoring and options', () => {
     ['no verdicts', {}, [], 0],
   ]
   it.each(cases)('%s', async (_name, opts, results, want) => {
-    // no verdicts for one statement: a count mismatch gets the one fallback (same answer), then a warning
-    const analyze = results.length ? [verdicts(results)] : [verdicts(results), verdicts(results)]
+    // no verdicts for one statement, or a label that is not yes/unsure/no ('maybe'): a format
+    // error first (the one fallback gets the same answer), then Mastra's score with a warning
+    const odd = results.length === 0 || results.some((x) => !['yes', 'unsure', 'no'].includes(x.trim().toLowerCase()))
+    const analyze = odd ? [verdicts(results), verdicts(results)] : [verdicts(results)]
     server.enqueue(statements(results.length ? results.map((_, i) => `s${i}`) : ['s']), ...analyze, 'The score is x because y.')
     const r = await scorer(opts).run({ input: 'q', output: 'a' })
     expect(r.score).toBe(want)
-    expect(r.warnings).toEqual(results.length ? undefined : ['analyze: 0 verdicts for 1 statement'])
+    const warning = results.length ? 'analyze: verdict 3 ("maybe") is not yes, unsure or no (counted as no)' : 'analyze: 0 verdicts for 1 statement'
+    expect(r.warnings).toEqual(odd ? [warning] : undefined)
+    if (results.length) expect(r.analyzeStepResult.results.map((x: { result: string }) => x.result)).toEqual(results.map((x) => (['yes', 'unsure', 'no'].includes(x.trim().toLowerCase()) ? x.trim().toLowerCase() : 'no')))
   })
 
   it('skips analyze when the judge finds no statements', async () => {

@@ -172,7 +172,9 @@ describe('3. repairs that would change content are format errors', () => {
     scriptVerdicts(['yes', 'yes'])
     server.on(STEP.reason, { content: 'The score is 1 because.' })
     const r = await ar().run({ input: 'q', output: 'a. b.' })
-    expect(r.preprocessStepResult).toEqual({ statements: ['a', 'b'], done: true, note: null })
+    expect(r.preprocessStepResult).toEqual({ statements: ['a', 'b'] })
+    // the judge record keeps the reply as parsed, extra keys included
+    expect(r.judge!.preprocess.executions[0].output).toEqual({ statements: ['a', 'b'], done: true, note: null })
   })
 
   it('truncated JSON with finish_reason "stop" goes to the fallback, never accepted', async () => {

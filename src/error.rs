@@ -1,14 +1,14 @@
 //! The one place where core errors become JS-facing values.
 //!
-//! - Invalid options/input → a napi error with status `InvalidArg` (sync) or an outcome
-//!   `{ ok: false, kind: 'type' }` (async); the JS facade raises a `TypeError` for both.
+//! - Invalid options/input → an outcome `{ ok: false, kind: 'type', code, message }` (the
+//!   same for sync and async calls); the JS facade raises a `TypeError`.
 //! - A failed run → `{ ok: false, kind: 'scorer' | 'abort', error: ScorerFailure }`.
 //! - A panic in the core → `{ ok: false, kind: 'scorer', code: OXEVAL_INTERNAL }`.
 
 use napi::bindgen_prelude::{ToNapiValue, TypeName, ValidateNapiValue};
 use napi::{sys, Env, JsValue, ValueType};
 use oxeval_core::error::{ErrorCode, InvalidArgument};
-use oxeval_core::pipeline::{RunError, ScoreResult};
+use oxeval_core::pipeline::{RunError, ScoreResult, ScorerFailure};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -59,14 +59,6 @@ impl ToNapiValue for Outcome {
     }
 }
 
-/// Factory-time invalid option → napi error the facade maps to `TypeError`.
-pub fn invalid(e: InvalidArgument) -> napi::Error {
-    napi::Error::new(
-        napi::Status::InvalidArg,
-        format!("{}: {}", e.code.as_str(), e.message),
-    )
-}
-
 fn type_error(e: &InvalidArgument) -> Value {
     json!({ "ok": false, "kind": "type", "code": e.code.as_str(), "message": e.message })
 }
@@ -83,38 +75,35 @@ pub fn outcome(r: Result<ScoreResult, RunError>) -> Outcome {
             }
         }
         Err(RunError::Invalid(e)) => Outcome::Other(type_error(&e)),
-        Err(RunError::Failed(f)) => {
-            let kind = if f.code == ErrorCode::Aborted {
-                "abort"
-            } else {
-                "scorer"
-            };
-            Outcome::Other(json!({ "ok": false, "kind": kind, "error": f }))
-        }
+        Err(RunError::Failed(f)) => Outcome::Other(failure_outcome(*f)),
     }
+}
+
+/// `{ ok: false, kind: 'scorer' | 'abort', error }` for a failure.
+pub fn failure_outcome(f: ScorerFailure) -> Value {
+    let kind = if f.code == ErrorCode::Aborted {
+        "abort"
+    } else {
+        "scorer"
+    };
+    json!({ "ok": false, "kind": kind, "error": f })
+}
+
+/// The signal had fired before the run started: no partial result.
+pub fn aborted_before_start() -> Value {
+    json!({ "ok": false, "kind": "abort", "error": { "code": ErrorCode::Aborted.as_str(), "message": "The run was aborted before it started", "failedStep": null, "completedSteps": [], "result": null } })
 }
 
 pub fn invalid_outcome(e: InvalidArgument) -> Value {
     type_error(&e)
 }
 
-/// A caught panic: never crash Node, report it as an internal error.
+/// A caught panic: never crash Node; the same failure shape as any internal error.
 pub fn panic_outcome(run_id: Option<String>, payload: Box<dyn std::any::Any + Send>) -> Value {
     let detail = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    json!({
-        "ok": false,
-        "kind": "scorer",
-        "error": {
-            "code": ErrorCode::Internal.as_str(),
-            "message": format!("Scorer Run Failed: internal error in oxeval (please report it): {detail}"),
-            "failedStep": "run",
-            "completedSteps": [],
-            "result": { "runId": run_id },
-            "cause": { "name": "InternalError", "code": ErrorCode::Internal.as_str(), "message": detail }
-        }
-    })
+    failure_outcome(ScorerFailure::internal(run_id, &detail))
 }

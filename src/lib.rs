@@ -1,7 +1,9 @@
 //! The napi binding: a mirror of oxeval-core, no logic. JS values arrive as JSON text (the
-//! JS facade in index.js serializes them), go to the core, and results/errors come back as
-//! plain data that the facade turns into results, `TypeError`s and `ScorerRunError`s.
+//! JS facade in index.js serializes them, and describes what cannot cross — functions,
+//! AbortSignals — as data); the core checks them, runs the scorer, and every outcome comes
+//! back as plain data (`{ ok, … }`) that the facade turns into results, `TypeError`s,
+//! `ScorerRunError`s and `AbortError`s. One protocol for sync and async calls.
 
 mod error;
+mod registry;
 mod scorer;
-mod scorers;

@@ -1,13 +1,16 @@
-//! The native scorer object shared by every scorer family, and the cancel handle.
+//! The native scorer object shared by every scorer, its run tickets, and the cancel handle.
 
-use crate::error::{invalid, invalid_outcome, outcome, panic_outcome, Outcome};
+use crate::error::{failure_outcome, invalid_outcome, outcome, panic_outcome, Outcome};
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use oxeval_core::InvalidArgument;
-use oxeval_core::{RunContext, RunInput, Scorer};
-use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use oxeval_core::error::ErrorCode;
+use oxeval_core::pipeline::ScorerFailure;
+use oxeval_core::run::{RunOptionsDescriptor, StartError, StartedRun};
+use oxeval_core::scorers::registry::ScorerSpec;
+use oxeval_core::{RunContext, Scorer};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 /// Cancels one run (the JS facade wires an `AbortSignal` to it).
@@ -35,23 +38,12 @@ impl CancelHandle {
 #[napi]
 pub struct NativeScorer {
     inner: Arc<dyn Scorer>,
+    spec: &'static ScorerSpec,
 }
 
 impl NativeScorer {
-    /// Build a scorer from the JSON text of its factory options with the core's parser.
-    pub fn build<S: Scorer + 'static>(
-        options: &str,
-        from_options: fn(&serde_json::Value) -> std::result::Result<S, InvalidArgument>,
-    ) -> Result<Self> {
-        let value = serde_json::from_str(options).map_err(|e| {
-            invalid(InvalidArgument::options(format!(
-                "options is not valid JSON text: {e}"
-            )))
-        })?;
-        let scorer = from_options(&value).map_err(invalid)?;
-        Ok(NativeScorer {
-            inner: Arc::new(scorer),
-        })
+    pub fn new(inner: Arc<dyn Scorer>, spec: &'static ScorerSpec) -> Self {
+        NativeScorer { inner, spec }
     }
 }
 
@@ -74,36 +66,148 @@ impl NativeScorer {
             .unwrap_or(serde_json::Value::Null)
     }
 
-    /// Run the scorer. `run` is the JSON text of the run object; resolves to a
-    /// `RunOutcome` (never rejects).
+    /// Accept a run: check the run options and the run, take its `runId`, start its
+    /// deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
+    /// `run` is the run's JSON text (null with `serializeError` when it has none).
+    #[napi(ts_return_type = "RunTicket | Record<string, unknown>")]
+    pub fn start(
+        &self,
+        run: Option<String>,
+        serialize_error: Option<String>,
+        options: String,
+    ) -> Either<RunTicket, Outcome> {
+        let started = catch_unwind(AssertUnwindSafe(|| {
+            let d: RunOptionsDescriptor = serde_json::from_str(&options).unwrap_or_default();
+            let json = match (&run, &serialize_error) {
+                (Some(text), _) => Ok(text.as_str()),
+                (None, Some(why)) => Err(why.as_str()),
+                (None, None) => Err("it is undefined"),
+            };
+            StartedRun::start(json, &d)
+        }));
+        match started {
+            Ok(Ok(started)) => {
+                let needs_context = self.spec.context_extractor
+                    && started.input.raw.get("context").is_none_or(|c| c.is_null());
+                Either::A(RunTicket {
+                    scorer: self.inner.clone(),
+                    run_id: started.input.run_id.clone(),
+                    needs_context,
+                    started: Mutex::new(Some(started)),
+                })
+            }
+            Ok(Err(StartError::Invalid(e))) => Either::B(Outcome::Other(invalid_outcome(e))),
+            Ok(Err(StartError::AbortedBeforeStart)) => {
+                Either::B(Outcome::Other(crate::error::aborted_before_start()))
+            }
+            Err(panic) => Either::B(Outcome::Other(panic_outcome(None, panic))),
+        }
+    }
+}
+
+/// One accepted run: its id and deadline are fixed; user callbacks (contextExtractor) run
+/// in JS between `start` and `run`, bounded by `remainingMs()`.
+#[napi]
+pub struct RunTicket {
+    scorer: Arc<dyn Scorer>,
+    run_id: String,
+    needs_context: bool,
+    started: Mutex<Option<StartedRun>>,
+}
+
+#[napi]
+impl RunTicket {
+    #[napi(getter)]
+    pub fn run_id(&self) -> String {
+        self.run_id.clone()
+    }
+
+    /// The scorer takes a `contextExtractor` and the run has no `context` of its own.
+    #[napi(getter)]
+    pub fn needs_context(&self) -> bool {
+        self.needs_context
+    }
+
+    /// Milliseconds left before the run's deadline; `null` without one.
+    #[napi]
+    pub fn remaining_ms(&self) -> Option<f64> {
+        self.started
+            .lock()
+            .ok()
+            .and_then(|s| s.as_ref().and_then(StartedRun::remaining_ms))
+    }
+
+    /// A user callback failed: `kind` is `threw`, `deadline` or `aborted`. Returns the
+    /// failure outcome, shaped like the core's.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn fail(&self, step: String, kind: String, message: String, cause_name: String) -> Outcome {
+        let (code, message) = match kind.as_str() {
+            "deadline" => (ErrorCode::Deadline, "the run's deadline passed".to_string()),
+            "aborted" => (ErrorCode::Aborted, "The run was aborted".to_string()),
+            _ => (ErrorCode::ContextExtractor, message),
+        };
+        let f = ScorerFailure::outside(
+            Some(self.run_id.clone()),
+            &step,
+            code,
+            &message,
+            &cause_name,
+        );
+        Outcome::Other(failure_outcome(f))
+    }
+
+    /// Run the scorer once. `extra` is JSON text of fields a callback produced (e.g.
+    /// `{ extractedContext }`); `afterCallback` says a callback ran (a deadline that passed
+    /// meanwhile is blamed on it). Resolves to an outcome; never rejects.
     #[napi(catch_unwind, ts_return_type = "Promise<Record<string, unknown>>")]
     pub fn run<'env>(
         &self,
         env: &'env Env,
-        run: String,
+        extra: Option<String>,
+        after_callback: bool,
         cancel: Option<&CancelHandle>,
-        deadline_ms: Option<f64>,
     ) -> Result<PromiseRaw<'env, Outcome>> {
-        let scorer = self.inner.clone();
-        let ctx = RunContext {
-            cancel: cancel.map(|c| c.token.clone()).unwrap_or_default(),
-            // an absurdly large deadline (1e30 ms) means no deadline, never a panic
-            deadline: deadline_ms
-                .filter(|ms| *ms > 0.0)
-                .and_then(|ms| std::time::Duration::try_from_secs_f64(ms / 1000.0).ok())
-                .and_then(|d| tokio::time::Instant::now().checked_add(d)),
-        };
+        let scorer = self.scorer.clone();
+        let run_id = self.run_id.clone();
+        let started = self.started.lock().ok().and_then(|mut s| s.take());
+        let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
         env.spawn_future(async move {
-            let mut value = match RunInput::from_json(&run) {
-                Err(e) => Outcome::Other(invalid_outcome(e)),
-                Ok(input) => {
-                    let run_id = input.run_id.clone();
-                    let fut = AssertUnwindSafe(scorer.run(input, ctx));
-                    match fut.catch_unwind().await {
-                        Ok(r) => outcome(r),
-                        Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
-                    }
-                }
+            let Some(mut started) = started else {
+                let f = ScorerFailure::outside(
+                    Some(run_id),
+                    "run",
+                    ErrorCode::InvalidInput,
+                    "this run ticket was already used",
+                    "",
+                );
+                return Ok(Outcome::Other(failure_outcome(f)));
+            };
+            if let Some(extra) = extra.and_then(|t| serde_json::from_str(&t).ok()) {
+                started.merge(extra);
+            }
+            if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
+                let step = if after_callback {
+                    "contextExtractor"
+                } else {
+                    "run"
+                };
+                let f = ScorerFailure::outside(
+                    Some(run_id),
+                    step,
+                    ErrorCode::Deadline,
+                    "the run's deadline passed",
+                    "",
+                );
+                return Ok(Outcome::Other(failure_outcome(f)));
+            }
+            let ctx = RunContext {
+                cancel: token,
+                deadline: started.deadline,
+            };
+            let fut = AssertUnwindSafe(scorer.run(started.input, ctx));
+            let mut value = match fut.catch_unwind().await {
+                Ok(r) => outcome(r),
+                Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
             };
             // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
             value.set_warnings(scorer.judge().take_warnings());

@@ -1,64 +1,111 @@
 // Type-checked (tsc --strict, NodeNext) in `npm test`: the public API as a user writes it.
+// The `@ts-expect-error` lines are the negative cases: if a type becomes too loose, the
+// directive is unused and the build fails.
 import {
   createAnswerRelevancyScorer,
+  createAnswerAccuracyScorer,
+  createContextRelevanceScorer,
+  createFactualCorrectnessScorer,
+  createResponseGroundednessScorer,
   ScorerRunError,
+  AbortError,
+  type AnswerRelevancyAnalysis,
   type AnswerRelevancyResult,
+  type AnswerRelevancyScorer,
+  type FactualCorrectnessResult,
   type JudgeExecution,
+  type OxevalErrorCode,
   type Scorer,
 } from 'oxeval'
 
-async function main(): Promise<number> {
-  const scorer: Scorer<AnswerRelevancyResult> = createAnswerRelevancyScorer({
-    model: { id: 'openai/gpt-4o-mini', url: 'http://127.0.0.1:1/v1' },
+const model = { id: 'openai/gpt-4o-mini', url: 'http://127.0.0.1:1/v1' }
+
+async function positive(): Promise<number> {
+  const scorer: AnswerRelevancyScorer = createAnswerRelevancyScorer({
+    model,
     uncertaintyWeight: 0.3,
-    modelSettings: { temperature: 0, maxRetries: 1, timeoutMs: 1000 },
+    modelSettings: { temperature: 0, maxRetries: 1, timeoutMs: 1000, maxResponseBytes: 1 << 20 },
+    cache: { dir: '.cache', memoryBytes: 1 << 20, ioTimeoutMs: 500 },
   })
+  const generic: Scorer = scorer
   const alt = createAnswerRelevancyScorer({ model: 'openai/gpt-4o-mini', options: { scale: 10 } })
   const steps: string[] = alt.getSteps().map((s) => `${s.name}:${s.type}`)
   try {
-    const r = await scorer.run({ input: 'What is the capital of France?', output: 'Paris.' }, { signal: AbortSignal.timeout(5000) })
+    const r = await scorer.run({ input: 'What is the capital of France?', output: 'Paris.', tag: 'echoed' }, { signal: AbortSignal.timeout(5000) })
     const score: number = r.score
-    const statements: string[] | undefined = r.preprocessStepResult?.statements
-    const verdict: string | undefined = r.analyzeStepResult?.results[0]?.result
+    const reason: string = r.reason
+    const statements: string[] = r.preprocessStepResult.statements
+    const verdict: 'yes' | 'unsure' | 'no' = r.analyzeStepResult.results[0].result
+    const tag: string = r.tag // the run's own fields are echoed, typed
     const exec: JudgeExecution | undefined = r.judge?.analyze?.executions[0]
     const tokens: number | undefined = exec?.usage.totalTokens
-    console.log(score, statements, verdict, tokens, r.runId, r.reason, steps)
+    const typed: AnswerRelevancyResult = r
+    console.log(score, reason, statements, verdict, tag, tokens, typed.runId, steps, generic.id)
     return score
   } catch (e) {
     if (e instanceof ScorerRunError) {
       const step: string = e.failedStep
       const done: string[] = e.completedSteps
-      console.log(step, done, e.code, e.result.judge)
+      const code: OxevalErrorCode = e.code
+      if (e.code === 'OXEVAL_JUDGE_REFUSAL') console.log('refused')
+      console.log(step, done, code, e.result.judge, e.result.score)
+    } else if (e instanceof AbortError) {
+      const code: 'OXEVAL_ABORTED' = e.code
+      console.log(code, e.result?.runId)
     }
     return -1
   }
 }
 
-void main()
-
-// Ragas metrics
-import {
-  createAnswerAccuracyScorer,
-  createContextRelevanceScorer,
-  createFactualCorrectnessScorer,
-  createResponseGroundednessScorer,
-  type FactualCorrectnessResult,
-  type NvResult,
-} from 'oxeval'
-
 async function ragas(): Promise<void> {
-  const model = { id: 'openai/gpt-4o-mini', url: 'http://127.0.0.1:1/v1' }
   const fc = createFactualCorrectnessScorer({ model, mode: 'recall', beta: 2, atomicity: 'high', coverage: 'low', cache: { dir: '.cache' } })
   const r: FactualCorrectnessResult = await fc.run({ output: 'a', groundTruth: 'b' })
-  const claims: string[] | null | undefined = r.preprocessStepResult?.referenceClaims
-  const tp: number | undefined = r.analyzeStepResult?.tp
+  const claims: string[] | null = r.preprocessStepResult.referenceClaims
+  const tp: number = r.analyzeStepResult.tp
+  const recall: number | null = r.analyzeStepResult.recall
   const aa = createAnswerAccuracyScorer({ model, maxRetries: 3 })
-  const a: NvResult = await aa.run({ input: 'q', output: 'a', groundTruth: 'g' })
-  const rating: number | null | undefined = a.analyzeStepResult?.judges[1].rating
+  const a = await aa.run({ input: 'q', output: 'a', groundTruth: 'g' })
+  const rating: number | null = a.analyzeStepResult.judges[1].rating
+  const none: undefined = a.preprocessStepResult
   const cr = createContextRelevanceScorer({ model, contextExtractor: async (input) => [String(input)] })
   const c = await cr.run({ input: 'q', output: 'a', context: ['ctx'] })
   const rg = createResponseGroundednessScorer({ model, context: ['x'], modelSettings: { rpm: 60, maxConcurrency: 4 } })
   const g = await rg.run({ output: 'a' }, { deadlineMs: 1000 })
-  console.log(claims, tp, rating, c.score, g.judge?.analyze.executions.length)
+  console.log(claims, tp, recall, rating, none, c.score, g.judge?.analyze.executions.length)
 }
+
+async function negative(): Promise<void> {
+  const s = createAnswerRelevancyScorer({ model })
+  const r = await s.run({ input: 'q', output: 'a' })
+  // @ts-expect-error a typo in a result key
+  console.log(r.scroe)
+  // @ts-expect-error a verdict literal that does not exist
+  const v: AnswerRelevancyAnalysis['results'][number]['result'] = 'maybe'
+  // @ts-expect-error an option of the wrong type
+  createAnswerRelevancyScorer({ model, uncertaintyWeight: '0.3' })
+  // @ts-expect-error a typo in an option name
+  createAnswerRelevancyScorer({ model, uncertaintyWieght: 0.3 })
+  // @ts-expect-error model is required
+  createAnswerRelevancyScorer({ scale: 2 })
+  // @ts-expect-error a mode that does not exist
+  createFactualCorrectnessScorer({ model, mode: 'f2' })
+  // @ts-expect-error contextExtractor belongs to the context scorers only
+  createAnswerAccuracyScorer({ model, contextExtractor: () => ['x'] })
+  // @ts-expect-error a run without output
+  await s.run({ input: 'q' })
+  // @ts-expect-error a signal that is not an AbortSignal
+  await s.run({ input: 'q', output: 'a' }, { signal: { aborted: false } })
+  try {
+    await s.run({ input: 'q', output: 'a' })
+  } catch (e) {
+    if (e instanceof ScorerRunError) {
+      // @ts-expect-error an error code that does not exist
+      if (e.code === 'OXEVAL_NOPE') console.log(e)
+    }
+  }
+  console.log(v)
+}
+
+void positive()
 void ragas()
+void negative()

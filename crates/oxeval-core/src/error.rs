@@ -36,6 +36,9 @@ pub enum ErrorCode {
     /// The judge's response body was larger than `modelSettings.maxResponseBytes`.
     #[serde(rename = "OXEVAL_JUDGE_RESPONSE_TOO_LARGE")]
     JudgeTooLarge,
+    /// The `contextExtractor` callback threw or rejected.
+    #[serde(rename = "OXEVAL_CONTEXT_EXTRACTOR")]
+    ContextExtractor,
     /// The run was cancelled by the caller.
     #[serde(rename = "OXEVAL_ABORTED")]
     Aborted,
@@ -51,6 +54,25 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code (the TypeScript `OxevalErrorCode` union is generated from this).
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::InvalidInput,
+        ErrorCode::InvalidOptions,
+        ErrorCode::MissingApiKey,
+        ErrorCode::JudgeHttp,
+        ErrorCode::JudgeNetwork,
+        ErrorCode::JudgeTimeout,
+        ErrorCode::JudgeOutput,
+        ErrorCode::JudgeTruncated,
+        ErrorCode::JudgeRefusal,
+        ErrorCode::JudgeTooLarge,
+        ErrorCode::ContextExtractor,
+        ErrorCode::Aborted,
+        ErrorCode::Deadline,
+        ErrorCode::NoValidJudgment,
+        ErrorCode::Internal,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidInput => "OXEVAL_INVALID_INPUT",
@@ -63,11 +85,17 @@ impl ErrorCode {
             ErrorCode::JudgeTruncated => "OXEVAL_JUDGE_TRUNCATED",
             ErrorCode::JudgeRefusal => "OXEVAL_JUDGE_REFUSAL",
             ErrorCode::JudgeTooLarge => "OXEVAL_JUDGE_RESPONSE_TOO_LARGE",
+            ErrorCode::ContextExtractor => "OXEVAL_CONTEXT_EXTRACTOR",
             ErrorCode::Aborted => "OXEVAL_ABORTED",
             ErrorCode::Deadline => "OXEVAL_DEADLINE",
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
             ErrorCode::Internal => "OXEVAL_INTERNAL",
         }
+    }
+
+    /// The code of its string form.
+    pub fn parse(s: &str) -> Option<ErrorCode> {
+        Self::ALL.iter().copied().find(|c| c.as_str() == s)
     }
 
     /// Errors that are the caller's fault and surface as a JS `TypeError`.
@@ -82,7 +110,7 @@ impl ErrorCode {
 #[error("{message}")]
 pub struct JudgeError {
     /// Error class name shown in `judge[step].executions[].error.name`.
-    pub name: &'static str,
+    pub name: std::borrow::Cow<'static, str>,
     pub code: ErrorCode,
     pub message: String,
     /// HTTP status when the judge answered with one.
@@ -110,7 +138,7 @@ impl JudgeError {
             _ => "Error",
         };
         JudgeError {
-            name,
+            name: name.into(),
             code,
             message: message.into(),
             status: None,

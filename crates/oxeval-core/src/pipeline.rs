@@ -72,6 +72,43 @@ pub struct ScorerFailure {
     pub cause: JudgeError,
 }
 
+impl ScorerFailure {
+    /// A failure outside the judge pipeline (a user callback such as `contextExtractor`
+    /// threw or ran out of time, or a panic was caught): the same shape as any other.
+    pub fn outside(
+        run_id: Option<String>,
+        step: &str,
+        code: ErrorCode,
+        message: &str,
+        cause_name: &str,
+    ) -> ScorerFailure {
+        let mut cause = JudgeError::new(code, message);
+        if !cause_name.is_empty() {
+            cause.name = cause_name.chars().take(100).collect::<String>().into();
+        }
+        ScorerFailure {
+            code,
+            message: format!("Scorer Run Failed: step '{step}' failed: {message}"),
+            failed_step: step.to_string(),
+            completed_steps: Vec::new(),
+            result: ScoreResult {
+                run_id: run_id.unwrap_or_default(),
+                ..Default::default()
+            },
+            cause,
+        }
+    }
+
+    /// A caught panic: an internal error (please report it), never a crash.
+    pub fn internal(run_id: Option<String>, detail: &str) -> ScorerFailure {
+        let mut f =
+            ScorerFailure::outside(run_id, "run", ErrorCode::Internal, detail, "InternalError");
+        f.message =
+            format!("Scorer Run Failed: internal error in oxeval (please report it): {detail}");
+        f
+    }
+}
+
 /// Why `run()` did not produce a score.
 #[derive(Debug, Clone)]
 pub enum RunError {

@@ -88,6 +88,101 @@ impl RunInput {
     }
 }
 
+/// `scorer.run()`'s second argument, described as data by the JS facade (an AbortSignal
+/// cannot cross into Rust): `{ type, deadlineMs, signal }` where `type` is the JS type of the
+/// options value and `signal` is `absent`, `AbortSignal`, `AbortSignal:aborted` or the JS
+/// type of whatever was passed.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RunOptionsDescriptor {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub deadline_ms: Option<Value>,
+    pub signal: String,
+}
+
+/// A run accepted at `scorer.run()`: its input and its deadline, which starts now, before
+/// any user callback (`contextExtractor`) runs.
+#[derive(Debug, Clone)]
+pub struct StartedRun {
+    pub input: RunInput,
+    pub deadline: Option<tokio::time::Instant>,
+}
+
+/// Why a run could not start.
+#[derive(Debug, Clone)]
+pub enum StartError {
+    Invalid(InvalidArgument),
+    /// The signal had already fired.
+    AbortedBeforeStart,
+}
+
+impl StartedRun {
+    /// Check the run options and the run, and start the deadline. `run_json` is the run as
+    /// JSON text, or the reason it could not be serialized (cyclic, BigInt, …).
+    pub fn start(
+        run_json: Result<&str, &str>,
+        options: &RunOptionsDescriptor,
+    ) -> Result<StartedRun, StartError> {
+        let invalid = |m: String| StartError::Invalid(InvalidArgument::input(m));
+        if !matches!(options.kind.as_str(), "" | "undefined" | "object") {
+            return Err(invalid(format!(
+                "scorer.run() options must be an object like {{ signal, deadlineMs }}; got {}",
+                options.kind
+            )));
+        }
+        match options.signal.as_str() {
+            "" | "absent" | "AbortSignal" | "AbortSignal:aborted" => {}
+            other => {
+                return Err(invalid(format!(
+                    "run options.signal must be an AbortSignal (e.g. AbortSignal.timeout(ms) or new AbortController().signal); got {other}"
+                )))
+            }
+        }
+        let deadline_ms = match &options.deadline_ms {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f > 0.0) => n.as_f64(),
+            Some(_) => {
+                return Err(invalid(
+                    "run options.deadlineMs must be a positive number of milliseconds".into(),
+                ))
+            }
+        };
+        if options.signal == "AbortSignal:aborted" {
+            return Err(StartError::AbortedBeforeStart);
+        }
+        let text = run_json.map_err(|why| {
+            invalid(format!(
+                "scorer.run() input must be plain JSON-serializable data ({why})"
+            ))
+        })?;
+        let input = RunInput::from_json(text).map_err(StartError::Invalid)?;
+        // an absurdly large deadline (1e30 ms) means no deadline, never a panic
+        let deadline = deadline_ms
+            .and_then(|ms| std::time::Duration::try_from_secs_f64(ms / 1000.0).ok())
+            .and_then(|d| tokio::time::Instant::now().checked_add(d));
+        Ok(StartedRun { input, deadline })
+    }
+
+    /// Milliseconds left before the deadline (`None`: no deadline).
+    pub fn remaining_ms(&self) -> Option<f64> {
+        self.deadline.map(|d| {
+            d.saturating_duration_since(tokio::time::Instant::now())
+                .as_secs_f64()
+                * 1000.0
+        })
+    }
+
+    /// Add what a user callback produced (e.g. `extractedContext`) to the run.
+    pub fn merge(&mut self, extra: Value) {
+        if let (Value::Object(raw), Value::Object(extra)) = (&mut self.input.raw, extra) {
+            for (k, v) in extra {
+                raw.insert(k, v);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +212,47 @@ mod tests {
             .message
             .contains("not valid JSON"));
         assert!(RunInput::from_json(r#"{"output":"a"}"#).is_ok());
+    }
+
+    #[test]
+    fn start_checks_options_then_the_run() {
+        let opts = |v: Value| serde_json::from_value::<RunOptionsDescriptor>(v).unwrap();
+        let ok = StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(json!({}))).unwrap();
+        assert!(ok.deadline.is_none() && ok.remaining_ms().is_none());
+        let d =
+            StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(json!({"deadlineMs": 500}))).unwrap();
+        assert!(d.remaining_ms().unwrap() <= 500.0);
+        let huge =
+            StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(json!({"deadlineMs": 1e30}))).unwrap();
+        assert!(huge.deadline.is_none());
+        let msg = |r: Result<StartedRun, StartError>| match r {
+            Err(StartError::Invalid(e)) => e.message,
+            other => panic!("{other:?}"),
+        };
+        assert!(msg(StartedRun::start(
+            Ok("{}"),
+            &opts(json!({"type": "number"}))
+        ))
+        .contains("options must be an object"));
+        assert!(msg(StartedRun::start(
+            Ok("{}"),
+            &opts(json!({"signal": "object"}))
+        ))
+        .contains("must be an AbortSignal"));
+        assert!(msg(StartedRun::start(
+            Ok("{}"),
+            &opts(json!({"deadlineMs": -1}))
+        ))
+        .contains("positive number"));
+        assert!(msg(StartedRun::start(Err("cyclic"), &opts(json!({}))))
+            .contains("JSON-serializable data (cyclic)"));
+        assert!(matches!(
+            StartedRun::start(Ok("{}"), &opts(json!({"signal": "AbortSignal:aborted"}))),
+            Err(StartError::AbortedBeforeStart)
+        ));
+        let mut m = StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(json!({}))).unwrap();
+        m.merge(json!({"extractedContext": ["c"]}));
+        assert_eq!(m.input.raw["extractedContext"], json!(["c"]));
     }
 
     #[test]

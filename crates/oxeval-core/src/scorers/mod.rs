@@ -1,6 +1,7 @@
 //! Scorers. One folder per scorer, prompts beside the code.
 
 pub mod llm;
+pub mod registry;
 
 use crate::engine::RunContext;
 use crate::pipeline::{RunError, ScoreResult};

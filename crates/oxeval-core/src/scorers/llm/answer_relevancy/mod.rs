@@ -10,6 +10,7 @@ use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::scorers::{ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
@@ -22,6 +23,52 @@ pub const ID: &str = "answer-relevancy-scorer";
 
 /// Largest accepted `scale` (any larger factor is a mistake, and keeps every score finite).
 pub const MAX_SCALE: f64 = 1e6;
+
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createAnswerRelevancyScorer",
+    id: ID,
+    name: "Answer Relevancy Scorer",
+    description: "Evaluates how relevant the answer is to the input, with an LLM judge",
+    family: "mastra",
+    type_name: "AnswerRelevancy",
+    inputs: Inputs {
+        input: Need::Required,
+        output: Need::Required,
+        ground_truth: Need::Unused,
+        context: Need::Unused,
+    },
+    context_extractor: false,
+    options: schema_of::<JsOptions>,
+    preprocess: Some(schema_of::<Statements>),
+    analyze: Some(schema_of::<AnalyzeStep>),
+    build: |v| boxed(AnswerRelevancy::from_options(v)),
+};
+
+/// The scorer's own factory options (besides `model`, `modelSettings`, `cache`), as JS
+/// passes them: top-level as Mastra's docs show, or under `options` as its code reads them.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsOptions {
+    /// Weight of an 'unsure' verdict, 0..1. Default 0.3.
+    uncertainty_weight: Option<f64>,
+    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
+    scale: Option<f64>,
+    /// Mastra's form; merged with the defaults (top-level keys win).
+    options: Option<JsNestedOptions>,
+}
+
+/// `options.options`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsNestedOptions {
+    /// Weight of an 'unsure' verdict, 0..1. Default 0.3.
+    uncertainty_weight: Option<f64>,
+    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
+    scale: Option<f64>,
+}
 
 /// preprocess output.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -37,12 +84,94 @@ pub struct Verdict {
     pub reason: String,
 }
 
-/// analyze output.
+/// analyze output as the judge sends it (labels are free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Verdicts {
     pub results: Vec<Verdict>,
 }
-crate::step_output!(Verdicts, "answer_relevancy_verdicts");
+
+impl crate::engine::schema::StepOutput for Verdicts {
+    fn schema() -> &'static crate::engine::schema::StepSchema {
+        static SCHEMA: std::sync::OnceLock<crate::engine::schema::StepSchema> =
+            std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            crate::engine::schema::StepSchema::build::<Verdicts>("answer_relevancy_verdicts")
+        })
+    }
+
+    /// `" YES "` means `yes`: labels are trimmed and lowercased, as Mastra's math reads them.
+    fn normalize(json: &mut Value) {
+        let Some(items) = json.get_mut("results").and_then(Value::as_array_mut) else {
+            return;
+        };
+        for item in items {
+            if let Some(Value::String(r)) = item.get_mut("result") {
+                let t = r.trim().to_lowercase();
+                if t != *r {
+                    *r = t;
+                }
+            }
+        }
+    }
+}
+
+/// A relevance verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    Yes,
+    Unsure,
+    No,
+}
+
+impl Label {
+    /// The label of a (normalized) verdict text; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Label> {
+        match text {
+            "yes" => Some(Label::Yes),
+            "unsure" => Some(Label::Unsure),
+            "no" => Some(Label::No),
+            _ => None,
+        }
+    }
+}
+
+/// One statement's verdict in `analyzeStepResult`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct StepVerdict {
+    pub result: Label,
+    pub reason: String,
+}
+
+/// `analyzeStepResult`: the judge's verdicts, labels normalized (a label other than
+/// yes/unsure/no that the fallback did not fix is recorded as `no`, with a warning: Mastra's
+/// math counts it as 0 too).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AnalyzeStep {
+    pub results: Vec<StepVerdict>,
+}
+
+/// What the analyze step's answer must satisfy beyond its schema: one verdict per
+/// statement, each yes/unsure/no.
+fn verdict_problem(v: &Verdicts, statements: usize) -> Option<String> {
+    if let Some(m) = count_mismatch(v.results.len(), "verdict", statements, "statement") {
+        return Some(m);
+    }
+    let odd: Vec<String> = v
+        .results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| Label::parse(&r.result).is_none())
+        .map(|(i, r)| format!("{} ({})", i + 1, Value::String(r.result.clone())))
+        .take(5)
+        .collect();
+    (!odd.is_empty()).then(|| {
+        format!(
+            "verdict {} is not yes, unsure or no (counted as no)",
+            odd.join(", ")
+        )
+    })
+}
 
 /// Scorer options after defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,9 +240,9 @@ impl AnswerRelevancy {
 
     pub fn new(judge: Judge, opts: Options) -> Self {
         let meta = ScorerMeta::agent(
-            ID,
-            "Answer Relevancy Scorer",
-            "Evaluates how relevant the answer is to the input, with an LLM judge",
+            SPEC.id,
+            SPEC.name,
+            SPEC.description,
             &judge,
             INSTRUCTIONS,
             vec![
@@ -151,7 +280,12 @@ impl AnswerRelevancy {
         let answer = assistant_text(&run.output).unwrap_or_default();
         let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
         if answer.trim().is_empty() {
-            // Nothing to judge: no judge call, a score of 0 and a reason that says why.
+            // Nothing to judge: no judge call, a score of 0 and a reason that says why; the
+            // step results are the empty lists Mastra's judge would return.
+            p.result.preprocess_step_result =
+                serde_json::to_value(Statements { statements: vec![] }).ok();
+            p.result.analyze_step_result =
+                serde_json::to_value(AnalyzeStep { results: vec![] }).ok();
             p.result.score = Some(0.0);
             p.result.reason = Some("The score is 0 because the output is empty: it contains no statement that could address the input.".into());
             return p.finish();
@@ -162,23 +296,35 @@ impl AnswerRelevancy {
             .structured::<Statements>("preprocess", INSTRUCTIONS, &prompt)
             .await?;
         p.result.preprocess_prompt = Some(prompt);
-        p.result.preprocess_step_result = Some(extracted.json);
+        p.result.preprocess_step_result = serde_json::to_value(&extracted.value).ok();
         p.complete("preprocess");
 
         let statements = extracted.value.statements;
         let verdicts = if statements.is_empty() {
-            p.result.analyze_step_result = Some(serde_json::json!({ "results": [] }));
+            p.result.analyze_step_result =
+                serde_json::to_value(AnalyzeStep { results: vec![] }).ok();
             Vec::new()
         } else {
             let prompt = prompts::judge_prompt(&question, &statements);
             let want = statements.len();
             let judged = p
                 .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    count_mismatch(v.results.len(), "verdict", want, "statement")
+                    verdict_problem(v, want)
                 })
                 .await?;
             p.result.analyze_prompt = Some(prompt);
-            p.result.analyze_step_result = Some(judged.json);
+            let step = AnalyzeStep {
+                results: judged
+                    .value
+                    .results
+                    .iter()
+                    .map(|v| StepVerdict {
+                        result: Label::parse(&v.result).unwrap_or(Label::No),
+                        reason: v.reason.clone(),
+                    })
+                    .collect(),
+            };
+            p.result.analyze_step_result = serde_json::to_value(&step).ok();
             judged.value.results
         };
         p.complete("analyze");

@@ -19,6 +19,7 @@ use crate::engine::{Call, Judge, RunContext, Structured};
 use crate::error::InvalidArgument;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::scorers::{ScorerMeta, StepMeta};
 use crate::text::{assistant_text, round2_half_even};
 use schemars::JsonSchema;
@@ -32,6 +33,95 @@ pub const ID: &str = "factual-correctness-scorer";
 /// Accepted `beta` (F-beta weight of recall): 0.001..=1000 keeps β² and the F-beta formula
 /// finite and a reason readable.
 pub const BETA_RANGE: (f64, f64) = (0.001, 1000.0);
+
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createFactualCorrectnessScorer",
+    id: ID,
+    name: "Factual Correctness Scorer",
+    description: "Measures the factual overlap of the output with the ground truth (claim precision, recall or F-beta), with an LLM judge",
+    family: "ragas",
+    type_name: "FactualCorrectness",
+    inputs: Inputs {
+        input: Need::Unused,
+        output: Need::Required,
+        ground_truth: Need::Required,
+        context: Need::Unused,
+    },
+    context_extractor: false,
+    options: schema_of::<JsOptions>,
+    preprocess: Some(schema_of::<Preprocess>),
+    analyze: Some(schema_of::<Analysis>),
+    build: |v| boxed(FactualCorrectness::from_options(v)),
+};
+
+/// The scorer's own factory options (besides `model`, `modelSettings`, `cache`), top-level
+/// or under `options`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsOptions {
+    #[serde(flatten)]
+    own: JsNestedOptions,
+    /// The same options, nested (top-level keys win).
+    options: Option<JsNestedOptions>,
+}
+
+/// FactualCorrectness's options.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsNestedOptions {
+    /// Which measure is the score. Default 'f1'.
+    mode: Option<Mode>,
+    /// F-beta's beta (weight of recall), 0.001..1000. Default 1.
+    beta: Option<f64>,
+    /// 'high' splits texts into single facts. Default 'low'.
+    atomicity: Option<Level>,
+    /// 'high' keeps every detail in the claims. Default 'low'.
+    coverage: Option<Level>,
+    /// Ask the judge to write the reason (one extra call). Default false: the reason is
+    /// built from the counts.
+    llm_reason: Option<bool>,
+}
+
+/// `low` | `high`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub enum Level {
+    Low,
+    High,
+}
+
+/// `preprocessStepResult`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Preprocess {
+    pub response_claims: Vec<String>,
+    /// `null` in precision mode (the reference is not decomposed).
+    pub reference_claims: Option<Vec<String>>,
+}
+
+/// `analyzeStepResult`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    /// Response claims judged against the reference.
+    pub response_verdicts: Vec<Verdict>,
+    /// Reference claims judged against the response; `null` in precision mode.
+    pub reference_verdicts: Option<Vec<Verdict>>,
+    pub tp: usize,
+    pub fp: usize,
+    #[serde(rename = "fn")]
+    pub fn_: usize,
+    /// TP / (TP + FP + 1e-8), unrounded (Ragas).
+    pub precision: f64,
+    /// TP / (TP + FN + 1e-8), unrounded (Ragas); `null` in precision mode (no reference side).
+    pub recall: Option<f64>,
+    pub mode: Mode,
+    pub beta: f64,
+}
 
 /// preprocess output (one per decomposed text).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -80,7 +170,7 @@ impl StepOutput for Verdicts {
 }
 
 /// Which measure is the score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     F1,
@@ -306,9 +396,9 @@ impl FactualCorrectness {
 
     pub fn new(judge: Judge, opts: Options) -> Self {
         let meta = ScorerMeta::agent(
-            ID,
-            "Factual Correctness Scorer",
-            "Measures the factual overlap of the output with the ground truth (claim precision, recall or F-beta), with an LLM judge",
+            SPEC.id,
+            SPEC.name,
+            SPEC.description,
             &judge,
             INSTRUCTIONS,
             vec![
@@ -389,10 +479,11 @@ impl FactualCorrectness {
             Some(r) => Some(r.map_err(|e| p.fail("preprocess", e))?.value.claims),
             None => None,
         };
-        p.result.preprocess_step_result = Some(json!({
-            "responseClaims": response_claims,
-            "referenceClaims": reference_claims,
-        }));
+        p.result.preprocess_step_result = serde_json::to_value(Preprocess {
+            response_claims: response_claims.clone(),
+            reference_claims: reference_claims.clone(),
+        })
+        .ok();
         p.complete("preprocess");
 
         // analyze: both NLI passes at once; a side without claims makes no call
@@ -426,18 +517,19 @@ impl FactualCorrectness {
             None => reference_claims.as_ref().map(|_| Vec::new()),
         };
         let c = counts(&response_verdicts, reference_verdicts.as_deref());
-        let analysis = json!({
-            "responseVerdicts": response_verdicts,
-            "referenceVerdicts": reference_verdicts,
-            "tp": c.tp,
-            "fp": c.fp,
-            "fn": c.fn_,
-            "precision": precision(c),
+        let analysis = serde_json::to_value(Analysis {
+            response_verdicts,
+            reference_verdicts: reference_verdicts.clone(),
+            tp: c.tp,
+            fp: c.fp,
+            fn_: c.fn_,
+            precision: precision(c),
             // no reference side in precision mode: no recall, rather than a false 1.0
-            "recall": reference_verdicts.as_ref().map(|_| recall(c)),
-            "mode": opts.mode,
-            "beta": opts.beta,
-        });
+            recall: reference_verdicts.as_ref().map(|_| recall(c)),
+            mode: opts.mode,
+            beta: opts.beta,
+        })
+        .unwrap_or(Value::Null);
         p.result.analyze_step_result = Some(analysis.clone());
         p.complete("analyze");
 

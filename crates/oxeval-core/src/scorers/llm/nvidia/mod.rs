@@ -15,6 +15,7 @@ pub mod answer_accuracy;
 pub mod context_relevance;
 mod prompts;
 pub mod response_groundedness;
+pub mod specs;
 
 pub use answer_accuracy::AnswerAccuracy;
 pub use context_relevance::ContextRelevance;

@@ -1,0 +1,173 @@
+//! The scorer registry: every scorer declares its [`ScorerSpec`] once, in its own folder, and
+//! is listed here on ONE line. Everything else is derived from it: the binding's generic
+//! constructor (`createScorer(factory, options)`), the JS factory list, `index.mjs`'s
+//! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
+
+use crate::error::InvalidArgument;
+use crate::scorers::llm::{answer_relevancy, factual_correctness, nvidia};
+use crate::scorers::Scorer;
+use schemars::Schema;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// How a scorer uses a run field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Need {
+    /// The run fails with a TypeError without it.
+    Required,
+    /// Read when present.
+    Optional,
+    /// Not read.
+    Unused,
+}
+
+/// The run fields a scorer reads.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inputs {
+    pub input: Need,
+    pub output: Need,
+    pub ground_truth: Need,
+    /// `run.context` (retrieved passages), else `contextExtractor`, the `context` option or
+    /// tool results.
+    pub context: Need,
+}
+
+/// What one scorer declares once.
+pub struct ScorerSpec {
+    /// The JS factory name (`createAnswerRelevancyScorer`).
+    pub factory: &'static str,
+    /// Default scorer id (`answer-relevancy-scorer`).
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Whose metric this is: `mastra` or `ragas`.
+    pub family: &'static str,
+    /// Prefix of the generated TypeScript names (`AnswerRelevancy` →
+    /// `AnswerRelevancyScorerOptions`, `AnswerRelevancyResult`, …).
+    pub type_name: &'static str,
+    pub inputs: Inputs,
+    /// The factory takes a `contextExtractor(input, output)` callback (run in JS).
+    pub context_extractor: bool,
+    /// JSON schema of the scorer's own options (besides `model`, `modelSettings`, `cache`).
+    pub options: fn() -> Schema,
+    /// JSON schemas of `preprocessStepResult` / `analyzeStepResult` (`None`: always absent).
+    pub preprocess: Option<fn() -> Schema>,
+    pub analyze: Option<fn() -> Schema>,
+    /// Build the scorer from its factory options (checked here: TypeError-style errors).
+    pub build: fn(&Value) -> Result<Box<dyn Scorer>, InvalidArgument>,
+}
+
+/// Every scorer, one line each.
+pub static REGISTRY: &[&ScorerSpec] = &[
+    &answer_relevancy::SPEC,
+    &factual_correctness::SPEC,
+    &nvidia::specs::ANSWER_ACCURACY,
+    &nvidia::specs::CONTEXT_RELEVANCE,
+    &nvidia::specs::RESPONSE_GROUNDEDNESS,
+];
+
+/// The spec of a factory name.
+pub fn find(factory: &str) -> Option<&'static ScorerSpec> {
+    REGISTRY.iter().copied().find(|s| s.factory == factory)
+}
+
+/// Build a scorer by factory name.
+pub fn build(factory: &str, options: &Value) -> Result<Box<dyn Scorer>, InvalidArgument> {
+    let spec = find(factory).ok_or_else(|| {
+        InvalidArgument::options(format!("there is no scorer factory named '{factory}'"))
+    })?;
+    (spec.build)(options)
+}
+
+/// The registry as data, for the code generator: `{ scorers: [...], errorCodes: [...] }`.
+pub fn describe() -> Value {
+    json!({
+        "scorers": describe_scorers(),
+        "errorCodes": crate::error::ErrorCode::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+    })
+}
+
+fn describe_scorers() -> Value {
+    let schema = |f: Option<fn() -> Schema>| f.map(|f| f().to_value());
+    Value::Array(
+        REGISTRY
+            .iter()
+            .map(|s| {
+                json!({
+                    "factory": s.factory,
+                    "id": s.id,
+                    "name": s.name,
+                    "description": s.description,
+                    "family": s.family,
+                    "typeName": s.type_name,
+                    "inputs": s.inputs,
+                    "contextExtractor": s.context_extractor,
+                    "options": (s.options)().to_value(),
+                    "preprocess": schema(s.preprocess),
+                    "analyze": schema(s.analyze),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A schema function for a type: `schema_fn::<T>` fits [`ScorerSpec`]'s fields.
+pub fn schema_of<T: schemars::JsonSchema>() -> Schema {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// `build` for a scorer type with `from_options`.
+pub fn boxed<S: Scorer + 'static>(
+    r: Result<S, InvalidArgument>,
+) -> Result<Box<dyn Scorer>, InvalidArgument> {
+    r.map(|s| Box::new(s) as Box<dyn Scorer>)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn factories_and_ids_are_unique_and_described() {
+        let d = describe();
+        let items = d["scorers"].as_array().unwrap();
+        assert_eq!(
+            d["errorCodes"].as_array().unwrap().len(),
+            crate::error::ErrorCode::ALL.len()
+        );
+        assert_eq!(items.len(), REGISTRY.len());
+        let mut factories: Vec<&str> = REGISTRY.iter().map(|s| s.factory).collect();
+        let mut ids: Vec<&str> = REGISTRY.iter().map(|s| s.id).collect();
+        factories.sort();
+        factories.dedup();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(factories.len(), REGISTRY.len());
+        assert_eq!(ids.len(), REGISTRY.len());
+        for (item, spec) in items.iter().zip(REGISTRY) {
+            assert!(spec.factory.starts_with("create") && spec.factory.ends_with("Scorer"));
+            assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
+        }
+        assert!(find("createAnswerRelevancyScorer").is_some());
+        let e = build("createNopeScorer", &json!({})).err().unwrap();
+        assert!(e
+            .message
+            .contains("no scorer factory named 'createNopeScorer'"));
+    }
+
+    #[test]
+    fn a_spec_builds_its_scorer_with_its_own_id() {
+        for spec in REGISTRY {
+            let s =
+                (spec.build)(&json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}))
+                    .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
+            assert_eq!(s.meta().id, spec.id);
+            assert_eq!(s.meta().name, spec.name);
+        }
+    }
+}

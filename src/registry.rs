@@ -1,0 +1,107 @@
+//! The generic constructor over the core's scorer registry.
+
+use crate::error::{invalid_outcome, panic_outcome, Outcome};
+use crate::scorer::NativeScorer;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use oxeval_core::scorers::registry;
+use oxeval_core::InvalidArgument;
+use serde_json::Value;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// The registry as data (`{ scorers, errorCodes }`): read by the code generator.
+#[napi(
+    catch_unwind,
+    ts_return_type = "{ scorers: Array<Record<string, unknown>>; errorCodes: string[] }"
+)]
+pub fn registry() -> Value {
+    registry::describe()
+}
+
+/// What the facade tells about the factory call beyond the options' JSON text.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct FactoryDescriptor {
+    /// JS type of the options argument.
+    #[serde(rename = "type")]
+    kind: String,
+    /// Why the options could not be serialized, if they could not.
+    serialize_error: Option<String>,
+    /// Path of the first NaN/Infinity number in the options (JSON would turn it into null).
+    non_finite: Option<String>,
+    non_finite_value: Option<String>,
+    /// `data`, `function` or `languageModel` (an object with `doGenerate`).
+    model: String,
+    /// JS type of `options.contextExtractor` (`undefined` when absent).
+    context_extractor: String,
+}
+
+fn check(
+    factory: &str,
+    spec: &registry::ScorerSpec,
+    d: &FactoryDescriptor,
+) -> std::result::Result<(), InvalidArgument> {
+    let bad = |m: String| Err(InvalidArgument::options(m));
+    if d.kind != "object" {
+        return bad(format!(
+            "{factory}() expects an options object like {{ model: 'openai/gpt-4o-mini' }}; got {}",
+            d.kind
+        ));
+    }
+    if let Some(why) = &d.serialize_error {
+        return bad(format!(
+            "options must be plain JSON-serializable data ({why})"
+        ));
+    }
+    if let Some(path) = &d.non_finite {
+        return bad(format!(
+            "'{path}' is {}; numbers must be finite",
+            d.non_finite_value.as_deref().unwrap_or("not finite")
+        ));
+    }
+    if matches!(d.model.as_str(), "function" | "languageModel") {
+        return bad(format!(
+            "{factory}(): AI SDK model objects are not supported yet; pass a 'provider/model' string or {{ id, url, apiKey }}"
+        ));
+    }
+    if spec.context_extractor
+        && !matches!(d.context_extractor.as_str(), "" | "undefined" | "function")
+    {
+        return bad(format!(
+            "{factory}(): options.contextExtractor must be a function (input, output) => string[]; got {}",
+            d.context_extractor
+        ));
+    }
+    Ok(())
+}
+
+/// Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`
+/// outcome naming what is wrong. Never throws for bad arguments; a panic becomes an
+/// internal-error outcome.
+#[napi(ts_return_type = "NativeScorer | Record<string, unknown>")]
+pub fn create_scorer(
+    factory: String,
+    options: String,
+    descriptor: String,
+) -> Either<NativeScorer, Outcome> {
+    let made = catch_unwind(AssertUnwindSafe(
+        || -> std::result::Result<NativeScorer, InvalidArgument> {
+            let spec = registry::find(&factory).ok_or_else(|| {
+                InvalidArgument::options(format!("there is no scorer factory named '{factory}'"))
+            })?;
+            let d: FactoryDescriptor = serde_json::from_str(&descriptor).unwrap_or_default();
+            check(&factory, spec, &d)?;
+            let value: Value = serde_json::from_str(&options).map_err(|e| {
+                InvalidArgument::options(format!("options is not valid JSON text: {e}"))
+            })?;
+            let scorer = (spec.build)(&value)?;
+            Ok(NativeScorer::new(Arc::from(scorer), spec))
+        },
+    ));
+    match made {
+        Ok(Ok(s)) => Either::A(s),
+        Ok(Err(e)) => Either::B(Outcome::Other(invalid_outcome(e))),
+        Err(panic) => Either::B(Outcome::Other(panic_outcome(None, panic))),
+    }
+}

@@ -1,4 +1,0 @@
-//! One small file per scorer family.
-
-mod llm;
-mod ragas;
