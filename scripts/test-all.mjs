@@ -1,6 +1,7 @@
 // `npm test`: every suite, then ONE summary line `N passed, N failed` (read by CI).
 //   1. build the addon (debug)            2. Rust core tests (cargo test)
-//   3. Vitest over ../index.js            4. TypeScript consumer check (tsc --strict)
+//   3. Vitest over ../index.js            4. TypeScript consumer + README snippets (tsc --strict)
+//   5. generated files match the registry (scripts/generate.mjs --check)
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -63,12 +64,28 @@ if (build.status === 0) {
   rmSync(dir, { recursive: true, force: true })
 }
 
-// 4. TypeScript consumer check
+// 4. TypeScript: the consumer (with negative cases) and the README's snippets, strict
 const tsc = run('npx', ['tsc', '-p', '__test__/types/tsconfig.json'])
 if (tsc.status === 0) passed += 1
 else {
   failed += 1
   problems.push('tsc consumer check failed')
+}
+const snippets = run('node', ['scripts/check-readme-types.mjs'])
+if (snippets.status === 0) passed += 1
+else {
+  failed += 1
+  problems.push('README snippets do not compile')
+}
+
+// 5. generated files (factory list, ESM exports, types) match the core's registry
+if (build.status === 0) {
+  const gen = run('node', ['scripts/generate.mjs', '--check'])
+  if (gen.status === 0) passed += 1
+  else {
+    failed += 1
+    problems.push('generated files are out of date (npm run generate)')
+  }
 }
 
 if (problems.length) console.log(`\nproblems: ${problems.join('; ')}`)
