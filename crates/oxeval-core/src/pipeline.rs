@@ -201,8 +201,11 @@ impl<'a> Pipeline<'a> {
         self.take(step, call)
     }
 
+    /// Mark `step` done. Its execution records stop holding copies of what the step's own
+    /// fields hold (see [`ScoreResult::share_repeats`]): a large run keeps one copy.
     pub fn complete(&mut self, step: &str) {
         self.completed.push(step.to_string());
+        self.result.share_repeats();
     }
 
     /// The failure of `step`, carrying a snapshot of the partial result. Secrets the judge

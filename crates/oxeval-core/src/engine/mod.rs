@@ -241,7 +241,8 @@ pub struct Execution {
 }
 
 /// A validated structured output: the typed value and the JSON as the judge sent it
-/// (extra keys kept).
+/// (extra keys kept). Through [`Judge::structured`] the JSON moves into the execution
+/// record (`output`) and `json` is left `Null`.
 #[derive(Debug, Clone)]
 pub struct Structured<T> {
     pub value: T,
@@ -417,9 +418,11 @@ impl Judge {
         let result = self
             .structured_inner::<T>(system, prompt, ctx, &mut exec, &expect)
             .await;
-        if let Ok(s) = &result {
-            exec.output = Some(s.json.clone());
-        }
+        // the record keeps the judge's JSON as parsed (moved, not copied: it can be large)
+        let result = result.map(|mut s| {
+            exec.output = Some(std::mem::take(&mut s.json));
+            s
+        });
         self.finish(exec, started, result)
     }
 
@@ -928,7 +931,7 @@ pub fn decode<T: StepOutput>(text: &str) -> Result<Structured<T>, String> {
 fn decode_value<T: StepOutput>(mut json: Value) -> Result<Structured<T>, String> {
     T::normalize(&mut json);
     T::schema().validate(&json).map_err(|e| clip(&e, 400))?;
-    let value = serde_json::from_value::<T>(json.clone()).map_err(|e| clip(&e.to_string(), 400))?;
+    let value = T::deserialize(&json).map_err(|e| clip(&e.to_string(), 400))?;
     value.check()?;
     Ok(Structured { value, json })
 }

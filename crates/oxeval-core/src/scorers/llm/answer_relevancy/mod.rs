@@ -333,8 +333,15 @@ impl AnswerRelevancy {
         p.result.score = Some(s);
         p.complete("generateScore");
 
-        let verdicts_json = serde_json::to_value(&verdicts).unwrap_or(Value::Null);
-        let prompt = prompts::reason_prompt(&question, &answer, s, self.opts.scale, &verdicts_json);
+        // the verdicts as recorded in analyzeStepResult (no second copy of a large list)
+        let empty = Value::Array(Vec::new());
+        let recorded = p
+            .result
+            .analyze_step_result
+            .as_ref()
+            .and_then(|v| v.get("results"))
+            .unwrap_or(&empty);
+        let prompt = prompts::reason_prompt(&question, &answer, s, self.opts.scale, recorded);
         let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
         p.result.generate_reason_prompt = Some(prompt);
         p.result.reason = Some(reason);

@@ -1,6 +1,6 @@
 //! Prompts of the answer relevancy scorer (oxeval's own wording).
 
-use crate::prompt::task;
+use crate::prompt::{task, task_refs};
 use serde_json::{json, Value};
 
 pub const INSTRUCTIONS: &str = "You are a careful, consistent evaluator of answer relevancy. \
@@ -54,15 +54,15 @@ pub fn reason_prompt(
     scale: f64,
     verdicts: &Value,
 ) -> String {
-    task(
+    task_refs(
         REASON,
         "",
         &[
-            ("input", json!(input)),
-            ("output", json!(output)),
-            ("score", json!(score)),
-            ("scale", json!(scale)),
-            ("verdicts", verdicts.clone()),
+            ("input", &json!(input)),
+            ("output", &json!(output)),
+            ("score", &json!(score)),
+            ("scale", &json!(scale)),
+            ("verdicts", verdicts),
         ],
     )
 }

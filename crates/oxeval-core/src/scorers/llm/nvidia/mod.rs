@@ -223,7 +223,7 @@ pub async fn rate<T: RatingOutput>(
                     None => {
                         run.last_problem = Some(format!(
                             "rating {} is not one of {}",
-                            reply.json.get("rating").unwrap_or(&Value::Null),
+                            serde_json::to_string(reply.value.rating()).unwrap_or_default(),
                             scale.describe()
                         ));
                     }
