@@ -342,59 +342,7 @@ export interface ContextRelevanceScorerOptions extends LLMScorerOptions, Context
 
 export type ContextRelevancePreprocess = undefined
 
-/**
- * `analyzeStepResult` of the NVIDIA metrics.
- */
-export interface ContextRelevanceAnalysis {
-  /**
-   * Judge 1, then judge 2 (roles swapped for answer accuracy).
-   *
-   * @minItems 2
-   * @maxItems 2
-   *
-   * Items: One judge's outcome.
-   */
-  judges: [
-    {
-      /**
-       * The valid rating (a quoted "4" is reported as 4); null when no attempt gave one.
-       */
-      rating: number | null
-      /**
-       * rating / 4 (answer accuracy) or rating / 2.
-       */
-      normalized: number | null
-      /**
-       * Calls made for this judge (1..maxRetries).
-       */
-      attempts: number
-      /**
-       * The judge's reply text of every attempt that got a reply.
-       */
-      rawOutputs: string[]
-      valid: boolean
-    },
-    {
-      /**
-       * The valid rating (a quoted "4" is reported as 4); null when no attempt gave one.
-       */
-      rating: number | null
-      /**
-       * rating / 4 (answer accuracy) or rating / 2.
-       */
-      normalized: number | null
-      /**
-       * Calls made for this judge (1..maxRetries).
-       */
-      attempts: number
-      /**
-       * The judge's reply text of every attempt that got a reply.
-       */
-      rawOutputs: string[]
-      valid: boolean
-    }
-  ]
-}
+export type ContextRelevanceAnalysis = AnswerAccuracyAnalysis
 
 /** A run of `createContextRelevanceScorer`. */
 export type ContextRelevanceRun = ScorerRun & {
@@ -412,32 +360,7 @@ export declare function createContextRelevanceScorer(options: ContextRelevanceSc
 // --------------------------------------------------------------------------------------
 // createResponseGroundednessScorer (ragas): response-groundedness-scorer
 
-/**
- * Options of the context metrics.
- */
-export interface ResponseGroundednessOwnOptions {
-  /**
-   * Attempts per judge, an integer from 1 to 20. Default 5.
-   */
-  maxRetries?: number
-  /**
-   * Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
-   */
-  context?: string[]
-  /**
-   * The same options, nested (top-level wins).
-   */
-  options?: {
-    /**
-     * Attempts per judge, an integer from 1 to 20. Default 5.
-     */
-    maxRetries?: number
-    /**
-     * Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
-     */
-    context?: string[]
-  }
-}
+export type ResponseGroundednessOwnOptions = ContextRelevanceOwnOptions
 
 /** Options of `createResponseGroundednessScorer`. */
 export interface ResponseGroundednessScorerOptions extends LLMScorerOptions, ResponseGroundednessOwnOptions {
@@ -447,59 +370,7 @@ export interface ResponseGroundednessScorerOptions extends LLMScorerOptions, Res
 
 export type ResponseGroundednessPreprocess = undefined
 
-/**
- * `analyzeStepResult` of the NVIDIA metrics.
- */
-export interface ResponseGroundednessAnalysis {
-  /**
-   * Judge 1, then judge 2 (roles swapped for answer accuracy).
-   *
-   * @minItems 2
-   * @maxItems 2
-   *
-   * Items: One judge's outcome.
-   */
-  judges: [
-    {
-      /**
-       * The valid rating (a quoted "4" is reported as 4); null when no attempt gave one.
-       */
-      rating: number | null
-      /**
-       * rating / 4 (answer accuracy) or rating / 2.
-       */
-      normalized: number | null
-      /**
-       * Calls made for this judge (1..maxRetries).
-       */
-      attempts: number
-      /**
-       * The judge's reply text of every attempt that got a reply.
-       */
-      rawOutputs: string[]
-      valid: boolean
-    },
-    {
-      /**
-       * The valid rating (a quoted "4" is reported as 4); null when no attempt gave one.
-       */
-      rating: number | null
-      /**
-       * rating / 4 (answer accuracy) or rating / 2.
-       */
-      normalized: number | null
-      /**
-       * Calls made for this judge (1..maxRetries).
-       */
-      attempts: number
-      /**
-       * The judge's reply text of every attempt that got a reply.
-       */
-      rawOutputs: string[]
-      valid: boolean
-    }
-  ]
-}
+export type ResponseGroundednessAnalysis = AnswerAccuracyAnalysis
 
 /** A run of `createResponseGroundednessScorer`. */
 export type ResponseGroundednessRun = ScorerRun & {

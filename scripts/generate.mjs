@@ -56,7 +56,12 @@ function walk(s, mode) {
   return s
 }
 
+/** A type whose schema equals an earlier one's is an alias of it (one declaration each). */
+const seen = new Map()
 async function ts(schema, name) {
+  const key = JSON.stringify(schema)
+  if (seen.has(key)) return `export type ${name} = ${seen.get(key)}`
+  seen.set(key, name)
   const out = await compile(schema, name, {
     bannerComment: '',
     additionalProperties: false,
