@@ -346,12 +346,23 @@ describe('7. the disk cache can never hang a run', () => {
     }
     return entries
   }
-  /** Open each FIFO read-write (never blocks) to release the blocked readers. */
-  function release(fifos: string[]) {
-    for (const f of fifos) {
-      try {
-        closeSync(openSync(f, 'r+'))
-      } catch {}
+  /**
+   * Release the readers blocked on the FIFOs: each round opens them read-write (never blocks;
+   * every blocked open returns) and closes them (the readers see EOF). Several rounds over
+   * a second catch a reader that reaches its open() late.
+   */
+  async function release(fifos: string[]) {
+    for (let round = 0; round < 25; round++) {
+      const fds = fifos.flatMap((f) => {
+        try {
+          return [openSync(f, 'r+')]
+        } catch {
+          return []
+        }
+      })
+      await new Promise((r) => setTimeout(r, 20))
+      for (const fd of fds) closeSync(fd)
+      await new Promise((r) => setTimeout(r, 20))
     }
   }
 
@@ -380,7 +391,7 @@ describe('7. the disk cache can never hang a run', () => {
       expect(s.cacheStats()!.hits).toBe(0)
     } finally {
       process.off('warning', onWarning)
-      release(fifos)
+      await release(fifos)
       rmSync(dir, { recursive: true, force: true })
     }
   })
@@ -405,7 +416,7 @@ describe('7. the disk cache can never hang a run', () => {
       expect(a.code).toBe('OXEVAL_ABORTED')
       expect(Date.now() - t1).toBeLessThan(3000)
     } finally {
-      release(fifos)
+      await release(fifos)
       rmSync(dir, { recursive: true, force: true })
     }
   })

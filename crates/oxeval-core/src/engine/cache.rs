@@ -666,12 +666,37 @@ mod tests {
     }
 
     /// A runtime whose shutdown does not wait for blocking threads stuck in a stalled call.
-    fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap()
+    /// A test runtime that never waits for blocking-pool threads when dropped (a thread
+    /// stuck on a FIFO must not hang the test binary, also when an assertion fails).
+    struct Rt(Option<tokio::runtime::Runtime>);
+
+    impl Rt {
+        fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+            self.0.as_ref().unwrap().block_on(f)
+        }
+        fn shutdown_background(mut self) {
+            if let Some(rt) = self.0.take() {
+                rt.shutdown_background();
+            }
+        }
+    }
+
+    impl Drop for Rt {
+        fn drop(&mut self) {
+            if let Some(rt) = self.0.take() {
+                rt.shutdown_background();
+            }
+        }
+    }
+
+    fn runtime() -> Rt {
+        Rt(Some(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap(),
+        ))
     }
 
     /// A cache dir where `key`'s index bucket (the first file cacache reads or appends to)
@@ -704,14 +729,26 @@ mod tests {
 
     /// Give the stalled FIFO a peer so the blocked open returns (EOF: a miss).
     #[cfg(unix)]
-    fn unstall(fifo: &Path) {
-        let peer = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(fifo)
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(50));
-        drop(peer);
+    /// Release the readers blocked on the FIFO until no stalled call is left: each round
+    /// opens it read-write (never blocks; every blocked reader's open returns), then closes it
+    /// (they read EOF). A reader that arrives between rounds is released by the next one.
+    async fn unstall(fifo: &Path, stalled: &std::sync::atomic::AtomicUsize) {
+        let t = std::time::Instant::now();
+        while stalled.load(Acquire) > 0 {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "the stalled calls never returned"
+            );
+            if let Ok(peer) = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(fifo)
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                drop(peer);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     fn req(user: &str) -> ChatRequest {
@@ -1007,21 +1044,13 @@ mod tests {
             let t = std::time::Instant::now();
             assert!(c.get(&key, &ctx).await.is_none());
             c.put(&key, &answer("b"), &ctx).await;
-            assert!(t.elapsed() < Duration::from_millis(100));
+            assert!(t.elapsed() < Duration::from_millis(500));
             let s = c.stats();
             assert_eq!((s.timeouts, s.misses, s.errors, s.writes), (3, 2, 0, 0));
             assert!(c.take_warnings().is_empty());
             // once the stalled call returns, the dir is used again
-            unstall(&fifo);
             let state = c.disk.as_ref().unwrap().state.clone();
-            let t = std::time::Instant::now();
-            while state.stalled.load(Acquire) > 0 {
-                assert!(
-                    t.elapsed() < Duration::from_secs(5),
-                    "the stalled read never returned"
-                );
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
+            unstall(&fifo, &state.stalled).await;
             std::fs::remove_file(&fifo).unwrap();
             c.put(&key, &answer("c"), &ctx).await;
             assert_eq!(c.get(&key, &ctx).await.unwrap().text, "c");
@@ -1035,9 +1064,9 @@ mod tests {
     fn cancellation_and_the_deadline_cut_a_stalled_read_short() {
         let key = ResponseCache::key("p", "m", &req("fifo-cancel"));
         let (dir, fifo) = dir_with_stalled_bucket(&key);
-        let c = disk_only(&dir, Duration::from_millis(600));
+        let c = disk_only(&dir, Duration::from_millis(1500));
         let state = c.disk.as_ref().unwrap().state.clone();
-        let quick = Duration::from_millis(450);
+        let quick = Duration::from_millis(1200);
         let rt = runtime();
         rt.block_on(async {
             // cancelled during the read
@@ -1054,7 +1083,7 @@ mod tests {
             let t = std::time::Instant::now();
             assert!(c.get(&key, &ctx).await.is_none());
             c.put(&key, &answer("x"), &ctx).await;
-            assert!(t.elapsed() < Duration::from_millis(100));
+            assert!(t.elapsed() < Duration::from_millis(500));
             // a deadline in the past: at once
             let past = RunContext {
                 deadline: Some(tokio::time::Instant::now()),
@@ -1063,7 +1092,7 @@ mod tests {
             let t = std::time::Instant::now();
             assert!(c.get(&key, &past).await.is_none());
             c.put(&key, &answer("x"), &past).await;
-            assert!(t.elapsed() < Duration::from_millis(100));
+            assert!(t.elapsed() < Duration::from_millis(500));
             // a deadline passing during the read
             let soon = RunContext {
                 deadline: Some(tokio::time::Instant::now() + Duration::from_millis(150)),
@@ -1077,22 +1106,14 @@ mod tests {
             assert!(c.take_warnings().is_empty());
             // but the two reads cut short are still stuck after their own timeout: the dir
             // is bypassed from then on
-            tokio::time::sleep(Duration::from_millis(800)).await;
+            tokio::time::sleep(Duration::from_millis(2000)).await;
             assert_eq!(state.stalled.load(Acquire), 2);
             let t = std::time::Instant::now();
             assert!(c.get(&key, &RunContext::default()).await.is_none());
-            assert!(t.elapsed() < Duration::from_millis(100));
+            assert!(t.elapsed() < Duration::from_millis(500));
             assert_eq!(c.stats().timeouts, 1);
             assert_eq!(c.take_warnings()[0].code, "OXEVAL_CACHE_TIMEOUT");
-            unstall(&fifo);
-            let t = std::time::Instant::now();
-            while state.stalled.load(Acquire) > 0 {
-                assert!(
-                    t.elapsed() < Duration::from_secs(5),
-                    "stalled reads never returned"
-                );
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
+            unstall(&fifo, &state.stalled).await;
         });
         rt.shutdown_background();
         let _ = std::fs::remove_dir_all(dir);
