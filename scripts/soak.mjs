@@ -3,6 +3,7 @@
 // seeded). Reports runs succeeded, runs failed with typed errors, lost runs (must be 0), crashes
 // (must be 0) and RSS over time (must stay flat).
 //   npm run soak [-- --runs 10000 --concurrency 64 --rate 0.2 --seed 7]
+//   SOAK_NODE_FLAGS='--max-semi-space-size=1' npm run soak …   (Node flags for the measured process)
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
@@ -23,7 +24,7 @@ if (!process.env.OXEVAL_SOAK_CHILD) {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const [url] = await once(createInterface({ input: judge.stdout }), 'line')
-  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...argv], {
+  const child = spawn(process.execPath, [...(process.env.SOAK_NODE_FLAGS ? process.env.SOAK_NODE_FLAGS.split(' ') : []), '--expose-gc', fileURLToPath(import.meta.url), ...argv], {
     cwd: root,
     env: { ...process.env, OXEVAL_SOAK_CHILD: '1', OXEVAL_SOAK_URL: url },
     stdio: 'inherit',
