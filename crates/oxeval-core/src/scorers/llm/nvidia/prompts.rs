@@ -157,3 +157,78 @@ pub fn groundedness_2(response: &str, context: &str) -> String {
         &[("reply", json!(response)), ("passages", json!(context))],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha2::{Digest, Sha256};
+
+    fn digest(text: &str) -> String {
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The rendered prompts, byte for byte (SHA-256 of the text): a change of wording must
+    /// be deliberate. The inputs carry quotes, newlines and non-ASCII text to pin escaping.
+    #[test]
+    fn rendered_prompts_are_pinned() {
+        let (q, r, f, c) = (
+            "Who wrote \"Hamlet\"?\nAnswer briefly.",
+            "Shakespeare — in 1600.",
+            "William Shakespeare",
+            "Hamlet is a tragedy.\nIt was written by Shakespeare.",
+        );
+        let rendered = [
+            (
+                "accuracy instructions",
+                ACCURACY_INSTRUCTIONS.to_string(),
+                "a46f16e8430e8363099b68ced1ccd4de95866509dfd440ed4d97f41cdc603733",
+            ),
+            (
+                "accuracy_1",
+                accuracy_1(q, r, f),
+                "76ecbe3b3d086639d65b71503c900891a3ca3463869391fc218f051bc26e4d6a",
+            ),
+            (
+                "accuracy_2",
+                accuracy_2(q, r, f),
+                "3468e49b72643f7b0b4df2087bdee3d2cf6b04b9d6a4722668e217f06a72d492",
+            ),
+            (
+                "relevance instructions",
+                RELEVANCE_INSTRUCTIONS.to_string(),
+                "44016899af05ae670db0a19f5165c4589e108f4b88354146dd5f31143f48fc20",
+            ),
+            (
+                "relevance_1",
+                relevance_1(q, c),
+                "6c8f433f92c9dd544125bd4f77772cddd39763523bb031dff0a090ed3f062b76",
+            ),
+            (
+                "relevance_2",
+                relevance_2(q, c),
+                "8b5d3462232ffac025ddde733949bdb461ccf7c3b1070077f25e87829a7c9ed3",
+            ),
+            (
+                "groundedness instructions",
+                GROUNDEDNESS_INSTRUCTIONS.to_string(),
+                "f149d975e79bfdd17ca4c2f4d76f980a6485e6af3bc1c4a7b897b4fee333ee14",
+            ),
+            (
+                "groundedness_1",
+                groundedness_1(r, c),
+                "6fbde3a503a8f32b9de7dd40057fb8e887041866852102dfb4a117509bd128a1",
+            ),
+            (
+                "groundedness_2",
+                groundedness_2(r, c),
+                "cc4586a2c52895a384cbe067a0e970c946e92df6bbb5129f81b1c0876ff50c23",
+            ),
+        ];
+        for (name, text, want) in rendered {
+            assert_eq!(digest(&text), want, "{name} changed:\n{text}");
+        }
+    }
+}
