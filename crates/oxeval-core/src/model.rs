@@ -2,7 +2,8 @@
 //! apiKey?, headers? }` objects, resolved ONCE per scorer against the provider registry
 //! and the environment (API key variable, `<PROVIDER>_BASE_URL`).
 
-use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
+use crate::error::{ErrorCode, InvalidArgument, JudgeError};
+use crate::options::{opt_string, wrong_type};
 use serde_json::Value;
 use std::fmt;
 
@@ -166,7 +167,7 @@ impl ModelConfig {
         let bad = |msg: String| InvalidArgument::options(msg);
         let (id_str, obj) = match v {
             Value::String(s) => (s.clone(), None),
-            Value::Object(map) => {
+            obj @ Value::Object(map) => {
                 let id = match (map.get("id"), map.get("providerId"), map.get("modelId")) {
                     (Some(Value::String(id)), _, _) => id.clone(),
                     (_, Some(Value::String(p)), Some(Value::String(m))) => format!("{p}/{m}"),
@@ -176,7 +177,7 @@ impl ModelConfig {
                         ))
                     }
                 };
-                (id, Some(map))
+                (id, Some(obj))
             }
             Value::Null => {
                 return Err(bad(
@@ -184,10 +185,11 @@ impl ModelConfig {
                 ))
             }
             other => {
-                return Err(bad(format!(
-                "options.model must be a 'provider/model' string or a model config object; got {}",
-                type_name(other)
-            )))
+                return Err(wrong_type(
+                    "options.model",
+                    "a 'provider/model' string or a model config object",
+                    other,
+                ))
             }
         };
         let Some((provider_id, model_id)) = id_str.split_once('/') else {
@@ -202,39 +204,31 @@ impl ModelConfig {
         }
         let info = provider_info(provider_id);
         let str_field = |key: &str| -> Result<Option<String>, InvalidArgument> {
-            match obj.and_then(|m| m.get(key)) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(bad(format!(
-                    "options.model.{key} must be a string; got {}",
-                    type_name(other)
-                ))),
+            match obj {
+                Some(o) => Ok(opt_string(o, key, "options.model")?.map(str::to_owned)),
+                None => Ok(None),
             }
         };
         let url = str_field("url")?;
         let explicit_key = str_field("apiKey")?;
         let mut headers = Vec::new();
-        match obj.and_then(|m| m.get("headers")) {
+        match obj.and_then(|o| o.get("headers")) {
             None | Some(Value::Null) => {}
             Some(Value::Object(h)) => {
                 for (k, v) in h {
                     match v {
                         Value::String(s) => headers.push((k.clone(), s.clone())),
                         other => {
-                            return Err(bad(format!(
-                                "options.model.headers['{k}'] must be a string; got {}",
-                                type_name(other)
-                            )))
+                            return Err(wrong_type(
+                                &format!("options.model.headers['{k}']"),
+                                "a string",
+                                other,
+                            ))
                         }
                     }
                 }
             }
-            Some(other) => {
-                return Err(bad(format!(
-                    "options.model.headers must be an object; got {}",
-                    type_name(other)
-                )))
-            }
+            Some(other) => return Err(wrong_type("options.model.headers", "an object", other)),
         }
         let structured = match str_field("structuredOutput")?.as_deref() {
             None => None,

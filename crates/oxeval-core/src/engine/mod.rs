@@ -12,6 +12,7 @@ pub mod schema;
 
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::model::{ModelConfig, StructuredOutput};
+use crate::options::{opt_number, opt_uint_in};
 use crate::provider::{
     openai::OpenAiProvider, CallError, ChatRequest, ChatResponse, Provider, Usage,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -55,41 +56,6 @@ impl Default for ModelSettings {
             limits: LimitSettings::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
-    }
-}
-
-/// Read a non-negative number option; `None` when absent/null/undefined.
-pub fn opt_number(obj: &Value, key: &str, path: &str) -> Result<Option<f64>, InvalidArgument> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(f) if f.is_finite() => Ok(Some(f)),
-            _ => Err(InvalidArgument::options(format!(
-                "{path}.{key} must be a finite number"
-            ))),
-        },
-        Some(other) => Err(InvalidArgument::options(format!(
-            "{path}.{key} must be a number; got {}",
-            type_name(other)
-        ))),
-    }
-}
-
-/// Read an integer option within `min..=max`; the message names the path and the range.
-pub fn opt_uint_in(
-    obj: &Value,
-    key: &str,
-    path: &str,
-    min: u64,
-    max: u64,
-) -> Result<Option<u64>, InvalidArgument> {
-    match opt_number(obj, key, path)? {
-        None => Ok(None),
-        Some(f) if f.fract() == 0.0 && f >= min as f64 && f <= max as f64 => Ok(Some(f as u64)),
-        Some(f) => Err(InvalidArgument::options(format!(
-            "{path}.{key} must be an integer from {min} to {max}; got {}",
-            crate::scorers::llm::common::fmt_number(f)
-        ))),
     }
 }
 

@@ -9,9 +9,10 @@ use super::{
 };
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
+use crate::options::scorer_int_in;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_in};
+use crate::scorers::llm::common::{judge_from_options, reference_text};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, user_text};
 use serde_json::Value;

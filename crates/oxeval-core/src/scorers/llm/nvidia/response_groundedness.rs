@@ -11,9 +11,10 @@ use super::{
 };
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
+use crate::options::scorer_int_in;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::llm::common::{judge_from_options, scorer_int_in};
+use crate::scorers::llm::common::judge_from_options;
 use crate::scorers::llm::context::{context_option, joined_contexts};
 use crate::scorers::ScorerMeta;
 use crate::text::assistant_text;
