@@ -623,7 +623,6 @@ fn to_response(e: &Entry) -> ChatResponse {
             total_tokens: Some(0),
             ..Default::default()
         },
-        ..Default::default()
     }
 }
 
