@@ -57,7 +57,7 @@ struct Entry {
     finish_reason: Option<String>,
 }
 
-/// Default bound of the process-wide memory layer, in bytes (see [`entry_weight`]).
+/// Default bound of the process-wide memory layer, in bytes (see `entry_weight`).
 pub const DEFAULT_MEMORY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Bytes counted per memory entry on top of its key and text: the `Arc`, the `Entry` and

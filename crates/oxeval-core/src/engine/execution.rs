@@ -1,7 +1,7 @@
 //! What one judge call leaves behind: the [`Execution`] record
 //! (`judge[step].executions[]`, Mastra's field names) and its [`ExecutionError`], the
 //! [`Call`] outcome, and a validated [`Structured`] value. A record starts `failed`
-//! ([`Execution::pending`]) and is closed once ([`Execution::finish`]).
+//! (`Execution::pending`) and is closed once (`Execution::finish`).
 
 use crate::error::JudgeError;
 use crate::provider::Usage;

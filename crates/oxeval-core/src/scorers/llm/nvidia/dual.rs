@@ -1,7 +1,7 @@
 //! The dual-judge core shared by the NVIDIA metrics: rating replies and their scales, one
 //! judge asked until it gives a valid rating ([`rate`]), the mean of the valid ratings
 //! ([`average`]), the reason text ([`reason`]), the failure cause when no rating is valid,
-//! and the whole run with its records ([`score_dual`]).
+//! and the whole run with its records (`score_dual`).
 
 use crate::engine::schema::{StepOutput, StepSchema};
 use crate::engine::{Execution, Judge, RunContext};
