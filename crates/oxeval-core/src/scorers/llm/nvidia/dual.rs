@@ -287,6 +287,30 @@ struct JudgeRecord<'a> {
     valid: bool,
 }
 
+/// `analyzeStepResult` of the NVIDIA metrics.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub struct Analysis {
+    /// Judge 1, then judge 2 (roles swapped for answer accuracy).
+    judges: [JudgeRating; 2],
+}
+
+/// One judge's outcome.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JudgeRating {
+    /// The valid rating (a quoted "4" is reported as 4); null when no attempt gave one.
+    rating: Option<i64>,
+    /// rating / 4 (answer accuracy) or rating / 2.
+    normalized: Option<f64>,
+    /// Calls made for this judge (1..maxRetries).
+    attempts: u32,
+    /// The judge's reply text of every attempt that got a reply.
+    raw_outputs: Vec<String>,
+    valid: bool,
+}
+
 fn analysis(runs: &[JudgeRun; 2], scale: RatingScale) -> Value {
     let judges: Vec<JudgeRecord> = runs
         .iter()

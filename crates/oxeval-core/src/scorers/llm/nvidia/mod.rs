@@ -13,14 +13,14 @@
 //! analyze (LLM: both judges) → generateScore (pure) → generateReason (pure).
 //!
 //! One scorer, [`NvidiaScorer`], runs every metric through the shared dual-judge core
-//! ([`dual`]); a metric is a small [`NvidiaMetric`] spec beside its prompts: its identity,
-//! its rating scale, how it reads a run, its no-call shortcuts and its two prompts.
+//! ([`dual`]); a metric is its folder: its registry entry (`SPEC`) and a small
+//! [`NvidiaMetric`] spec (rating scale, how it reads a run, its no-call shortcuts, its two
+//! prompts), with the prompts beside it. The JS option schemas the three share are here.
 
 pub mod answer_accuracy;
 pub mod context_relevance;
 pub mod dual;
 pub mod response_groundedness;
-pub mod specs;
 
 pub use answer_accuracy::AnswerAccuracy;
 pub use context_relevance::ContextRelevance;
@@ -37,29 +37,24 @@ use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::judge_from_options;
 use crate::scorers::llm::context::context_option;
+use crate::scorers::registry::{Need, ScorerSpec};
 use crate::scorers::{ScorerMeta, StepMeta};
 use dual::{score_dual, DualJudge};
+use schemars::JsonSchema;
 use serde_json::Value;
 use std::marker::PhantomData;
 
 /// What makes one NVIDIA metric: everything else (options, the two judges and their
 /// retries, score, reason, records) is [`NvidiaScorer`]'s.
 pub trait NvidiaMetric {
-    /// `scorer.id`.
-    const ID: &'static str;
-    /// `scorer.name`.
-    const NAME: &'static str;
-    /// `scorer.description`.
-    const DESCRIPTION: &'static str;
-    /// The JS factory, named when its options are not an object.
-    const FACTORY: &'static str;
+    /// The registry entry: factory, id, name, description, the run fields read (contexts:
+    /// the `context` option is read only when they are).
+    const SPEC: &'static ScorerSpec;
     /// The judges' system message (`scorer.judge.instructions`).
     const INSTRUCTIONS: &'static str;
     /// `getSteps()` descriptions of `analyze` and `generateScore`.
     const ANALYZE_STEP: &'static str;
     const SCORE_STEP: &'static str;
-    /// Whether the metric reads retrieved contexts (and so takes the `context` option).
-    const USES_CONTEXT: bool;
     /// The judges' reply; its rating scale is the metric's.
     type Rating: RatingOutput;
     /// The texts the judges see, read from a run.
@@ -93,10 +88,10 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
     /// is the attempts per judge (an integer from 1 to 20), top-level or under `options`;
     /// `context` is read only by metrics that use contexts.
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, M::FACTORY)?;
+        let judge = judge_from_options(v, M::SPEC.factory)?;
         let max_attempts =
             scorer_int_in(v, "maxRetries", 1, MAX_ATTEMPTS_LIMIT, DEFAULT_MAX_ATTEMPTS)?;
-        let context = if M::USES_CONTEXT {
+        let context = if M::SPEC.inputs.context != Need::Unused {
             context_option(v)?
         } else {
             None
@@ -106,9 +101,9 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
 
     pub fn new(judge: Judge, max_attempts: u32, context: Option<Vec<String>>) -> Self {
         let meta = ScorerMeta::agent(
-            M::ID,
-            M::NAME,
-            M::DESCRIPTION,
+            M::SPEC.id,
+            M::SPEC.name,
+            M::SPEC.description,
             &judge,
             M::INSTRUCTIONS,
             steps(M::ANALYZE_STEP, M::SCORE_STEP),
@@ -137,6 +132,50 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
         )
         .await
     }
+}
+
+/// Options of the NVIDIA metrics (besides `model`, `modelSettings`, `cache`).
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsOptions {
+    /// Attempts per judge, an integer from 1 to 20. Default 5.
+    max_retries: Option<u32>,
+    /// The same option, nested (top-level wins).
+    options: Option<JsNested>,
+}
+
+/// `options.options`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsNested {
+    /// Attempts per judge, an integer from 1 to 20. Default 5.
+    max_retries: Option<u32>,
+}
+
+/// Options of the context metrics.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsContextOptions {
+    /// Attempts per judge, an integer from 1 to 20. Default 5.
+    max_retries: Option<u32>,
+    /// Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
+    context: Option<Vec<String>>,
+    /// The same options, nested (top-level wins).
+    options: Option<JsContextNested>,
+}
+
+/// `options.options` of the context metrics.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsContextNested {
+    /// Attempts per judge, an integer from 1 to 20. Default 5.
+    max_retries: Option<u32>,
+    /// Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
+    context: Option<Vec<String>>,
 }
 
 /// `getSteps()` of the three metrics.

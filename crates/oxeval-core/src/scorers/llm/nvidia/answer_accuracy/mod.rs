@@ -9,11 +9,33 @@ use super::{NvidiaMetric, NvidiaScorer, Rating024};
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::llm::common::reference_text;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::text::{assistant_text, user_text};
 
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "answer-accuracy-scorer";
+
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createAnswerAccuracyScorer",
+    id: ID,
+    name: "Answer Accuracy Scorer",
+    description: "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
+    family: "ragas",
+    type_name: "AnswerAccuracy",
+    inputs: Inputs {
+        input: Need::Required,
+        output: Need::Required,
+        ground_truth: Need::Required,
+        context: Need::Unused,
+    },
+    context_extractor: false,
+    options: schema_of::<super::JsOptions>,
+    preprocess: None,
+    analyze: Some(schema_of::<super::dual::Analysis>),
+    build: |v| boxed(AnswerAccuracy::from_options(v)),
+};
 
 /// `createAnswerAccuracyScorer({ model, modelSettings?, cache?, maxRetries = 5 })`.
 pub type AnswerAccuracy = NvidiaScorer<AnswerAccuracyMetric>;
@@ -22,15 +44,11 @@ pub type AnswerAccuracy = NvidiaScorer<AnswerAccuracyMetric>;
 pub struct AnswerAccuracyMetric;
 
 impl NvidiaMetric for AnswerAccuracyMetric {
-    const ID: &'static str = ID;
-    const NAME: &'static str = "Answer Accuracy Scorer";
-    const DESCRIPTION: &'static str = "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)";
-    const FACTORY: &'static str = "createAnswerAccuracyScorer";
+    const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
     const ANALYZE_STEP: &'static str =
         "Two judges rate the output against the ground truth (0, 2 or 4)";
     const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 4";
-    const USES_CONTEXT: bool = false;
     type Rating = Rating024;
     /// (question, response, reference).
     type Inputs = (String, String, String);

@@ -12,11 +12,33 @@ use super::{NvidiaMetric, NvidiaScorer, Rating012};
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::llm::context::joined_contexts;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::text::user_text;
 
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "nv-context-relevance-scorer";
+
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createContextRelevanceScorer",
+    id: ID,
+    name: "Context Relevance Scorer",
+    description: "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
+    family: "ragas",
+    type_name: "ContextRelevance",
+    inputs: Inputs {
+        input: Need::Required,
+        output: Need::Unused,
+        ground_truth: Need::Unused,
+        context: Need::Required,
+    },
+    context_extractor: true,
+    options: schema_of::<super::JsContextOptions>,
+    preprocess: None,
+    analyze: Some(schema_of::<super::dual::Analysis>),
+    build: |v| boxed(ContextRelevance::from_options(v)),
+};
 
 /// `createContextRelevanceScorer({ model, modelSettings?, cache?, maxRetries = 5, context? })`.
 pub type ContextRelevance = NvidiaScorer<ContextRelevanceMetric>;
@@ -40,15 +62,11 @@ pub fn trivial_zero(question: &str, context: &str) -> Option<&'static str> {
 }
 
 impl NvidiaMetric for ContextRelevanceMetric {
-    const ID: &'static str = ID;
-    const NAME: &'static str = "Context Relevance Scorer";
-    const DESCRIPTION: &'static str = "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)";
-    const FACTORY: &'static str = "createContextRelevanceScorer";
+    const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
     const ANALYZE_STEP: &'static str =
         "Two judges rate the context's relevance to the question (0, 1 or 2)";
     const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 2";
-    const USES_CONTEXT: bool = true;
     type Rating = Rating012;
     /// (question, joined contexts).
     type Inputs = (String, String);

@@ -11,11 +11,33 @@ use super::{NvidiaMetric, NvidiaScorer, Rating012};
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::llm::context::joined_contexts;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::text::assistant_text;
 
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "response-groundedness-scorer";
+
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createResponseGroundednessScorer",
+    id: ID,
+    name: "Response Groundedness Scorer",
+    description: "Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness)",
+    family: "ragas",
+    type_name: "ResponseGroundedness",
+    inputs: Inputs {
+        input: Need::Unused,
+        output: Need::Required,
+        ground_truth: Need::Unused,
+        context: Need::Required,
+    },
+    context_extractor: true,
+    options: schema_of::<super::JsContextOptions>,
+    preprocess: None,
+    analyze: Some(schema_of::<super::dual::Analysis>),
+    build: |v| boxed(ResponseGroundedness::from_options(v)),
+};
 
 /// `createResponseGroundednessScorer({ model, modelSettings?, cache?, maxRetries = 5,
 /// context? })`.
@@ -36,15 +58,11 @@ pub fn trivial_zero(response: &str, context: &str) -> Option<&'static str> {
 }
 
 impl NvidiaMetric for ResponseGroundednessMetric {
-    const ID: &'static str = ID;
-    const NAME: &'static str = "Response Groundedness Scorer";
-    const DESCRIPTION: &'static str = "Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness)";
-    const FACTORY: &'static str = "createResponseGroundednessScorer";
+    const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
     const ANALYZE_STEP: &'static str =
         "Two judges rate how far the context supports the output (0, 1 or 2)";
     const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 2";
-    const USES_CONTEXT: bool = true;
     type Rating = Rating012;
     /// (response, joined contexts).
     type Inputs = (String, String);
