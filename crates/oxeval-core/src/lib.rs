@@ -7,6 +7,7 @@
 pub mod engine;
 pub mod error;
 pub mod model;
+pub mod options;
 pub mod pipeline;
 pub mod prompt;
 pub mod provider;

@@ -2,7 +2,8 @@
 //! apiKey?, headers? }` objects, resolved ONCE per scorer against the provider registry
 //! and the environment (API key variable, `<PROVIDER>_BASE_URL`).
 
-use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
+use crate::error::{ErrorCode, InvalidArgument, JudgeError};
+use crate::options::{opt_string, wrong_type};
 use serde_json::Value;
 use std::fmt;
 
@@ -166,7 +167,7 @@ impl ModelConfig {
         let bad = |msg: String| InvalidArgument::options(msg);
         let (id_str, obj) = match v {
             Value::String(s) => (s.clone(), None),
-            Value::Object(map) => {
+            obj @ Value::Object(map) => {
                 let id = match (map.get("id"), map.get("providerId"), map.get("modelId")) {
                     (Some(Value::String(id)), _, _) => id.clone(),
                     (_, Some(Value::String(p)), Some(Value::String(m))) => format!("{p}/{m}"),
@@ -176,7 +177,7 @@ impl ModelConfig {
                         ))
                     }
                 };
-                (id, Some(map))
+                (id, Some(obj))
             }
             Value::Null => {
                 return Err(bad(
@@ -184,10 +185,11 @@ impl ModelConfig {
                 ))
             }
             other => {
-                return Err(bad(format!(
-                "options.model must be a 'provider/model' string or a model config object; got {}",
-                type_name(other)
-            )))
+                return Err(wrong_type(
+                    "options.model",
+                    "a 'provider/model' string or a model config object",
+                    other,
+                ))
             }
         };
         let Some((provider_id, model_id)) = id_str.split_once('/') else {
@@ -202,39 +204,31 @@ impl ModelConfig {
         }
         let info = provider_info(provider_id);
         let str_field = |key: &str| -> Result<Option<String>, InvalidArgument> {
-            match obj.and_then(|m| m.get(key)) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(bad(format!(
-                    "options.model.{key} must be a string; got {}",
-                    type_name(other)
-                ))),
+            match obj {
+                Some(o) => Ok(opt_string(o, key, "options.model")?.map(str::to_owned)),
+                None => Ok(None),
             }
         };
         let url = str_field("url")?;
         let explicit_key = str_field("apiKey")?;
         let mut headers = Vec::new();
-        match obj.and_then(|m| m.get("headers")) {
+        match obj.and_then(|o| o.get("headers")) {
             None | Some(Value::Null) => {}
             Some(Value::Object(h)) => {
                 for (k, v) in h {
                     match v {
                         Value::String(s) => headers.push((k.clone(), s.clone())),
                         other => {
-                            return Err(bad(format!(
-                                "options.model.headers['{k}'] must be a string; got {}",
-                                type_name(other)
-                            )))
+                            return Err(wrong_type(
+                                &format!("options.model.headers['{k}']"),
+                                "a string",
+                                other,
+                            ))
                         }
                     }
                 }
             }
-            Some(other) => {
-                return Err(bad(format!(
-                    "options.model.headers must be an object; got {}",
-                    type_name(other)
-                )))
-            }
+            Some(other) => return Err(wrong_type("options.model.headers", "an object", other)),
         }
         let structured = match str_field("structuredOutput")?.as_deref() {
             None => None,
@@ -305,19 +299,24 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+    }
+
+    /// A fake API key (built at run time: no key-shaped literal in the repository).
+    fn fake_key() -> String {
+        ["test", "key", "7"].join("-")
     }
 
     #[test]
     fn string_ids_and_env() {
+        let key = fake_key();
         let env = env_of(&[
-            ("OPENAI_API_KEY", "sk-test"),
+            ("OPENAI_API_KEY", key.as_str()),
             ("GROQ_BASE_URL", "http://proxy/v1/"),
         ]);
         let m = ModelConfig::resolve(&json!("openai/gpt-4o-mini"), &env).unwrap();
@@ -326,7 +325,7 @@ mod tests {
             ("openai", "gpt-4o-mini")
         );
         assert_eq!(m.base_url, "https://api.openai.com/v1");
-        assert_eq!(m.api_key.unwrap().unwrap().expose(), "sk-test");
+        assert_eq!(m.api_key.unwrap().unwrap().expose(), key);
         assert_eq!(m.structured, StructuredOutput::JsonSchema);
 
         // model ids may contain '/'
@@ -413,13 +412,10 @@ mod tests {
 
     #[test]
     fn secret_debug_is_redacted() {
-        let s = Secret::new("sk-very-secret");
+        let key = fake_key();
+        let s = Secret::new(key.clone());
         assert_eq!(format!("{s:?}"), "Secret(***)");
-        let m = ModelConfig::resolve(
-            &json!({"id": "openai/x", "apiKey": "sk-very-secret"}),
-            &|_| None,
-        )
-        .unwrap();
-        assert!(!format!("{m:?}").contains("sk-very-secret"));
+        let m = ModelConfig::resolve(&json!({"id": "openai/x", "apiKey": key}), &|_| None).unwrap();
+        assert!(!format!("{m:?}").contains(&key));
     }
 }

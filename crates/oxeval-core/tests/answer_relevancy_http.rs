@@ -1,42 +1,21 @@
 //! The answer relevancy pipeline end to end over real HTTP (wiremock on 127.0.0.1).
 
+mod common;
+
+use common::*;
 use oxeval_core::engine::RunContext;
 use oxeval_core::scorers::llm::answer_relevancy::AnswerRelevancy;
 use oxeval_core::{ErrorCode, RunError, RunInput, Scorer};
 use serde_json::{json, Value};
-use wiremock::matchers::{body_string_contains, method, path};
+use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-fn completion(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "c1", "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-    }))
-}
-
-async fn mount(server: &MockServer, marker: &str, reply: ResponseTemplate) {
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .and(body_string_contains(marker))
-        .respond_with(reply)
-        .mount(server)
-        .await;
-}
-
 fn scorer(server: &MockServer, extra: Value) -> AnswerRelevancy {
-    let mut opts = json!({
-        "model": {"id": "openai/gpt-4o-mini", "url": format!("{}/v1", server.uri()), "apiKey": "sk-test"},
-        "modelSettings": {"retryDelayMs": 1}
-    });
-    if let (Value::Object(o), Value::Object(e)) = (&mut opts, extra) {
-        o.extend(e);
-    }
-    AnswerRelevancy::from_options(&opts).unwrap()
+    AnswerRelevancy::from_options(&options(server, extra)).unwrap()
 }
 
-fn run(input: &str, output: &str) -> RunInput {
-    RunInput::from_value(json!({"input": input, "output": output, "runId": "r1"})).unwrap()
+fn qa(input: &str, output: &str) -> RunInput {
+    run(json!({"input": input, "output": output, "runId": "r1"}))
 }
 
 #[tokio::test]
@@ -64,7 +43,7 @@ async fn full_pipeline_scores_and_records() {
     let s = scorer(&server, json!({}));
     let r = s
         .run(
-            run(
+            qa(
                 "Capital of France?",
                 "Paris is the capital. I like croissants. Hm.",
             ),
@@ -102,7 +81,7 @@ async fn full_pipeline_scores_and_records() {
     assert_eq!(body["response_format"]["json_schema"]["strict"], true);
     assert_eq!(
         reqs[0].headers.get("authorization").unwrap(),
-        "Bearer sk-test"
+        format!("Bearer {}", api_key()).as_str()
     );
 }
 
@@ -125,7 +104,7 @@ async fn prompt_style_provider_gets_the_schema_in_the_system_message() {
         &server,
         json!({"model": {"id": "ollama/llama3.2", "url": format!("{}/v1", server.uri()), "structuredOutput": "prompt"}}),
     );
-    let r = s.run(run("q", "..."), RunContext::default()).await.unwrap();
+    let r = s.run(qa("q", "..."), RunContext::default()).await.unwrap();
     assert_eq!(r.score, Some(0.0));
     let reqs = server.received_requests().await.unwrap();
     assert_eq!(
@@ -161,7 +140,7 @@ async fn format_error_then_fallback_then_failure_keeps_partial_result() {
     .await;
     let s = scorer(&server, json!({}));
     let err = s
-        .run(run("q", "a"), RunContext::default())
+        .run(qa("q", "a"), RunContext::default())
         .await
         .unwrap_err();
     let RunError::Failed(f) = err else {
@@ -197,16 +176,14 @@ async fn format_error_then_fallback_then_failure_keeps_partial_result() {
 async fn unauthorized_is_not_retried_and_retryable_statuses_are() {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
-        .respond_with(
-            ResponseTemplate::new(401).set_body_json(
-                json!({"error": {"message": "Incorrect API key provided: sk-test"}}),
-            ),
-        )
+        .respond_with(ResponseTemplate::new(401).set_body_json(
+            json!({"error": {"message": format!("Incorrect API key provided: {}", api_key())}}),
+        ))
         .mount(&server)
         .await;
     let s = scorer(&server, json!({}));
     let RunError::Failed(f) = s
-        .run(run("q", "a"), RunContext::default())
+        .run(qa("q", "a"), RunContext::default())
         .await
         .unwrap_err()
     else {
@@ -214,7 +191,7 @@ async fn unauthorized_is_not_retried_and_retryable_statuses_are() {
     };
     assert_eq!(f.code, ErrorCode::JudgeHttp);
     assert_eq!(f.cause.status, Some(401));
-    assert!(!f.message.contains("sk-test"), "{}", f.message);
+    assert!(!f.message.contains(&api_key()), "{}", f.message);
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
 
     let server = MockServer::start().await;
@@ -227,7 +204,7 @@ async fn unauthorized_is_not_retried_and_retryable_statuses_are() {
         json!({"modelSettings": {"maxRetries": 3, "retryDelayMs": 1}}),
     );
     let RunError::Failed(f) = s
-        .run(run("q", "a"), RunContext::default())
+        .run(qa("q", "a"), RunContext::default())
         .await
         .unwrap_err()
     else {
@@ -249,7 +226,7 @@ async fn missing_key_sends_nothing() {
     let opts = json!({"model": "deepinfra/some-model"});
     let s = AnswerRelevancy::from_options(&opts).unwrap();
     let RunError::Failed(f) = s
-        .run(run("q", "a"), RunContext::default())
+        .run(qa("q", "a"), RunContext::default())
         .await
         .unwrap_err()
     else {
@@ -276,7 +253,7 @@ async fn cancellation_stops_a_hanging_call() {
         token.cancel();
     });
     let t0 = std::time::Instant::now();
-    let RunError::Failed(f) = s.run(run("q", "a"), ctx).await.unwrap_err() else {
+    let RunError::Failed(f) = s.run(qa("q", "a"), ctx).await.unwrap_err() else {
         panic!()
     };
     assert_eq!(f.code, ErrorCode::Aborted);

@@ -5,6 +5,9 @@
 //! Servers are wiremock on 127.0.0.1, or a raw one-connection std TCP server where the
 //! test must control the bytes on the wire (huge or lying bodies).
 
+mod common;
+
+use common::{api_key, completion_message, password, serve};
 use oxeval_core::model::ModelConfig;
 use oxeval_core::provider::openai::OpenAiProvider;
 use oxeval_core::provider::{
@@ -21,16 +24,6 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const MIB: usize = 1024 * 1024;
-
-/// A fake API key built at run time (no key-shaped literal in the repository).
-fn api_key() -> String {
-    ["test", "key", "123456"].join("-")
-}
-
-/// A fake URL password built at run time.
-fn password() -> String {
-    ["pass", "word", "9876"].join("_")
-}
 
 fn model(v: Value) -> ModelConfig {
     ModelConfig::resolve(&v, &|_| None).expect("model config")
@@ -64,27 +57,8 @@ async fn call(p: &OpenAiProvider, max_response_bytes: usize) -> Result<ChatRespo
         .await
 }
 
-fn completion(message: Value) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "c1", "object": "chat.completion",
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
-    }))
-}
-
-/// A server answering every chat completion with `reply`.
-async fn serve(reply: ResponseTemplate) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(reply)
-        .mount(&server)
-        .await;
-    server
-}
-
 async fn reply_to(message: Value) -> Result<ChatResponse, CallError> {
-    let server = serve(completion(message)).await;
+    let server = serve(completion_message(message)).await;
     call(
         &keyed(&format!("{}/v1", server.uri())),
         DEFAULT_MAX_RESPONSE_BYTES,
@@ -111,7 +85,7 @@ async fn refusal_is_parsed_and_is_not_the_text() {
         r.refusal.as_deref(),
         Some("I'm sorry, I can't help with that.")
     );
-    assert_eq!(r.usage.total_tokens, Some(12));
+    assert_eq!(r.usage.total_tokens, Some(120));
 }
 
 #[tokio::test]
@@ -280,7 +254,7 @@ async fn content_length_over_the_limit_fails_without_reading() {
 
 #[tokio::test]
 async fn a_body_within_the_limit_is_read() {
-    let server = serve(completion(
+    let server = serve(completion_message(
         json!({"role": "assistant", "content": "x".repeat(100_000)}),
     ))
     .await;
@@ -334,7 +308,9 @@ async fn same_origin_redirect_is_followed() {
         .await;
     Mock::given(method("POST"))
         .and(path("/v2/chat/completions"))
-        .respond_with(completion(json!({"role": "assistant", "content": "moved"})))
+        .respond_with(completion_message(
+            json!({"role": "assistant", "content": "moved"}),
+        ))
         .expect(1)
         .mount(&server)
         .await;
@@ -356,7 +332,7 @@ async fn same_origin_redirect_is_followed() {
 async fn cross_origin_redirect_is_not_followed() {
     let other = MockServer::start().await;
     Mock::given(wiremock::matchers::any())
-        .respond_with(completion(
+        .respond_with(completion_message(
             json!({"role": "assistant", "content": "stolen"}),
         ))
         .mount(&other)
@@ -454,7 +430,10 @@ async fn userinfo_never_appears_in_network_errors() {
 
 #[tokio::test]
 async fn userinfo_becomes_basic_auth_without_an_api_key() {
-    let server = serve(completion(json!({"role": "assistant", "content": "ok"}))).await;
+    let server = serve(completion_message(
+        json!({"role": "assistant", "content": "ok"}),
+    ))
+    .await;
     let url = format!("http://someone:{}@{}/v1", password(), server.address());
     let r = call(
         &provider(&model(json!({"id": "custom/judge", "url": url}))),

@@ -1,172 +1,27 @@
 //! The Ragas scorers (factual correctness, NVIDIA answer accuracy, context relevance,
 //! response groundedness) end to end over real HTTP (wiremock on 127.0.0.1), with scripted
 //! judge replies routed by schema name and prompt data.
+//!
+//! The score math is tested in the core's unit tables; here, the wiring: requests sent,
+//! steps and records, and the core's score and reason passed through.
 
+mod common;
+
+use common::*;
 use oxeval_core::engine::RunContext;
-use oxeval_core::pipeline::ScorerFailure;
-use oxeval_core::scorers::llm::factual_correctness::FactualCorrectness;
-use oxeval_core::scorers::llm::nvidia::{AnswerAccuracy, ContextRelevance, ResponseGroundedness};
-use oxeval_core::{ErrorCode, RunError, RunInput, ScoreResult, Scorer};
+use oxeval_core::scorers::llm::factual_correctness::{
+    self as fc, Counts, FactualCorrectness, Mode,
+};
+use oxeval_core::scorers::llm::nvidia::{
+    reason, AnswerAccuracy, ContextRelevance, RatingScale, ResponseGroundedness,
+};
+use oxeval_core::{ErrorCode, RunError, Scorer};
 use serde_json::{json, Value};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::ResponseTemplate;
 
 const RESPONSE: &str = "The Eiffel Tower is located in Paris.";
 const REFERENCE: &str = "The Eiffel Tower is located in Paris. It has a height of 1000ft.";
-
-/// One judge request as the mock sees it.
-#[derive(Debug, Clone)]
-struct Seen {
-    /// Output schema name (native `response_format`, or the fallback's system message).
-    schema: String,
-    prompt: String,
-    /// The prompt's `DATA:` line.
-    data: Value,
-    /// The engine's format fallback request.
-    fallback: bool,
-}
-
-fn seen(req: &Request) -> Seen {
-    let body: Value = serde_json::from_slice(&req.body).expect("JSON body");
-    let messages = body["messages"].as_array().expect("messages");
-    let prompt = messages.last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let system = messages
-        .iter()
-        .find(|m| m["role"] == "system")
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or("");
-    let schema = body
-        .pointer("/response_format/json_schema/name")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .or_else(|| {
-            system
-                .lines()
-                .find_map(|l| l.strip_prefix("Output schema name: "))
-                .map(str::to_owned)
-        })
-        .unwrap_or_default();
-    let data = prompt
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("DATA: "))
-        .map(|d| serde_json::from_str(d).expect("DATA is JSON"))
-        .unwrap_or(Value::Null);
-    Seen {
-        schema,
-        fallback: prompt.contains("A previous answer to this request was rejected"),
-        prompt,
-        data,
-    }
-}
-
-fn completion(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "c1", "object": "chat.completion",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
-    }))
-}
-
-/// Per-key call counters for scripts that change their reply over attempts.
-#[derive(Default, Clone)]
-struct Counter(Arc<Mutex<HashMap<String, usize>>>);
-
-impl Counter {
-    /// 0-based index of this call for `key`.
-    fn next(&self, key: &str) -> usize {
-        let mut m = self.0.lock().unwrap();
-        let n = m.entry(key.to_string()).or_insert(0);
-        *n += 1;
-        *n - 1
-    }
-}
-
-/// Arrival times of requests (concurrency checks).
-#[derive(Default, Clone)]
-struct Arrivals(Arc<Mutex<Vec<Instant>>>);
-
-impl Arrivals {
-    fn push(&self) {
-        self.0.lock().unwrap().push(Instant::now());
-    }
-    fn get(&self) -> Vec<Instant> {
-        let mut v = self.0.lock().unwrap().clone();
-        v.sort();
-        v
-    }
-    /// Most requests in flight at once, given that each is answered after `delay`.
-    fn max_in_flight(&self, delay: Duration) -> usize {
-        let v = self.get();
-        (0..v.len())
-            .map(|i| v[..=i].iter().filter(|t| **t + delay > v[i]).count())
-            .max()
-            .unwrap_or(0)
-    }
-}
-
-async fn server_with(
-    reply: impl Fn(&Seen) -> ResponseTemplate + Send + Sync + 'static,
-) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(move |req: &Request| reply(&seen(req)))
-        .mount(&server)
-        .await;
-    server
-}
-
-fn options(server: &MockServer, extra: Value) -> Value {
-    let mut opts = json!({
-        "model": {"id": "openai/gpt-4o-mini", "url": format!("{}/v1", server.uri())},
-        "modelSettings": {"retryDelayMs": 1}
-    });
-    if let (Value::Object(o), Value::Object(e)) = (&mut opts, extra) {
-        o.extend(e);
-    }
-    opts
-}
-
-async fn requests(server: &MockServer) -> Vec<Seen> {
-    server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .map(seen)
-        .collect()
-}
-
-fn run(v: Value) -> RunInput {
-    RunInput::from_value(v).unwrap()
-}
-
-async fn score(s: &dyn Scorer, v: Value) -> ScoreResult {
-    match s.run(run(v), RunContext::default()).await {
-        Ok(r) => r,
-        Err(RunError::Failed(f)) => panic!("run failed: {}", f.message),
-        Err(RunError::Invalid(e)) => panic!("invalid: {}", e.message),
-    }
-}
-
-async fn failure(s: &dyn Scorer, v: Value) -> ScorerFailure {
-    match s.run(run(v), RunContext::default()).await {
-        Err(RunError::Failed(f)) => *f,
-        Ok(r) => panic!("expected a failure, got score {:?}", r.score),
-        Err(RunError::Invalid(e)) => panic!("invalid: {}", e.message),
-    }
-}
-
-fn executions(r: &ScoreResult, step: &str) -> usize {
-    r.judge.get(step).map_or(0, |j| j.executions.len())
-}
 
 // ---------------------------------------------------------------- factual correctness
 
@@ -210,12 +65,15 @@ async fn fc_seed_f1_end_to_end() {
     let server = server_with(fc_oracle).await;
     let s = FactualCorrectness::from_options(&options(&server, json!({}))).unwrap();
     let r = score(&s, fc_run()).await;
+    // the seed example: 1 of 1 response claims supported, 1 of 2 reference claims covered
+    let k = Counts {
+        tp: 1,
+        fp: 0,
+        fn_: 1,
+    };
     assert_eq!(r.score, Some(0.67));
     assert_eq!(r.run_id, "fc1");
-    assert_eq!(
-        r.reason.as_deref(),
-        Some("1 of 1 response claims are supported by the reference (TP 1, FP 0); 1 of 2 reference claims are missing from the response (FN 1); F1 of precision TP / (TP + FP) and recall TP / (TP + FN) = 0.67.")
-    );
+    assert_eq!(r.reason, Some(fc::reason(k, Some(2), Mode::F1, 1.0, 0.67)));
     assert_eq!(
         r.preprocess_step_result,
         Some(json!({
@@ -239,8 +97,8 @@ async fn fc_seed_f1_end_to_end() {
         ),
         (json!(1), json!(0), json!(1), json!("f1"), json!(1.0))
     );
-    assert_eq!(a["precision"], json!(1.0 / (1.0 + 1e-8)));
-    assert_eq!(a["recall"], json!(1.0 / (2.0 + 1e-8)));
+    assert_eq!(a["precision"], json!(fc::precision(k)));
+    assert_eq!(a["recall"], json!(fc::recall(k)));
     // exactly 4 calls: 2 decompositions, 2 NLI passes; no reason call
     assert_eq!(executions(&r, "preprocess"), 2);
     assert_eq!(executions(&r, "analyze"), 2);
@@ -328,9 +186,14 @@ async fn fc_seed_precision_and_recall() {
     );
     // no reference side: no recall (not a near-1 number)
     assert_eq!(a["recall"], Value::Null);
+    let k = Counts {
+        tp: 1,
+        fp: 0,
+        fn_: 0,
+    };
     assert_eq!(
-        r.reason.as_deref(),
-        Some("1 of 1 response claims are supported by the reference (TP 1, FP 0); precision = TP / (TP + FP) = 1.0.")
+        r.reason,
+        Some(fc::reason(k, None, Mode::Precision, 1.0, 1.0))
     );
     // precision: 1 decomposition, 1 NLI
     assert_eq!(requests(&server).await.len(), 2);
@@ -377,12 +240,27 @@ async fn fc_verdict_2_counts_and_fewer_verdicts_than_claims() {
     let s = FactualCorrectness::from_options(&options(&server, json!({}))).unwrap();
     let r = score(&s, fc_run()).await;
     let a = r.analyze_step_result.clone().unwrap();
-    // tp 1 (verdict 2), fp 1, fn 0 → p 0.5, r 1 → f1 0.67
+    // verdict 2 passes the schema and counts as supported
     assert_eq!(
         (a["tp"].clone(), a["fp"].clone(), a["fn"].clone()),
         (json!(1), json!(1), json!(0))
     );
-    assert_eq!(r.score, Some(0.67));
+    let k = Counts {
+        tp: 1,
+        fp: 1,
+        fn_: 0,
+    };
+    assert_eq!(r.score, Some(fc::score(k, Mode::F1, 1.0)));
+    // the short verdict lists are accepted after the fallback, with a warning each
+    assert_eq!(
+        r.warnings,
+        [
+            "analyze: 2 verdicts for 3 claims",
+            "analyze: 1 verdict for 3 claims"
+        ]
+    );
+    // 2 decompositions; each NLI pass asked twice (first answer + fallback)
+    assert_eq!(requests(&server).await.len(), 6);
 }
 
 #[tokio::test]
@@ -555,8 +433,13 @@ async fn aa_end_to_end() {
     let r = score(&s, aa_run()).await;
     assert_eq!(r.score, Some(0.75));
     assert_eq!(
-        r.reason.as_deref(),
-        Some("Judge 1 rated 4/4, judge 2 rated 2/4 → 0.75.")
+        r.reason,
+        Some(reason(
+            [Some(4), Some(2)],
+            [1, 1],
+            RatingScale::ZeroTwoFour,
+            0.75
+        ))
     );
     assert_eq!(
         r.analyze_step_result,
@@ -673,8 +556,13 @@ async fn aa_one_judge_never_valid() {
     let r = score(&s, aa_run()).await;
     assert_eq!(r.score, Some(0.5));
     assert_eq!(
-        r.reason.as_deref(),
-        Some("Judge 1 rated 2/4; judge 2 gave no valid rating in 3 attempts → 0.5.")
+        r.reason,
+        Some(reason(
+            [Some(2), None],
+            [1, 3],
+            RatingScale::ZeroTwoFour,
+            0.5
+        ))
     );
     let a = r.analyze_step_result.clone().unwrap();
     assert_eq!(
@@ -795,8 +683,13 @@ async fn cr_end_to_end_with_each_context_source() {
     .await;
     assert_eq!(r.score, Some(0.75));
     assert_eq!(
-        r.reason.as_deref(),
-        Some("Judge 1 rated 2/2, judge 2 rated 1/2 → 0.75.")
+        r.reason,
+        Some(reason(
+            [Some(2), Some(1)],
+            [1, 1],
+            RatingScale::ZeroOneTwo,
+            0.75
+        ))
     );
     let reqs = requests(&server).await;
     assert_eq!(reqs.len(), 2);
@@ -889,8 +782,13 @@ async fn rg_end_to_end_and_one_judge_never_valid() {
     .await;
     assert_eq!(r.score, Some(0.5));
     assert_eq!(
-        r.reason.as_deref(),
-        Some("Judge 1 rated 1/2; judge 2 gave no valid rating in 2 attempts → 0.5.")
+        r.reason,
+        Some(reason(
+            [Some(1), None],
+            [1, 2],
+            RatingScale::ZeroOneTwo,
+            0.5
+        ))
     );
     // judge 1: one request; judge 2: 2 attempts × (request + engine fallback)
     assert_eq!(requests(&server).await.len(), 5);

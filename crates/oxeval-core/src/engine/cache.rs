@@ -34,8 +34,9 @@
 //! URL, model id or prompt is written in clear, only the reply. Changing a custom header
 //! value does change the keys.
 
-use super::{opt_number, opt_uint_in, RunContext};
-use crate::error::{type_name, InvalidArgument};
+use super::RunContext;
+use crate::error::InvalidArgument;
+use crate::options::{opt_bool, opt_number, opt_uint_in, wrong_type};
 use crate::provider::{ChatRequest, ChatResponse, Usage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -56,7 +57,7 @@ struct Entry {
     finish_reason: Option<String>,
 }
 
-/// Default bound of the process-wide memory layer, in bytes (see [`entry_weight`]).
+/// Default bound of the process-wide memory layer, in bytes (see `entry_weight`).
 pub const DEFAULT_MEMORY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Bytes counted per memory entry on top of its key and text: the `Arc`, the `Entry` and
@@ -200,22 +201,16 @@ impl ResponseCache {
                     None | Some(Value::Null) => env_dir,
                     Some(Value::String(s)) if !s.is_empty() => Some(PathBuf::from(s)),
                     Some(other) => {
-                        return Err(InvalidArgument::options(format!(
-                            "{path}.dir must be a non-empty string; got {}",
-                            type_name(other)
-                        )))
+                        return Err(wrong_type(
+                            "options.cache.dir",
+                            "a non-empty string",
+                            other,
+                        ))
                     }
                 };
                 let mut c = CacheConfig::new(dir);
-                match m.get("memory") {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Bool(b)) => c.memory = *b,
-                    Some(other) => {
-                        return Err(InvalidArgument::options(format!(
-                            "{path}.memory must be a boolean; got {}",
-                            type_name(other)
-                        )))
-                    }
+                if let Some(b) = opt_bool(obj, "memory", path)? {
+                    c.memory = b;
                 }
                 match opt_number(obj, "memoryBytes", path)? {
                     None => {}
@@ -234,10 +229,11 @@ impl ResponseCache {
                 Some(c)
             }
             Some(other) => {
-                return Err(InvalidArgument::options(format!(
-                    "options.cache must be true, false or {{ dir?: string, memory?: boolean, memoryBytes?: number, ioTimeoutMs?: number }}; got {}",
-                    type_name(other)
-                )))
+                return Err(wrong_type(
+                    "options.cache",
+                    "true, false or { dir?: string, memory?: boolean, memoryBytes?: number, ioTimeoutMs?: number }",
+                    other,
+                ))
             }
         };
         Ok(config.map(ResponseCache::new))
@@ -627,7 +623,6 @@ fn to_response(e: &Entry) -> ChatResponse {
             total_tokens: Some(0),
             ..Default::default()
         },
-        ..Default::default()
     }
 }
 

@@ -854,7 +854,7 @@ mod tests {
 
     #[test]
     fn python_quotes_never_split_content() {
-        // Each is either parsed faithfully or rejected; the old repair split the first one.
+        // Each is either parsed faithfully or rejected, never split at an inner quote.
         let ok =
             cands("{'statements': ['Paris is the capital.', 'I don't like croissants.']}").unwrap();
         assert_eq!(ok[0]["statements"].as_array().unwrap().len(), 2);
@@ -950,7 +950,7 @@ mod tests {
 
     #[test]
     fn depth_is_bounded_before_parsing() {
-        // used to overflow the stack inside the recursive repair
+        // 30 000 open brackets: rejected by the depth bound, never a stack overflow
         let deep = format!("Let me think [{}", "[".repeat(30_000));
         assert!(cands(&deep).unwrap_err().contains("256 levels"));
         assert_eq!(extract_json(&deep), None);

@@ -434,7 +434,6 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
         reasoning,
         finish_reason,
         usage,
-        ..Default::default()
     })
 }
 

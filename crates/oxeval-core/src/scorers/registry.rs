@@ -63,9 +63,9 @@ pub struct ScorerSpec {
 pub static REGISTRY: &[&ScorerSpec] = &[
     &answer_relevancy::SPEC,
     &factual_correctness::SPEC,
-    &nvidia::specs::ANSWER_ACCURACY,
-    &nvidia::specs::CONTEXT_RELEVANCE,
-    &nvidia::specs::RESPONSE_GROUNDEDNESS,
+    &nvidia::answer_accuracy::SPEC,
+    &nvidia::context_relevance::SPEC,
+    &nvidia::response_groundedness::SPEC,
 ];
 
 /// The spec of a factory name.

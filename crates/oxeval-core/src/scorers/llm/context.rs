@@ -16,8 +16,8 @@
 //! [`InvalidArgument::input`]; a wrong `context` option is an [`InvalidArgument::options`]
 //! at the factory.
 
-use super::common::scorer_value;
 use crate::error::{type_name, InvalidArgument};
+use crate::options::scorer_value;
 use crate::run::RunInput;
 use crate::text::tool_results;
 use serde_json::Value;

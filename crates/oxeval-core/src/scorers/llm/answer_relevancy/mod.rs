@@ -5,9 +5,10 @@
 
 mod prompts;
 
-use super::common::{judge_from_options, scorer_number_in};
+use super::common::judge_from_options;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
+use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};

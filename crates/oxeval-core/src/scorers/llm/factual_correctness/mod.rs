@@ -10,13 +10,11 @@
 
 mod prompts;
 
-use super::common::{
-    fmt_score, join_prompts, judge_from_options, reference_text, scorer_bool, scorer_choice,
-    scorer_number_in,
-};
+use super::common::{fmt_score, join_prompts, judge_from_options, reference_text};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Call, Judge, RunContext, Structured};
 use crate::error::InvalidArgument;
+use crate::options::{scorer_bool, scorer_choice, scorer_number_in};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};

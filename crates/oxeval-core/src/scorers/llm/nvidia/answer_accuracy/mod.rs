@@ -3,58 +3,60 @@
 //! question, 0 / 2 / 4; judge 2 swaps the roles (the reference is rated as the answer and
 //! the response serves as the ground truth). Score = mean of the valid ratings / 4.
 
-use super::prompts::{self, ACCURACY_INSTRUCTIONS};
-use super::{
-    score_dual, steps, DualJudge, Rating024, RatingScale, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_LIMIT,
-};
-use crate::engine::{Judge, RunContext};
+mod prompts;
+
+use super::{NvidiaMetric, NvidiaScorer, Rating024};
 use crate::error::InvalidArgument;
-use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::llm::common::{judge_from_options, reference_text, scorer_int_in};
-use crate::scorers::ScorerMeta;
+use crate::scorers::llm::common::reference_text;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::text::{assistant_text, user_text};
-use serde_json::Value;
+
+pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "answer-accuracy-scorer";
-pub const INSTRUCTIONS: &str = ACCURACY_INSTRUCTIONS;
 
-pub struct AnswerAccuracy {
-    judge: Judge,
-    max_attempts: u32,
-    meta: ScorerMeta,
-}
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createAnswerAccuracyScorer",
+    id: ID,
+    name: "Answer Accuracy Scorer",
+    description: "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
+    family: "ragas",
+    type_name: "AnswerAccuracy",
+    inputs: Inputs {
+        input: Need::Required,
+        output: Need::Required,
+        ground_truth: Need::Required,
+        context: Need::Unused,
+    },
+    context_extractor: false,
+    options: schema_of::<super::JsOptions>,
+    preprocess: None,
+    analyze: Some(schema_of::<super::dual::Analysis>),
+    build: |v| boxed(AnswerAccuracy::from_options(v)),
+};
 
-impl AnswerAccuracy {
-    /// `{ model, modelSettings?, maxRetries = 5 }` (`maxRetries`: attempts per judge, an
-    /// integer ≥ 1, top-level or under `options`).
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createAnswerAccuracyScorer")?;
-        let max_attempts =
-            scorer_int_in(v, "maxRetries", 1, MAX_ATTEMPTS_LIMIT, DEFAULT_MAX_ATTEMPTS)?;
-        Ok(Self::new(judge, max_attempts))
-    }
+/// `createAnswerAccuracyScorer({ model, modelSettings?, cache?, maxRetries = 5 })`.
+pub type AnswerAccuracy = NvidiaScorer<AnswerAccuracyMetric>;
 
-    pub fn new(judge: Judge, max_attempts: u32) -> Self {
-        let meta = ScorerMeta::agent(
-            ID,
-            "Answer Accuracy Scorer",
-            "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
-            &judge,
-            INSTRUCTIONS,
-            steps(
-                "Two judges rate the output against the ground truth (0, 2 or 4)",
-                "Mean of the valid ratings divided by 4",
-            ),
-        );
-        AnswerAccuracy {
-            judge,
-            max_attempts,
-            meta,
-        }
-    }
+/// The AnswerAccuracy spec.
+pub struct AnswerAccuracyMetric;
 
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+impl NvidiaMetric for AnswerAccuracyMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const ANALYZE_STEP: &'static str =
+        "Two judges rate the output against the ground truth (0, 2 or 4)";
+    const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 4";
+    type Rating = Rating024;
+    /// (question, response, reference).
+    type Inputs = (String, String, String);
+
+    fn inputs(
+        run: &RunInput,
+        _context: Option<&[String]>,
+    ) -> Result<Self::Inputs, InvalidArgument> {
         let question = run
             .input
             .as_ref()
@@ -86,22 +88,14 @@ impl AnswerAccuracy {
                 "answer-accuracy-scorer: the reference (run.groundTruth) is missing: pass the expected answer as run.groundTruth",
             )
         })?;
-        score_dual::<Rating024>(
-            &self.judge,
-            &ctx,
-            run.run_id,
-            None,
-            DualJudge {
-                system: INSTRUCTIONS,
-                prompts: [
-                    prompts::accuracy_1(&question, &response, &reference),
-                    prompts::accuracy_2(&question, &response, &reference),
-                ],
-                scale: RatingScale::ZeroTwoFour,
-                max_attempts: self.max_attempts,
-            },
-        )
-        .await
+        Ok((question, response, reference))
+    }
+
+    fn prompts((question, response, reference): &Self::Inputs) -> [String; 2] {
+        [
+            prompts::judge_1(question, response, reference),
+            prompts::judge_2(question, response, reference),
+        ]
     }
 }
 
@@ -110,8 +104,10 @@ crate::impl_scorer!(AnswerAccuracy);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use crate::pipeline::RunError;
     use crate::scorers::Scorer;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     #[test]
     fn options() {
@@ -156,11 +152,11 @@ mod tests {
             serde_json::from_str(p.lines().last().unwrap().trim_start_matches("DATA: ")).unwrap()
         };
         assert_eq!(
-            data(prompts::accuracy_1("q", "resp", "ref")),
+            data(prompts::judge_1("q", "resp", "ref")),
             json!({"question": "q", "candidate_answer": "resp", "reference_answer": "ref"})
         );
         assert_eq!(
-            data(prompts::accuracy_2("q", "resp", "ref")),
+            data(prompts::judge_2("q", "resp", "ref")),
             json!({"question": "q", "proposed_answer": "ref", "ground_truth": "resp"})
         );
     }

@@ -6,29 +6,45 @@
 //! when both are equal (trimmed), or when the context is a substring of the question.
 //! Contexts are resolved by [`crate::scorers::llm::context::joined_contexts`].
 
-use super::prompts::{self, RELEVANCE_INSTRUCTIONS};
-use super::{
-    score_dual, steps, DualJudge, Rating012, RatingScale, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_LIMIT,
-};
-use crate::engine::{Judge, RunContext};
+mod prompts;
+
+use super::{NvidiaMetric, NvidiaScorer, Rating012};
 use crate::error::InvalidArgument;
-use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::llm::common::{judge_from_options, scorer_int_in};
-use crate::scorers::llm::context::{context_option, joined_contexts};
-use crate::scorers::ScorerMeta;
+use crate::scorers::llm::context::joined_contexts;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
 use crate::text::user_text;
-use serde_json::Value;
+
+pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "nv-context-relevance-scorer";
-pub const INSTRUCTIONS: &str = RELEVANCE_INSTRUCTIONS;
 
-pub struct ContextRelevance {
-    judge: Judge,
-    max_attempts: u32,
-    context: Option<Vec<String>>,
-    meta: ScorerMeta,
-}
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createContextRelevanceScorer",
+    id: ID,
+    name: "Context Relevance Scorer",
+    description: "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
+    family: "ragas",
+    type_name: "ContextRelevance",
+    inputs: Inputs {
+        input: Need::Required,
+        output: Need::Unused,
+        ground_truth: Need::Unused,
+        context: Need::Required,
+    },
+    context_extractor: true,
+    options: schema_of::<super::JsContextOptions>,
+    preprocess: None,
+    analyze: Some(schema_of::<super::dual::Analysis>),
+    build: |v| boxed(ContextRelevance::from_options(v)),
+};
+
+/// `createContextRelevanceScorer({ model, modelSettings?, cache?, maxRetries = 5, context? })`.
+pub type ContextRelevance = NvidiaScorer<ContextRelevanceMetric>;
+
+/// The ContextRelevance spec.
+pub struct ContextRelevanceMetric;
 
 /// Why the score is 0 without a judge call, if it is.
 pub fn trivial_zero(question: &str, context: &str) -> Option<&'static str> {
@@ -45,37 +61,17 @@ pub fn trivial_zero(question: &str, context: &str) -> Option<&'static str> {
     }
 }
 
-impl ContextRelevance {
-    /// `{ model, modelSettings?, maxRetries = 5, context?: string[] }`.
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createContextRelevanceScorer")?;
-        let max_attempts =
-            scorer_int_in(v, "maxRetries", 1, MAX_ATTEMPTS_LIMIT, DEFAULT_MAX_ATTEMPTS)?;
-        let context = context_option(v)?;
-        Ok(Self::new(judge, max_attempts, context))
-    }
+impl NvidiaMetric for ContextRelevanceMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const ANALYZE_STEP: &'static str =
+        "Two judges rate the context's relevance to the question (0, 1 or 2)";
+    const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 2";
+    type Rating = Rating012;
+    /// (question, joined contexts).
+    type Inputs = (String, String);
 
-    pub fn new(judge: Judge, max_attempts: u32, context: Option<Vec<String>>) -> Self {
-        let meta = ScorerMeta::agent(
-            ID,
-            "Context Relevance Scorer",
-            "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
-            &judge,
-            INSTRUCTIONS,
-            steps(
-                "Two judges rate the context's relevance to the question (0, 1 or 2)",
-                "Mean of the valid ratings divided by 2",
-            ),
-        );
-        ContextRelevance {
-            judge,
-            max_attempts,
-            context,
-            meta,
-        }
-    }
-
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+    fn inputs(run: &RunInput, context: Option<&[String]>) -> Result<Self::Inputs, InvalidArgument> {
         let question = run
             .input
             .as_ref()
@@ -86,23 +82,19 @@ impl ContextRelevance {
                     "nv-context-relevance-scorer: the user input is missing: pass run.input with the user's question (a string or messages with a 'user' message)",
                 )
             })?;
-        let context = joined_contexts(&run, self.context.as_deref(), ID)?;
-        score_dual::<Rating012>(
-            &self.judge,
-            &ctx,
-            run.run_id,
-            trivial_zero(&question, &context),
-            DualJudge {
-                system: INSTRUCTIONS,
-                prompts: [
-                    prompts::relevance_1(&question, &context),
-                    prompts::relevance_2(&question, &context),
-                ],
-                scale: RatingScale::ZeroOneTwo,
-                max_attempts: self.max_attempts,
-            },
-        )
-        .await
+        let context = joined_contexts(run, context, ID)?;
+        Ok((question, context))
+    }
+
+    fn trivial_zero((question, context): &Self::Inputs) -> Option<&'static str> {
+        trivial_zero(question, context)
+    }
+
+    fn prompts((question, context): &Self::Inputs) -> [String; 2] {
+        [
+            prompts::judge_1(question, context),
+            prompts::judge_2(question, context),
+        ]
     }
 }
 
@@ -111,8 +103,10 @@ crate::impl_scorer!(ContextRelevance);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use crate::pipeline::RunError;
     use crate::scorers::Scorer;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     #[test]
     fn trivial_zero_rules() {

@@ -1,0 +1,256 @@
+//! The one-request road: response-cache lookup, admission by the endpoint limiter, HTTP
+//! attempts with retries and backoff, the per-attempt timeout, the run's deadline and
+//! cancellation ([`RunContext`]), and the user-facing, redacted [`JudgeError`] a failed
+//! call becomes (with the provider's own message read from the error body).
+
+use super::cache::ResponseCache;
+use super::execution::Execution;
+use super::retry::RetryPolicy;
+use super::Judge;
+use crate::error::{ErrorCode, JudgeError};
+use crate::provider::{CallError, ChatRequest, ChatResponse};
+use serde_json::Value;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Per-run control: cancellation and an optional overall deadline.
+#[derive(Debug, Clone, Default)]
+pub struct RunContext {
+    pub cancel: CancellationToken,
+    pub deadline: Option<tokio::time::Instant>,
+}
+
+impl RunContext {
+    /// Resolves when the deadline passes; never without one.
+    pub(super) async fn deadline_passed(&self) {
+        match self.deadline {
+            Some(d) => tokio::time::sleep_until(d).await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Time left before the deadline; `None` without one.
+    pub(super) fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(tokio::time::Instant::now()))
+    }
+}
+
+impl Judge {
+    /// Store a validated reply under the key [`send`](Self::send) returned (caching on).
+    pub(super) async fn remember(
+        &self,
+        key: Option<String>,
+        resp: &ChatResponse,
+        ctx: &RunContext,
+    ) {
+        if let (Some(cache), Some(key)) = (&self.cache, key) {
+            cache.put(&key, resp, ctx).await;
+        }
+    }
+
+    /// One logical request: cache lookup, then HTTP attempts with admission control, retries,
+    /// timeouts, deadline and cancellation. Returns the response and, when caching is on and
+    /// this was not a hit, the key under which the caller stores it once it is validated.
+    pub(super) async fn send(
+        &self,
+        req: &ChatRequest,
+        ctx: &RunContext,
+        exec: &mut Execution,
+    ) -> Result<(ChatResponse, Option<String>), JudgeError> {
+        let key = self
+            .cache
+            .as_ref()
+            .map(|_| ResponseCache::key(&self.cache_scope, self.provider.model_id(), req));
+        if let (Some(cache), Some(k)) = (&self.cache, &key) {
+            if let Some(hit) = cache.get(k, ctx).await {
+                exec.cached = true;
+                exec.usage.add(&hit.usage);
+                exec.finish_reason = hit.finish_reason.clone();
+                exec.raw_output = Some(hit.text.clone());
+                return Ok((hit, None));
+            }
+        }
+        if let Err(missing) = &self.model.api_key {
+            return Err(missing.clone());
+        }
+        self.send_http(req, ctx, exec).await.map(|r| (r, key))
+    }
+
+    async fn send_http(
+        &self,
+        req: &ChatRequest,
+        ctx: &RunContext,
+        exec: &mut Execution,
+    ) -> Result<ChatResponse, JudgeError> {
+        let prompt_tokens =
+            u32::try_from((req.system.len() + req.user.len()) / 4).unwrap_or(u32::MAX);
+        let est_tokens =
+            prompt_tokens.saturating_add(self.settings.max_output_tokens.unwrap_or(256));
+        let policy = self.settings.retry;
+        let mut retry = 0u32;
+        loop {
+            if ctx.cancel.is_cancelled() {
+                return Err(aborted());
+            }
+            let mut timeout = self.settings.timeout;
+            if let Some(rem) = ctx.remaining() {
+                if rem.is_zero() {
+                    return Err(deadline_error());
+                }
+                timeout = timeout.min(rem);
+            }
+            let permit = tokio::select! {
+                p = self.limiter.acquire(est_tokens) => p,
+                _ = ctx.cancel.cancelled() => return Err(aborted()),
+                _ = ctx.deadline_passed() => return Err(deadline_error()),
+            };
+            // time spent queueing counts against the deadline, not the attempt timeout
+            if let Some(rem) = ctx.remaining() {
+                if rem.is_zero() {
+                    return Err(deadline_error());
+                }
+                timeout = timeout.min(rem);
+            }
+            exec.model_call_count += 1;
+            let outcome = tokio::select! {
+                r = self.provider.complete(req, timeout) => r,
+                _ = ctx.cancel.cancelled() => return Err(aborted()),
+            };
+            drop(permit);
+            match &outcome {
+                Ok(_) => self.limiter.on_success(),
+                Err(CallError::Http { status: 429, .. }) => self.limiter.on_rate_limited(),
+                Err(_) => {}
+            }
+            match outcome {
+                Ok(resp) => {
+                    exec.usage.add(&resp.usage);
+                    exec.finish_reason = resp.finish_reason.clone();
+                    exec.raw_output = Some(resp.text.clone());
+                    return Ok(resp);
+                }
+                Err(err) => {
+                    let hint = match &err {
+                        CallError::Http { retry_after, .. } => *retry_after,
+                        _ => None,
+                    };
+                    // Out of time: say so (a timed-out attempt clamped by the deadline is
+                    // the deadline's doing, not the judge's).
+                    if ctx.remaining().is_some_and(|r| r.is_zero()) {
+                        return Err(deadline_error());
+                    }
+                    if retry < policy.max_retries && RetryPolicy::is_retryable(&err) {
+                        let wait = policy.delay(retry, hint);
+                        if ctx.remaining().is_some_and(|rem| rem <= wait) {
+                            let cause = self.call_error(err, retry + 1);
+                            return Err(JudgeError::new(
+                                ErrorCode::Deadline,
+                                format!(
+                                    "the run's deadline leaves no time to retry after: {}",
+                                    cause.message
+                                ),
+                            ));
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(wait) => {}
+                            _ = ctx.cancel.cancelled() => return Err(aborted()),
+                        }
+                        retry += 1;
+                        continue;
+                    }
+                    return Err(self.call_error(err, retry + 1));
+                }
+            }
+        }
+    }
+
+    /// A user-facing error for a failed call (never contains the API key).
+    fn call_error(&self, err: CallError, attempts: u32) -> JudgeError {
+        let model = &self.model.id;
+        let tries = if attempts == 1 {
+            "1 attempt".to_string()
+        } else {
+            format!("{attempts} attempts")
+        };
+        let e = match err {
+            CallError::Http { status, body, .. } => {
+                let detail = error_detail(&body);
+                let what = match status {
+                    400 => "rejected the request as invalid (HTTP 400)",
+                    401 => "rejected the API key (HTTP 401): check the key for this provider",
+                    403 => "refused access (HTTP 403): the key lacks permission for this model",
+                    404 => "does not know this model or URL (HTTP 404): check the model id and base URL",
+                    408 => "timed out the request (HTTP 408)",
+                    429 => "is rate limiting (HTTP 429)",
+                    s if s >= 500 => "failed with a server error",
+                    _ => "answered with an error",
+                };
+                let msg = if status >= 500 || !what.contains("HTTP") {
+                    format!("judge {model} {what} (HTTP {status}) after {tries}: {detail}")
+                } else {
+                    format!("judge {model} {what} after {tries}: {detail}")
+                };
+                JudgeError::new(ErrorCode::JudgeHttp, msg).with_status(status).with_raw(body)
+            }
+            CallError::Network(m) => JudgeError::new(
+                ErrorCode::JudgeNetwork,
+                format!("could not reach judge {model} at {} after {tries}: {m}", crate::redact::display_url(&self.model.base_url)),
+            ),
+            CallError::Timeout(t) => JudgeError::new(
+                ErrorCode::JudgeTimeout,
+                format!("judge {model} did not answer within {} ms (modelSettings.timeoutMs) after {tries}", t.as_millis()),
+            ),
+            CallError::BadResponse { message, body } => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {message} (after {tries})")).with_raw(body),
+            e @ CallError::TooLarge { .. } => JudgeError::new(ErrorCode::JudgeTooLarge, format!("judge {model}: {e} (after {tries})")),
+            e @ CallError::Redirect { status, .. } => JudgeError::new(ErrorCode::JudgeHttp, format!("judge {model}: {e} (after {tries})")).with_status(status),
+        };
+        self.scrub_error(e)
+    }
+}
+
+fn aborted() -> JudgeError {
+    JudgeError::new(ErrorCode::Aborted, "the run was aborted")
+}
+
+fn deadline_error() -> JudgeError {
+    JudgeError::new(
+        ErrorCode::Deadline,
+        "the run's deadline passed before the judge answered",
+    )
+}
+
+/// The provider's error message from an error body (`{error: {message}}`), else the body.
+fn error_detail(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let msg = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("message"))
+            .or_else(|| v.get("error"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    let text = msg.unwrap_or_else(|| body.trim().to_string());
+    if text.is_empty() {
+        "(empty body)".into()
+    } else if text.chars().count() > 300 {
+        format!("{}…", text.chars().take(300).collect::<String>())
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_details() {
+        assert_eq!(
+            error_detail(r#"{"error":{"message":"Invalid key","type":"x"}}"#),
+            "Invalid key"
+        );
+        assert_eq!(error_detail("plain failure"), "plain failure");
+        assert_eq!(error_detail(""), "(empty body)");
+    }
+}
