@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
 import { execFileSync } from 'node:child_process'
-import { startJudgeServer, type JudgeServer, type RecordedRequest } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer, type RecordedRequest } from '../testing/judge-server.mjs'
 import * as esm from '../index.mjs'
 
 const require = createRequire(import.meta.url)

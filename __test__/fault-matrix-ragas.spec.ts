@@ -10,7 +10,7 @@
 // name and DATA line as in ragas.spec.ts.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer, type RecordedRequest, type ReplyObject } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer, type RecordedRequest, type ReplyObject } from '../testing/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
 const {

@@ -3,7 +3,7 @@
 // rejects with a ScorerRunError naming the failed step, keeping completed steps and raw output.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer, type ReplyObject } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer, type ReplyObject } from '../testing/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
 const { createAnswerRelevancyScorer, ScorerRunError } = require('../index.js') as typeof import('../index.js')

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startJudgeServer, type JudgeServer, type RecordedRequest } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer, type RecordedRequest } from '../testing/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
 const {

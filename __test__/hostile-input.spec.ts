@@ -2,7 +2,7 @@
 // never a crash, a hang or a silent 0.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer } from '../testing/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
 const { createAnswerRelevancyScorer } = require('../index.js') as typeof import('../index.js')

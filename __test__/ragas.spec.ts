@@ -3,7 +3,7 @@
 // Shapes: docs/ragas-step-results.md; semantics: /work/shared/reference/ragas-metrics.md.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer, type RecordedRequest } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer, type RecordedRequest } from '../testing/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
 const {

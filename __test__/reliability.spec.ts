@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer } from './helpers/judge-server.mjs'
+import { startJudgeServer, type JudgeServer } from '../testing/judge-server.mjs'
 
 const require = createRequire(import.meta.url)
 const { createAnswerRelevancyScorer, ScorerRunError } = require('../index.js') as typeof import('../index.js')

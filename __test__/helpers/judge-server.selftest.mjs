@@ -3,7 +3,7 @@
 // Exits non-zero on the first failure.
 
 import assert from 'node:assert/strict'
-import { startJudgeServer, heuristicJudge } from './judge-server.mjs'
+import { startJudgeServer, heuristicJudge } from '../../testing/judge-server.mjs'
 
 const chat = (url, body, init = {}) =>
   fetch(`${url}/chat/completions`, {
