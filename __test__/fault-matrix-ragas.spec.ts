@@ -7,7 +7,7 @@
 //   only (the run succeeds on judge 2 alone), both judges (ScorerRunError at analyze with the
 //   shared transport code or OXEVAL_NO_VALID_JUDGMENT), both transient (full success).
 // Every run settles within its deadline. Shapes: docs/ragas-step-results.md; routing by schema
-// name and DATA line as in ragas.spec.ts.
+// name and DATA line as in the Ragas scorer specs (factual-correctness.spec.ts and the others).
 import { describe, expect, it } from 'vitest'
 import { data, oxeval, schemaName, scorerBuilder, SEP, useJudgeServer, type Any, type RecordedRequest, type ReplyObject } from './helpers/setup'
 
