@@ -1,37 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createRequire } from 'node:module'
+import { describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { startJudgeServer, type JudgeServer, type RecordedRequest } from './helpers/judge-server.mjs'
 import * as esm from '../index.mjs'
+import { data, failure, oxeval, scorerBuilder, thrownBy, useJudgeServer } from './helpers/setup'
 
-const require = createRequire(import.meta.url)
-const { createAnswerRelevancyScorer, ScorerRunError, AbortError } = require('../index.js') as typeof import('../index.js')
+const { createAnswerRelevancyScorer, ScorerRunError, AbortError } = oxeval
 
-let server: JudgeServer
-beforeAll(async () => {
-  server = await startJudgeServer()
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => server.reset())
+const server = useJudgeServer()
+const scorer = scorerBuilder(server, createAnswerRelevancyScorer, { modelId: 'openai/gpt-4o-mini' })
 
 const statements = (s: string[]) => ({ json: { statements: s } })
 const verdicts = (r: string[]) => ({ json: { results: r.map((result) => ({ result, reason: `because ${result}` })) } })
-
-function scorer(extra: Record<string, unknown> = {}) {
-  return createAnswerRelevancyScorer({
-    model: { id: 'openai/gpt-4o-mini', url: server.url },
-    modelSettings: { retryDelayMs: 1 },
-    ...extra,
-  } as Parameters<typeof createAnswerRelevancyScorer>[0])
-}
-
-/** The DATA object of a recorded request's user prompt. */
-function data(req: RecordedRequest): Record<string, unknown> {
-  const line = req.user.split('\n').filter((l) => l.startsWith('DATA: ')).pop()!
-  return JSON.parse(line.slice('DATA: '.length))
-}
 
 describe('answer relevancy: result shape', () => {
   it('returns Mastra keys in order with the input echoed and a judge record per LLM step', async () => {
@@ -242,7 +220,7 @@ describe('answer relevancy: judge failures', () => {
 
   it('fallback fails too → ScorerRunError at the step, with the raw output kept', async () => {
     server.enqueue(statements(['a']), { json: { results: 'nope' } }, { json: { verdicts: [] } })
-    const err = await scorer().run({ input: 'q', output: 'a' }).catch((e) => e)
+    const err = await failure(scorer().run({ input: 'q', output: 'a' }))
     expect(err).toBeInstanceOf(ScorerRunError)
     expect(err.name).toBe('ScorerRunError')
     expect(err.message).toMatch(/^Scorer Run Failed: step 'analyze' failed: /)
@@ -262,9 +240,7 @@ describe('answer relevancy: judge failures', () => {
 
   it('HTTP 401 fails at once (no retry) naming the step', async () => {
     server.enqueue({ status: 401, content: 'Incorrect API key provided' })
-    const err = await scorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'sk-test-abcdefghijklmnop' } })
-      .run({ input: 'q', output: 'a' })
-      .catch((e) => e)
+    const err = await failure(scorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'sk-test-abcdefghijklmnop' } }).run({ input: 'q', output: 'a' }))
     expect(err).toBeInstanceOf(ScorerRunError)
     expect(err.code).toBe('OXEVAL_JUDGE_HTTP')
     expect(err.failedStep).toBe('preprocess')
@@ -285,9 +261,7 @@ describe('answer relevancy: judge failures', () => {
 
   it('HTTP 500 on analyze with maxRetries 0 keeps the completed preprocess step', async () => {
     server.enqueue(statements(['a', 'b']), { status: 500, content: 'boom' })
-    const err = await scorer({ modelSettings: { maxRetries: 0 } })
-      .run({ input: 'q', output: 'a' })
-      .catch((e) => e)
+    const err = await failure(scorer({ modelSettings: { maxRetries: 0 } }).run({ input: 'q', output: 'a' }))
     expect(err.failedStep).toBe('analyze')
     expect(err.completedSteps).toEqual(['preprocess'])
     expect(err.message).toContain('HTTP 500')
@@ -300,9 +274,7 @@ describe('answer relevancy: judge failures', () => {
   it('a hanging judge times out per attempt (modelSettings.timeoutMs)', async () => {
     server.enqueue({ fault: 'hang' })
     const t0 = Date.now()
-    const err = await scorer({ modelSettings: { timeoutMs: 300, maxRetries: 0 } })
-      .run({ input: 'q', output: 'a' })
-      .catch((e) => e)
+    const err = await failure(scorer({ modelSettings: { timeoutMs: 300, maxRetries: 0 } }).run({ input: 'q', output: 'a' }))
     expect(err.code).toBe('OXEVAL_JUDGE_TIMEOUT')
     expect(Date.now() - t0).toBeLessThan(3000)
   })
@@ -313,14 +285,12 @@ describe('answer relevancy: judge failures', () => {
     const p = scorer().run({ input: 'q', output: 'a' }, { signal: ac.signal })
     await server.waitForRequests(1)
     ac.abort()
-    const err = await p.catch((e) => e)
+    const err = await failure(p)
     expect(err).toBeInstanceOf(AbortError)
     expect(err.name).toBe('AbortError')
     expect(err.failedStep).toBe('preprocess')
     await expect.poll(() => server.inFlight).toBe(0)
-    const pre = await scorer()
-      .run({ input: 'q', output: 'a' }, { signal: AbortSignal.abort() })
-      .catch((e) => e)
+    const pre = await failure(scorer().run({ input: 'q', output: 'a' }, { signal: AbortSignal.abort() }))
     expect(pre).toBeInstanceOf(AbortError)
   })
 
@@ -331,7 +301,7 @@ describe('answer relevancy: judge failures', () => {
     try {
       const s = createAnswerRelevancyScorer({ model: 'openai/gpt-4o-mini' })
       expect(s.judge).toEqual({ model: 'openai/gpt-4o-mini', instructions: expect.any(String) })
-      const err = await s.run({ input: 'q', output: 'a' }).catch((e) => e)
+      const err = await failure(s.run({ input: 'q', output: 'a' }))
       expect(err).toBeInstanceOf(ScorerRunError)
       expect(err.code).toBe('OXEVAL_MISSING_API_KEY')
       expect(err.failedStep).toBe('preprocess')
@@ -354,9 +324,7 @@ describe('answer relevancy: judge failures', () => {
   it('never returns the API key, even when the judge echoes it', async () => {
     const key = ['sk', 'proj', 'SECRETSECRETSECRET0123456789'].join('-') // built at runtime: no key-shaped literal in the repo
     server.enqueue({ status: 401, content: `Incorrect API key provided: ${key}` })
-    const err = await scorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: key } })
-      .run({ input: 'q', output: 'a' })
-      .catch((e) => e)
+    const err = await failure(scorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: key } }).run({ input: 'q', output: 'a' }))
     const dump = JSON.stringify({ m: err.message, r: err.result, c: err.cause?.message, raw: err.cause?.rawOutput, s: String(err.stack) })
     expect(dump).not.toContain(key)
     expect(dump).toContain('HTTP 401')
@@ -377,12 +345,7 @@ describe('answer relevancy: bad arguments are TypeErrors', () => {
     [{ model: 'openai/x', uncertaintyWeight: 3 }, /options.uncertaintyWeight must be a number at least 0 and at most 1; got 3/],
     [{ model: 'openai/x', modelSettings: { maxRetries: -1 } }, /maxRetries/],
   ])('factory options %#', (opts, re) => {
-    let thrown: unknown
-    try {
-      createAnswerRelevancyScorer(opts as never)
-    } catch (e) {
-      thrown = e
-    }
+    const thrown: unknown = thrownBy(() => createAnswerRelevancyScorer(opts as never))
     expect(thrown).toBeInstanceOf(TypeError)
     expect((thrown as Error).message).toMatch(re)
     expect((thrown as { code: string }).code).toBe('OXEVAL_INVALID_OPTIONS')
@@ -397,9 +360,7 @@ describe('answer relevancy: bad arguments are TypeErrors', () => {
     [{ input: 'q', output: 'a', runId: 5 }, /runId/],
     [{ input: 'q', output: 10n }, /JSON-serializable/],
   ])('run input %#', async (run, re) => {
-    const err = await scorer()
-      .run(run as never)
-      .catch((e) => e)
+    const err = await failure(scorer().run(run as never))
     expect(err).toBeInstanceOf(TypeError)
     expect(err.message).toMatch(re)
     expect(err.code).toBe('OXEVAL_INVALID_INPUT')
@@ -409,9 +370,7 @@ describe('answer relevancy: bad arguments are TypeErrors', () => {
   it('rejects cyclic input with a TypeError', async () => {
     const cyclic: Record<string, unknown> = { a: 1 }
     cyclic.self = cyclic
-    const err = await scorer()
-      .run({ input: 'q', output: 'a', meta: cyclic })
-      .catch((e) => e)
+    const err = await failure(scorer().run({ input: 'q', output: 'a', meta: cyclic }))
     expect(err).toBeInstanceOf(TypeError)
   })
 

@@ -7,31 +7,19 @@
 //   only (the run succeeds on judge 2 alone), both judges (ScorerRunError at analyze with the
 //   shared transport code or OXEVAL_NO_VALID_JUDGMENT), both transient (full success).
 // Every run settles within its deadline. Shapes: docs/ragas-step-results.md; routing by schema
-// name and DATA line as in ragas.spec.ts.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer, type RecordedRequest, type ReplyObject } from './helpers/judge-server.mjs'
+// name and DATA line as in the Ragas scorer specs (factual-correctness.spec.ts and the others).
+import { describe, expect, it } from 'vitest'
+import { data, oxeval, schemaName, scorerBuilder, SEP, useJudgeServer, type Any, type RecordedRequest, type ReplyObject } from './helpers/setup'
 
-const require = createRequire(import.meta.url)
 const {
   createFactualCorrectnessScorer,
   createAnswerAccuracyScorer,
   createContextRelevanceScorer,
   createResponseGroundednessScorer,
   ScorerRunError,
-} = require('../index.js') as typeof import('../index.js')
+} = oxeval
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = any
-
-let server: JudgeServer
-beforeAll(async () => {
-  server = await startJudgeServer({ hangMs: 5000 })
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => server.reset())
+const server = useJudgeServer({ hangMs: 5000 })
 
 // ---------------------------------------------------------------------------------------
 // faults (the same scripted replies as fault-matrix.spec.ts)
@@ -107,9 +95,11 @@ function expectCause(error: Any, fault: Fault) {
 }
 
 const DEADLINE_MS = 5000
-const SETTINGS = { retryDelayMs: 1, maxRetries: 1, timeoutMs: 300 }
-const MODEL = () => ({ id: 'openai/gpt-4o-mini', url: server.url })
-const SEP = '\n\n-----\n\n'
+const SETTINGS = { maxRetries: 1, timeoutMs: 300 }
+const fcScorer = scorerBuilder(server, createFactualCorrectnessScorer, { settings: SETTINGS })
+const aaScorer = scorerBuilder(server, createAnswerAccuracyScorer, { settings: SETTINGS })
+const crScorer = scorerBuilder(server, createContextRelevanceScorer, { settings: SETTINGS })
+const rgScorer = scorerBuilder(server, createResponseGroundednessScorer, { settings: SETTINGS })
 
 /** Run with the deadline; assert it settled within it. */
 async function settle(p: () => Promise<Any>) {
@@ -120,23 +110,6 @@ async function settle(p: () => Promise<Any>) {
   )
   expect(Date.now() - t0).toBeLessThan(DEADLINE_MS)
   return outcome
-}
-
-// ---------------------------------------------------------------------------------------
-// routing (ragas.spec.ts)
-
-function schemaName(req: RecordedRequest): string | undefined {
-  const native = (req.body?.response_format as Any)?.json_schema?.name
-  if (native) return native
-  return /Output schema name: (\S+)/.exec(req.system)?.[1]
-}
-
-function data(req: RecordedRequest): Record<string, unknown> {
-  const line = req.user
-    .split('\n')
-    .filter((l) => l.startsWith('DATA: '))
-    .pop()
-  return line ? JSON.parse(line.slice('DATA: '.length)) : {}
 }
 
 // ---------------------------------------------------------------------------------------
@@ -192,7 +165,7 @@ async function runFc(step: FcStep, side: Side, fault: Fault, persistent: boolean
   for (const s of ['preprocess', 'analyze'] as FcStep[]) {
     for (const d of ['response', 'reference'] as Side[]) server.on(FC_CALLS[s][d].match, FC_CALLS[s][d].happy)
   }
-  const scorer = createFactualCorrectnessScorer({ model: MODEL(), modelSettings: SETTINGS, mode: 'f1' } as Any)
+  const scorer = fcScorer({ mode: 'f1' })
   return settle(() =>
     scorer.run({ input: 'Where is the Eiffel Tower?', output: SEED.response, groundTruth: SEED.reference }, { deadlineMs: DEADLINE_MS }),
   )
@@ -288,14 +261,14 @@ type NvCase = {
   both: number // score with both judges valid
 }
 
-const NV_OPTS = () => ({ model: MODEL(), modelSettings: SETTINGS, maxRetries: 2 }) as Any
+const NV_OPTS = { maxRetries: 2 }
 const isNv024 = (q: RecordedRequest) => schemaName(q) === 'nv_rating_0_2_4'
 const isNv012 = (q: RecordedRequest) => schemaName(q) === 'nv_rating_0_1_2'
 
 const NV_CASES: NvCase[] = [
   {
     name: 'answer accuracy',
-    make: () => createAnswerAccuracyScorer(NV_OPTS()),
+    make: () => aaScorer(NV_OPTS),
     run: { input: 'What is the capital of France?', output: 'Paris is the capital.', groundTruth: 'Paris' },
     judge1: (q) => isNv024(q) && 'candidate_answer' in data(q),
     judge2: (q) => isNv024(q) && 'proposed_answer' in data(q),
@@ -306,7 +279,7 @@ const NV_CASES: NvCase[] = [
   },
   {
     name: 'context relevance',
-    make: () => createContextRelevanceScorer(NV_OPTS()),
+    make: () => crScorer(NV_OPTS),
     run: { input: 'Where is Paris?', output: 'x', context: ['Paris is the capital of France.'] },
     judge1: (q) => isNv012(q) && 'context' in data(q),
     judge2: (q) => isNv012(q) && 'passage' in data(q),
@@ -317,7 +290,7 @@ const NV_CASES: NvCase[] = [
   },
   {
     name: 'response groundedness',
-    make: () => createResponseGroundednessScorer(NV_OPTS()),
+    make: () => rgScorer(NV_OPTS),
     run: { output: 'Paris is in France.', context: ['France contains Paris.'] },
     judge1: (q) => isNv012(q) && 'context' in data(q),
     judge2: (q) => isNv012(q) && 'passages' in data(q),

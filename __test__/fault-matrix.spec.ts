@@ -1,28 +1,14 @@
 // Every fault × every step of answer relevancy, once (transient) and on every request
 // (persistent): a run either succeeds after retries/fallback with the right attempt counts, or
 // rejects with a ScorerRunError naming the failed step, keeping completed steps and raw output.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer, type ReplyObject } from './helpers/judge-server.mjs'
+import { describe, expect, it } from 'vitest'
+import { oxeval, scorerBuilder, STEP, useJudgeServer, type ReplyObject } from './helpers/setup'
 
-const require = createRequire(import.meta.url)
-const { createAnswerRelevancyScorer, ScorerRunError } = require('../index.js') as typeof import('../index.js')
+const { createAnswerRelevancyScorer, ScorerRunError } = oxeval
 
-let server: JudgeServer
-beforeAll(async () => {
-  server = await startJudgeServer({ hangMs: 5000 })
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => server.reset())
+const server = useJudgeServer({ hangMs: 5000 })
 
 type Step = 'preprocess' | 'analyze' | 'generateReason'
-const MARK: Record<Step, string> = {
-  preprocess: 'break the assistant output into statements',
-  analyze: 'decide whether it is relevant',
-  generateReason: 'explain an answer relevancy score',
-}
 const HAPPY: Record<Step, ReplyObject> = {
   preprocess: { json: { statements: ['Paris is the capital.', 'Croissants.'] } },
   analyze: { json: { results: [{ result: 'yes', reason: 'r' }, { result: 'no', reason: 'r' }] } },
@@ -75,16 +61,11 @@ const TRANSPORT_CODE: Record<string, string> = {
 const DEADLINE_MS = 5000
 const MAX_RETRIES = 1
 
-function scorer() {
-  return createAnswerRelevancyScorer({
-    model: { id: 'openai/gpt-4o-mini', url: server.url },
-    modelSettings: { retryDelayMs: 1, maxRetries: MAX_RETRIES, timeoutMs: 300 },
-  })
-}
+const scorer = scorerBuilder(server, createAnswerRelevancyScorer, { settings: { maxRetries: MAX_RETRIES, timeoutMs: 300 } })
 
 async function runWith(step: Step, fault: Fault, persistent: boolean) {
-  server.on(MARK[step], faultReply(fault, step), persistent ? {} : { times: 1 })
-  for (const s of Object.keys(MARK) as Step[]) server.on(MARK[s], HAPPY[s])
+  server.on(STEP[step], faultReply(fault, step), persistent ? {} : { times: 1 })
+  for (const s of Object.keys(STEP) as Step[]) server.on(STEP[s], HAPPY[s])
   const t0 = Date.now()
   const outcome = await scorer()
     .run({ input: 'What is the capital of France?', output: 'Paris is the capital. Croissants.' }, { deadlineMs: DEADLINE_MS })

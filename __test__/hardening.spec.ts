@@ -1,50 +1,36 @@
 // Regression tests for the hardening issue: what a judge, a proxy or an option can send must
 // never crash the process, score wrong in silence, or leak a secret. Every test runs against
 // the real HTTP judge server on 127.0.0.1.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createRequire } from 'node:module'
+import { describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startJudgeServer, type JudgeServer, type RecordedRequest } from './helpers/judge-server.mjs'
+import {
+  failure,
+  isFallback,
+  oxeval,
+  rejectedBecause,
+  schemaName,
+  scorerBuilder,
+  startJudgeServer,
+  STEP,
+  thrownBy,
+  uniqueModelId,
+  useJudgeServer,
+  type Any,
+  type RecordedRequest,
+} from './helpers/setup'
 
-const require = createRequire(import.meta.url)
-const {
-  createAnswerRelevancyScorer,
-  createFactualCorrectnessScorer,
-  createAnswerAccuracyScorer,
-  ScorerRunError,
-} = require('../index.js') as typeof import('../index.js')
+const { createAnswerRelevancyScorer, createFactualCorrectnessScorer, createAnswerAccuracyScorer, ScorerRunError } = oxeval
 
-type Any = any
+const server = useJudgeServer()
 
-let server: JudgeServer
-beforeAll(async () => {
-  server = await startJudgeServer()
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => server.reset())
-
-let uniq = 0
-const model = (extra: Record<string, unknown> = {}) => ({ id: `openai/hardening-${++uniq}`, url: server.url, ...extra })
+const model = (extra: Record<string, unknown> = {}) => ({ id: uniqueModelId('hardening'), url: server.url, ...extra })
 const settings = { retryDelayMs: 1, maxRetries: 0 }
-const ar = (extra: Record<string, unknown> = {}) =>
-  createAnswerRelevancyScorer({ model: model(), modelSettings: settings, ...extra } as Any)
-const fc = (extra: Record<string, unknown> = {}) =>
-  createFactualCorrectnessScorer({ model: model(), modelSettings: settings, ...extra } as Any)
-const aa = (extra: Record<string, unknown> = {}) =>
-  createAnswerAccuracyScorer({ model: model(), modelSettings: settings, ...extra } as Any)
-
-const STEP = {
-  preprocess: 'break the assistant output into statements',
-  analyze: 'decide whether it is relevant',
-  reason: 'explain an answer relevancy score',
-}
-const isFallback = (q: RecordedRequest) => q.user.includes('\nREJECTED: ')
-const rejection = (q: RecordedRequest) => JSON.parse(q.user.split('\nREJECTED: ')[1].split('\n')[0]) as string
+const ar = scorerBuilder(server, createAnswerRelevancyScorer, { tag: 'hardening', settings })
+const fc = scorerBuilder(server, createFactualCorrectnessScorer, { tag: 'hardening', settings })
+const aa = scorerBuilder(server, createAnswerAccuracyScorer, { tag: 'hardening', settings })
 
 /** A raw chat-completion body with the given message fields. */
 function completion(message: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -55,15 +41,6 @@ function completion(message: Record<string, unknown>, extra: Record<string, unkn
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     ...extra,
   })
-}
-
-async function failure(p: Promise<unknown>): Promise<Any> {
-  try {
-    await p
-  } catch (e) {
-    return e
-  }
-  throw new Error('expected the run to fail')
 }
 
 function scriptVerdicts(results: string[]) {
@@ -108,7 +85,7 @@ describe('2. reasoning is never parsed as the answer', () => {
   it('answer relevancy: a think block mentioning {"statements": []} is not the answer', async () => {
     server.on(STEP.preprocess, { content: '<think>I could answer {"statements": []} but there is one statement.</think>{"statements":["Paris is the capital."]}' })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because it answers.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because it answers.' })
     const r = await ar().run({ input: 'Capital of France?', output: 'Paris is the capital.' })
     expect(r.preprocessStepResult).toEqual({ statements: ['Paris is the capital.'] })
     expect(r.score).toBe(1)
@@ -117,7 +94,7 @@ describe('2. reasoning is never parsed as the answer', () => {
   it('R1-style bare braces in an unparsed think block do not break the run', async () => {
     server.on(STEP.preprocess, { content: '<think>The format is {} with a list {statements} …</think>\n\n{"statements":["a"]}' })
     scriptVerdicts(['no'])
-    server.on(STEP.reason, { content: 'The score is 0 because it is off topic.' })
+    server.on(STEP.generateReason, { content: 'The score is 0 because it is off topic.' })
     const r = await ar().run({ input: 'q', output: 'a' })
     expect(r.preprocessStepResult).toEqual({ statements: ['a'] })
     expect(r.judge!.preprocess.executions[0].attemptCount).toBe(1)
@@ -126,7 +103,7 @@ describe('2. reasoning is never parsed as the answer', () => {
   it('the reason never carries the <think> block; the record keeps it', async () => {
     server.on(STEP.preprocess, { json: { statements: ['a'] } })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: '<think>Let me see, one yes.</think>\nThe score is 1 because the statement answers.' })
+    server.on(STEP.generateReason, { content: '<think>Let me see, one yes.</think>\nThe score is 1 because the statement answers.' })
     const r = await ar().run({ input: 'q', output: 'a' })
     expect(r.reason).toBe('The score is 1 because the statement answers.')
     expect(r.judge!.generateReason.executions[0].reasoning).toBe('Let me see, one yes.')
@@ -135,7 +112,7 @@ describe('2. reasoning is never parsed as the answer', () => {
   it('reasoning_content / reasoning fields are kept on the record, never parsed', async () => {
     server.on(STEP.preprocess, { body: completion({ content: '{"statements":["a"]}', reasoning_content: 'maybe {"statements": []}' }) })
     server.on(STEP.analyze, { body: completion({ content: '{"results":[{"result":"yes","reason":"r"}]}', reasoning: 'thinking…' }) })
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
     const r = await ar().run({ input: 'q', output: 'a' })
     expect(r.preprocessStepResult).toEqual({ statements: ['a'] })
     expect(r.judge!.preprocess.executions[0].reasoning).toBe('maybe {"statements": []}')
@@ -145,7 +122,7 @@ describe('2. reasoning is never parsed as the answer', () => {
   it('several candidates: the last one that validates wins (draft, then correction)', async () => {
     server.on(STEP.preprocess, { content: 'Draft: {"statements": ["a"]}\nCorrection: {"statements": ["a", "b"]}\n{"note": "done"}' })
     scriptVerdicts(['yes', 'no'])
-    server.on(STEP.reason, { content: 'The score is 0.5 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 0.5 because.' })
     const r = await ar().run({ input: 'q', output: 'a. b.' })
     expect(r.preprocessStepResult).toEqual({ statements: ['a', 'b'] })
     expect(r.score).toBe(0.5)
@@ -162,7 +139,7 @@ describe('3. repairs that would change content are format errors', () => {
       json: { statements: ['Paris is the capital.', "I don't like croissants."] },
     })
     scriptVerdicts(['yes', 'no'])
-    server.on(STEP.reason, { content: 'The score is 0.5 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 0.5 because.' })
     const r = await ar().run({ input: 'Capital of France?', output: "Paris is the capital. I don't like croissants." })
     expect(r.preprocessStepResult).toEqual({ statements: ['Paris is the capital.', "I don't like croissants."] })
   })
@@ -170,7 +147,7 @@ describe('3. repairs that would change content are format errors', () => {
   it('Python True/False/None are read faithfully', async () => {
     server.on(STEP.preprocess, { content: "{'statements': ['a', 'b'], 'done': True, 'note': None}" })
     scriptVerdicts(['yes', 'yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
     const r = await ar().run({ input: 'q', output: 'a. b.' })
     expect(r.preprocessStepResult).toEqual({ statements: ['a', 'b'] })
     // the judge record keeps the reply as parsed, extra keys included
@@ -189,7 +166,7 @@ describe('3. repairs that would change content are format errors', () => {
     server.on((q) => q.user.includes(STEP.preprocess) && !isFallback(q), { content: '{"statements": ["a", "b' })
     server.on((q) => q.user.includes(STEP.preprocess) && isFallback(q), { json: { statements: ['a', 'b'] } })
     scriptVerdicts(['yes', 'yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
     const r = await ar().run({ input: 'q', output: 'a. b.' })
     expect(r.preprocessStepResult).toEqual({ statements: ['a', 'b'] })
     expect(r.judge!.preprocess.executions[0].attemptCount).toBe(2)
@@ -204,11 +181,11 @@ describe('4. verdict counts', () => {
     server.on((q) => q.user.includes(STEP.analyze) && isFallback(q), {
       json: { results: ['yes', 'no', 'no'].map((result) => ({ result, reason: 'r' })) },
     })
-    server.on(STEP.reason, { content: 'The score is 0.33 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 0.33 because.' })
     const r = await ar().run({ input: 'q', output: 'a. b. c.' })
     const fb = server.requests.filter(isFallback)
     expect(fb).toHaveLength(1)
-    expect(rejection(fb[0])).toBe('1 verdict for 3 statements')
+    expect(rejectedBecause(fb[0])).toBe('1 verdict for 3 statements')
     expect(r.score).toBe(0.33)
     expect(r.warnings).toBeUndefined()
     expect(r.judge!.analyze.executions[0].attemptCount).toBe(2)
@@ -220,19 +197,17 @@ describe('4. verdict counts', () => {
   ])('a mismatch that persists is scored as Mastra does, with a warning (%j)', async (verdicts, score, warning) => {
     server.on(STEP.preprocess, { json: { statements: ['a', 'b', 'c'] } })
     scriptVerdicts(verdicts as string[])
-    server.on(STEP.reason, { content: 'The score is x because.' })
+    server.on(STEP.generateReason, { content: 'The score is x because.' })
     const r = await ar().run({ input: 'q', output: 'a. b. c.' })
     expect(r.score).toBe(score)
     expect(r.warnings).toEqual([`analyze: ${warning}`])
     expect(r.judge!.analyze.executions[0].warnings).toEqual([warning])
-    expect(rejection(server.requests.filter(isFallback)[0])).toBe(warning)
+    expect(rejectedBecause(server.requests.filter(isFallback)[0])).toBe(warning)
   })
 
   it('FactualCorrectness: 1 verdict for 3 claims → fallback, then Ragas math with a warning', async () => {
-    const schema = (q: RecordedRequest) =>
-      (q.body?.response_format as Any)?.json_schema?.name ?? /Output schema name: (\S+)/.exec(q.system)?.[1]
-    const isClaims = (q: RecordedRequest) => schema(q) === 'factual_correctness_claims'
-    const isNli = (q: RecordedRequest) => schema(q) === 'factual_correctness_verdicts'
+    const isClaims = (q: RecordedRequest) => schemaName(q) === 'factual_correctness_claims'
+    const isNli = (q: RecordedRequest) => schemaName(q) === 'factual_correctness_verdicts'
     server.on((q) => isClaims(q) && q.user.includes('"text":"A. B. C."'), { json: { claims: ['a', 'b', 'c'] } })
     server.on((q) => isClaims(q) && q.user.includes('"text":"A."'), { json: { claims: ['a'] } })
     server.on((q) => isNli(q) && q.user.includes('"context":"A."'), {
@@ -263,7 +238,7 @@ describe('5. refusals and odd replies', () => {
   it('a refusal in the reason step is never the reason', async () => {
     server.on(STEP.preprocess, { json: { statements: ['a'] } })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { body: completion({ content: null, refusal: 'I cannot do that.' }) })
+    server.on(STEP.generateReason, { body: completion({ content: null, refusal: 'I cannot do that.' }) })
     const e = await failure(ar().run({ input: 'q', output: 'a' }))
     expect(e.code).toBe('OXEVAL_JUDGE_REFUSAL')
     expect(e.failedStep).toBe('generateReason')
@@ -273,7 +248,7 @@ describe('5. refusals and odd replies', () => {
   it('content as an array of parts is joined', async () => {
     server.on(STEP.preprocess, { body: completion({ content: [{ type: 'text', text: '{"statements":' }, { type: 'text', text: '["a"]}' }] }) })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
     const r = await ar().run({ input: 'q', output: 'a' })
     expect(r.preprocessStepResult).toEqual({ statements: ['a'] })
   })
@@ -301,12 +276,7 @@ describe('6. numbers: ranges at the factory, finite scores', () => {
     [() => ar({ modelSettings: { maxRetries: 500 } }), 'options.modelSettings.maxRetries must be an integer from 0 to 20'],
     [() => ar({ modelSettings: { timeoutMs: 1e12 } }), 'options.modelSettings.timeoutMs must be an integer from 1 to 3600000'],
   ])('%# TypeError naming the range', (make, msg) => {
-    let err: Any
-    try {
-      make()
-    } catch (e) {
-      err = e
-    }
+    const err = thrownBy(make)
     expect(err).toBeInstanceOf(TypeError)
     expect(err.code).toBe('OXEVAL_INVALID_OPTIONS')
     expect(err.message).toContain(msg)
@@ -315,7 +285,7 @@ describe('6. numbers: ranges at the factory, finite scores', () => {
   it('the largest scale gives a finite score', async () => {
     server.on(STEP.preprocess, { json: { statements: ['a'] } })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: 'The score is big because.' })
+    server.on(STEP.generateReason, { content: 'The score is big because.' })
     const r = await ar({ scale: 1e6 }).run({ input: 'q', output: 'a' })
     expect(r.score).toBe(1e6)
   })
@@ -326,7 +296,7 @@ describe('7. the disk cache can never hang a run', () => {
   function happy() {
     server.on(STEP.preprocess, { json: { statements: ['a'] } })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
   }
   function files(dir: string): string[] {
     const out: string[] = []
@@ -370,7 +340,7 @@ describe('7. the disk cache can never hang a run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'oxeval-stall-'))
     happy()
     const cache = { dir, memory: false, ioTimeoutMs: 200 }
-    const id = `openai/stall-${++uniq}`
+    const id = uniqueModelId('stall')
     const mk = () => createAnswerRelevancyScorer({ model: { id, url: server.url }, modelSettings: settings, cache } as Any)
     await mk().run({ input: 'q', output: 'a', runId: 'r' })
     expect(server.requests).toHaveLength(3)
@@ -400,7 +370,7 @@ describe('7. the disk cache can never hang a run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'oxeval-stall-'))
     happy()
     const cache = { dir, memory: false, ioTimeoutMs: 60000 }
-    const id = `openai/stall-${++uniq}`
+    const id = uniqueModelId('stall')
     const mk = () => createAnswerRelevancyScorer({ model: { id, url: server.url }, modelSettings: settings, cache } as Any)
     await mk().run({ input: 'q', output: 'a', runId: 'r' })
     const fifos = stall(dir)
@@ -502,7 +472,7 @@ describe('8. secrets never leave the engine', () => {
     const s = createAnswerRelevancyScorer({ model: model({ apiKey: key }), modelSettings: settings } as Any)
     server.on(STEP.preprocess, (q) => ({ json: { statements: [`your key is ${String(q.headers.authorization).slice(7)}`] } }))
     server.on(STEP.analyze, (q) => ({ json: { results: [{ result: 'yes', reason: `echo ${String(q.headers.authorization)}` }] } }))
-    server.on(STEP.reason, (q) => ({ content: `The score is 1 because ${String(q.headers.authorization)}` }))
+    server.on(STEP.generateReason, (q) => ({ content: `The score is 1 because ${String(q.headers.authorization)}` }))
     const r = await s.run({ input: 'q', output: 'a' })
     expect(r.preprocessStepResult!.statements[0]).toBe('your key is [redacted]')
     server.reset()
@@ -518,7 +488,7 @@ describe('8. secrets never leave the engine', () => {
     await closed.close()
     const pass = secret('pw')
     const s = createAnswerRelevancyScorer({
-      model: { id: `openai/userinfo-${++uniq}`, url: `http://someone:${pass}@127.0.0.1:${port}/v1` },
+      model: { id: uniqueModelId('userinfo'), url: `http://someone:${pass}@127.0.0.1:${port}/v1` },
       modelSettings: settings,
     } as Any)
     const e = await failure(s.run({ input: 'q', output: 'a' }))
@@ -540,7 +510,7 @@ describe('9. memory bounds', () => {
   it('an execution repeats its step prompt and output by reference, in Mastra key order', async () => {
     server.on(STEP.preprocess, { json: { statements: ['a'] } })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
     const r = await ar().run({ input: 'q', output: 'a' })
     const pre = r.judge!.preprocess.executions[0]
     expect(pre.prompt).toBe(r.preprocessPrompt)
@@ -559,7 +529,7 @@ describe('10. second-order injection', () => {
     server.on((q) => q.user.includes(STEP.preprocess) && !isFallback(q), { json: { statements: evil } })
     server.on((q) => q.user.includes(STEP.preprocess) && isFallback(q), { json: { statements: ['a'] } })
     scriptVerdicts(['yes'])
-    server.on(STEP.reason, { content: 'The score is 1 because.' })
+    server.on(STEP.generateReason, { content: 'The score is 1 because.' })
     await ar().run({ input: 'q', output: 'a' })
     const fb = server.requests.filter(isFallback)[0]
     const lines = fb.user.split('\n')

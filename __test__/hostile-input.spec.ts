@@ -1,33 +1,20 @@
 // Hostile input from JavaScript: every case gets a clear TypeError (or a normal result),
 // never a crash, a hang or a silent 0.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer } from './helpers/judge-server.mjs'
+import { describe, expect, it } from 'vitest'
+import { failure, oxeval, scorerBuilder, STEP, useJudgeServer } from './helpers/setup'
 
-const require = createRequire(import.meta.url)
-const { createAnswerRelevancyScorer } = require('../index.js') as typeof import('../index.js')
+const { createAnswerRelevancyScorer } = oxeval
 
-let server: JudgeServer
-beforeAll(async () => {
-  server = await startJudgeServer()
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => server.reset())
-
-const scorer = () => createAnswerRelevancyScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url }, modelSettings: { retryDelayMs: 1 } })
+const server = useJudgeServer()
+const scorer = scorerBuilder(server, createAnswerRelevancyScorer)
 function happy() {
-  server.on('break the assistant output into statements', { json: { statements: ['s'] } })
-  server.on('decide whether it is relevant', { json: { results: [{ result: 'yes', reason: 'r' }] } })
-  server.on('explain an answer relevancy score', 'The score is 1 because yes.')
+  server.on(STEP.preprocess, { json: { statements: ['s'] } })
+  server.on(STEP.analyze, { json: { results: [{ result: 'yes', reason: 'r' }] } })
+  server.on(STEP.generateReason, 'The score is 1 because yes.')
 }
 
 async function expectTypeError(p: Promise<unknown>, re: RegExp) {
-  const err = await p.then(
-    () => undefined,
-    (e) => e,
-  )
+  const err = await failure(p)
   expect(err).toBeInstanceOf(TypeError)
   expect(err.message).toMatch(re)
   expect(server.requests).toHaveLength(0)

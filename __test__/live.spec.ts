@@ -1,10 +1,7 @@
 // Against a real judge, only with OXEVAL_LIVE=1 and OXEVAL_MODEL (+ its API key) set; skipped
 // by default so `npm test` never calls a paid API.
 import { describe, expect, it } from 'vitest'
-import { createRequire } from 'node:module'
-
-const require = createRequire(import.meta.url)
-const ox = require('../index.js') as typeof import('../index.js')
+import { oxeval as ox } from './helpers/setup'
 const live = process.env.OXEVAL_LIVE === '1' && !!process.env.OXEVAL_MODEL
 
 describe.skipIf(!live)('live judge (OXEVAL_LIVE=1)', () => {

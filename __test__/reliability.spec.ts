@@ -1,41 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createRequire } from 'node:module'
-import { startJudgeServer, type JudgeServer } from './helpers/judge-server.mjs'
+import { failure, oxeval, scorerBuilder, startJudgeServer, STEP, uniqueModelId, useJudgeServer, type JudgeServer } from './helpers/setup'
 
-const require = createRequire(import.meta.url)
-const { createAnswerRelevancyScorer, ScorerRunError } = require('../index.js') as typeof import('../index.js')
+const { createAnswerRelevancyScorer, ScorerRunError } = oxeval
 
-let server: JudgeServer
-beforeAll(async () => {
-  server = await startJudgeServer()
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => server.reset())
+const server = useJudgeServer()
 
-const STEP = {
-  preprocess: 'break the assistant output into statements',
-  analyze: 'decide whether it is relevant',
-  generateReason: 'explain an answer relevancy score',
-}
 function scriptHappyPath(s: JudgeServer, delayMs = 0) {
   s.on(STEP.preprocess, { json: { statements: ['a', 'b'] }, delayMs })
   s.on(STEP.analyze, { json: { results: [{ result: 'yes', reason: 'r' }, { result: 'no', reason: 'r' }] }, delayMs })
   s.on(STEP.generateReason, { content: 'The score is 0.5 because half is relevant.', delayMs })
 }
-let uniq = 0
-function scorer(extra: Record<string, unknown> = {}, settings: Record<string, unknown> = {}) {
-  // a distinct model id per scorer keeps endpoint limiters independent between tests
-  return createAnswerRelevancyScorer({
-    model: { id: `openai/test-${++uniq}`, url: server.url },
-    modelSettings: { retryDelayMs: 1, ...settings },
-    ...extra,
-  } as Parameters<typeof createAnswerRelevancyScorer>[0])
-}
+// a distinct model id per scorer keeps endpoint limiters independent between tests
+const scorer = scorerBuilder(server, createAnswerRelevancyScorer)
 
 describe('response cache', () => {
   it('memory cache: a second identical run makes zero HTTP calls and returns identical results', async () => {
@@ -60,11 +39,12 @@ describe('response cache', () => {
     const dir = mkdtempSync(join(tmpdir(), 'oxeval-cache-'))
     try {
       scriptHappyPath(server)
-      const a = scorer({ cache: { dir, memory: false } })
+      const id = uniqueModelId()
+      const a = scorer({ model: { id, url: server.url }, cache: { dir, memory: false } })
       const r1 = await a.run({ input: 'q', output: 'disk', runId: 'd' })
       expect(server.requests).toHaveLength(3)
       const b = createAnswerRelevancyScorer({
-        model: { id: `openai/test-${uniq}`, url: server.url },
+        model: { id, url: server.url },
         modelSettings: { retryDelayMs: 1 },
         cache: { dir, memory: false },
       })
@@ -120,9 +100,7 @@ describe('deadlines and truncation', () => {
   it('deadlineMs bounds the whole run, retries included', async () => {
     server.on(() => true, { fault: 'hang' })
     const t0 = Date.now()
-    const err = await scorer({}, { timeoutMs: 10_000, maxRetries: 5 })
-      .run({ input: 'q', output: 'a' }, { deadlineMs: 400 })
-      .catch((e) => e)
+    const err = await failure(scorer({}, { timeoutMs: 10_000, maxRetries: 5 }).run({ input: 'q', output: 'a' }, { deadlineMs: 400 }))
     const took = Date.now() - t0
     expect(err).toBeInstanceOf(ScorerRunError)
     expect(['OXEVAL_DEADLINE', 'OXEVAL_JUDGE_TIMEOUT']).toContain(err.code)
@@ -140,7 +118,7 @@ describe('deadlines and truncation', () => {
 
   it("finish_reason 'length' twice → OXEVAL_JUDGE_TRUNCATED with the raw output", async () => {
     server.on(STEP.preprocess, { content: '{"statements": ["a", "b', finishReason: 'length' })
-    const err = await scorer().run({ input: 'q', output: 'a' }).catch((e) => e)
+    const err = await failure(scorer().run({ input: 'q', output: 'a' }))
     expect(err.code).toBe('OXEVAL_JUDGE_TRUNCATED')
     expect(err.message).toMatch(/truncated/)
     expect(err.result.judge.preprocess.executions[0].rawOutput).toBe('{"statements": ["a", "b')
@@ -161,9 +139,9 @@ describe('API keys never leak', () => {
     server.reset()
     // the provider echoes the key in error bodies (401, 500 twice)
     server.enqueue({ status: 401, content: `Incorrect API key provided: ${key}` })
-    seen.push(await s.run({ input: 'q', output: 'a' }).catch((e) => e))
+    seen.push(await failure(s.run({ input: 'q', output: 'a' })))
     server.enqueue({ status: 500, content: `upstream failed for key ${key}` }, { status: 500, content: `again ${key}` })
-    seen.push(await s.run({ input: 'q', output: 'a' }).catch((e) => e))
+    seen.push(await failure(s.run({ input: 'q', output: 'a' })))
     expect(server.requests.every((r) => r.headers.authorization === `Bearer ${key}`)).toBe(true)
     const { inspect } = await import('node:util')
     for (const v of seen) {
@@ -186,7 +164,7 @@ describe('review regressions', () => {
     const slow = s.run({ input: 'q', output: 'slow' })
     await server.waitForRequests(1)
     const t0 = Date.now()
-    const err = await s.run({ input: 'q', output: 'queued' }, { deadlineMs: 200 }).catch((e) => e)
+    const err = await failure(s.run({ input: 'q', output: 'queued' }, { deadlineMs: 200 }))
     expect(err).toBeInstanceOf(ScorerRunError)
     expect(err.code).toBe('OXEVAL_DEADLINE')
     expect(Date.now() - t0).toBeLessThan(1000)
@@ -200,7 +178,7 @@ describe('review regressions', () => {
       other.on(() => true, { json: { statements: ['x'] } }, { times: 1 })
       other.on(() => true, { json: { results: [{ result: 'no', reason: 'r' }] } }, { times: 1 })
       other.on(() => true, 'The score is 0 because no.')
-      const id = `openai/shared-${++uniq}`
+      const id = uniqueModelId('shared')
       const a = createAnswerRelevancyScorer({ model: { id, url: server.url }, cache: true })
       const b = createAnswerRelevancyScorer({ model: { id, url: other.url }, cache: true })
       expect((await a.run({ input: 'q', output: 'same text' })).score).toBe(0.5)

@@ -11,7 +11,7 @@
 // NLI pass the same 3 verdicts [1, 1, 0], so TP = 2, FP = 1, FN = 1 → F1 = 2/3 → 0.67 for every
 // sample. Answer accuracy: both judges rate 4 → 1.0.
 import { writeFileSync } from 'node:fs'
-import { startJudgeServer } from '../__test__/helpers/judge-server.mjs'
+import { startJudgeServer } from '../testing/judge-server.mjs'
 
 const REPLIES = {
   statements: { statements: ['Paris is the capital of France.', 'It is a large city.', 'I like croissants.'] },

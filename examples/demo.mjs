@@ -5,7 +5,7 @@
 // heuristic speaking the OpenAI wire format) so the whole pipeline runs offline.
 import { readFileSync } from 'node:fs'
 import oxeval from '../index.js'
-import { heuristicJudge, startJudgeServer } from '../__test__/helpers/judge-server.mjs'
+import { heuristicJudge, startJudgeServer } from '../testing/judge-server.mjs'
 
 const { createAnswerRelevancyScorer, createFactualCorrectnessScorer, ScorerRunError } = oxeval
 const dataset = JSON.parse(readFileSync(new URL('./dataset.json', import.meta.url), 'utf8'))

@@ -1,6 +1,7 @@
 // `npm test`: every suite, then ONE summary line `N passed, N failed` (read by CI).
 //   1. build the addon (debug)            2. Rust core tests (cargo test)
-//   3. Vitest over ../index.js            4. TypeScript consumer + README snippets (tsc --strict)
+//   3. Vitest: __test__/**/*.spec.ts, over ../index.js and testing/judge-server.mjs
+//   4. TypeScript consumer + README snippets (tsc --strict)
 //   5. generated files match the registry (scripts/generate.mjs --check)
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

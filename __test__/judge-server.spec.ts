@@ -1,11 +1,17 @@
-// Plain-node self test for judge-server.mjs:
-//   node __test__/helpers/judge-server.selftest.mjs
-// Exits non-zero on the first failure.
-
+// Self-test of the scripted judge (testing/judge-server.mjs) over real HTTP: wire format
+// (plain and SSE), reply selection, scripted and seeded random faults, heuristicJudge.
+// Plain node:assert, so it checks the module the way any Node user would.
+import { it } from 'vitest'
 import assert from 'node:assert/strict'
-import { startJudgeServer, heuristicJudge } from './judge-server.mjs'
+import { startJudgeServer, heuristicJudge, type RecordedRequest } from '../testing/judge-server.mjs'
 
-const chat = (url, body, init = {}) =>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any
+
+/** heuristicJudge called directly with just the request fields it reads. */
+const judgeDirect = heuristicJudge as (req: Partial<RecordedRequest>) => Any
+
+const chat = (url: string, body: Record<string, unknown>, init: RequestInit = {}) =>
   fetch(`${url}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
@@ -13,13 +19,13 @@ const chat = (url, body, init = {}) =>
     ...init,
   })
 
-const msgs = (user, system = 'You are a judge.') => [
+const msgs = (user: string, system = 'You are a judge.') => [
   { role: 'system', content: system },
   { role: 'user', content: user },
 ]
 
 /** Parses an SSE body into the JSON payloads (plus the literal "[DONE]"). */
-function parseSse(text) {
+function parseSse(text: string): Any[] {
   return text
     .split('\n\n')
     .filter((block) => block.trim() !== '')
@@ -30,10 +36,7 @@ function parseSse(text) {
     })
 }
 
-const tests = []
-const test = (name, fn) => tests.push({ name, fn })
-
-test('non-stream reply, usage, recording, parts content', async () => {
+it('non-stream reply, usage, recording, parts content', async () => {
   const s = await startJudgeServer()
   try {
     s.enqueue('hello judge')
@@ -44,7 +47,7 @@ test('non-stream reply, usage, recording, parts content', async () => {
       ],
     })
     assert.equal(res.status, 200)
-    const json = await res.json()
+    const json: Any = await res.json()
     assert.equal(json.object, 'chat.completion')
     assert.match(json.id, /^chatcmpl-/)
     assert.equal(json.model, 'judge-test')
@@ -62,33 +65,33 @@ test('non-stream reply, usage, recording, parts content', async () => {
 
     // json reply + usage override + non-JSON body + unknown route
     s.enqueue({ json: { a: 1 }, usage: { prompt_tokens: 1, completion_tokens: 2 } })
-    const j2 = await (await chat(s.url, { messages: msgs('x') })).json()
+    const j2: Any = await (await chat(s.url, { messages: msgs('x') })).json()
     assert.equal(j2.choices[0].message.content, '{"a":1}')
     assert.deepEqual(j2.usage, { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 })
     const bad = await fetch(`${s.url}/chat/completions`, { method: 'POST', body: 'not json' })
     assert.equal(bad.status, 400)
-    assert.ok((await bad.json()).error.message)
-    assert.equal(s.requests.at(-1).raw, 'not json')
-    assert.equal(s.requests.at(-1).body, null)
+    assert.ok(((await bad.json()) as Any).error.message)
+    assert.equal(s.requests.at(-1)!.raw, 'not json')
+    assert.equal(s.requests.at(-1)!.body, null)
     assert.equal((await fetch(`${s.url}/models`)).status, 404)
     // nothing scripted -> 500, still recorded
     const none = await chat(s.url, { messages: msgs('unscripted') })
     assert.equal(none.status, 500)
-    assert.match((await none.json()).error.message, /no scripted reply/)
+    assert.match(((await none.json()) as Any).error.message, /no scripted reply/)
     assert.equal(s.requests.length, 5)
   } finally {
     await s.close()
   }
 })
 
-test('stream reply parsed back from SSE', async () => {
+it('stream reply parsed back from SSE', async () => {
   const s = await startJudgeServer()
   try {
     const content = '{"statements":["Paris is the capital.","I like croissants."]}'
     s.enqueue(content)
     const res = await chat(s.url, { messages: msgs('q'), stream: true, stream_options: { include_usage: true } })
     assert.equal(res.status, 200)
-    assert.match(res.headers.get('content-type'), /^text\/event-stream/)
+    assert.match(res.headers.get('content-type')!, /^text\/event-stream/)
     const events = parseSse(await res.text())
     assert.equal(events.at(-1), '[DONE]')
     const chunks = events.slice(0, -1)
@@ -115,10 +118,10 @@ test('stream reply parsed back from SSE', async () => {
   }
 })
 
-test('queue FIFO, rules with times, regexp/predicate rules, reply functions', async () => {
+it('queue FIFO, rules with times, regexp/predicate rules, reply functions', async () => {
   const s = await startJudgeServer({ handler: (req) => `default:${req.user}` })
   try {
-    const ask = async (user) => (await (await chat(s.url, { messages: msgs(user) })).json()).choices[0].message.content
+    const ask = async (user: string) => ((await (await chat(s.url, { messages: msgs(user) })).json()) as Any).choices[0].message.content
     s.enqueue('q1', 'q2')
     s.on('special', 'rule-once', { times: 1 })
     s.on(/^regex/m, (req) => ({ content: `fn:${req.index}` }))
@@ -139,14 +142,14 @@ test('queue FIFO, rules with times, regexp/predicate rules, reply functions', as
   }
 })
 
-test('429 with retry-after, error body', async () => {
+it('429 with retry-after, error body', async () => {
   const s = await startJudgeServer()
   try {
     s.enqueue({ status: 429, headers: { 'retry-after': '1' } }, 'ok')
     const r1 = await chat(s.url, { messages: msgs('q') })
     assert.equal(r1.status, 429)
     assert.equal(r1.headers.get('retry-after'), '1')
-    const body = await r1.json()
+    const body: Any = await r1.json()
     assert.equal(body.error.code, 'rate_limit_exceeded')
     assert.equal(typeof body.error.message, 'string')
     const r2 = await chat(s.url, { messages: msgs('q') })
@@ -156,7 +159,7 @@ test('429 with retry-after, error body', async () => {
   }
 })
 
-test('reset, truncate, empty faults; delay', async () => {
+it('reset, truncate, empty faults; delay', async () => {
   const s = await startJudgeServer()
   try {
     s.enqueue({ fault: 'reset' }, { content: 'x'.repeat(200), fault: 'truncate' }, { content: 'nope', fault: 'empty' })
@@ -164,7 +167,7 @@ test('reset, truncate, empty faults; delay', async () => {
     const t = await chat(s.url, { messages: msgs('q') })
     assert.equal(t.status, 200)
     await assert.rejects(t.text())
-    const e = await (await chat(s.url, { messages: msgs('q') })).json()
+    const e: Any = await (await chat(s.url, { messages: msgs('q') })).json()
     assert.equal(e.choices[0].message.content, '')
     assert.deepEqual(
       s.requests.map((r) => r.fault),
@@ -180,7 +183,7 @@ test('reset, truncate, empty faults; delay', async () => {
   }
 })
 
-test('hang + close() and in-flight counters', async () => {
+it('hang + close() and in-flight counters', async () => {
   const s = await startJudgeServer()
   s.enqueue({ fault: 'hang' }, { fault: 'hang' })
   const p1 = chat(s.url, { messages: msgs('a') }).then(
@@ -201,7 +204,7 @@ test('hang + close() and in-flight counters', async () => {
   await s.close() // idempotent
 })
 
-test('waitForRequests proves concurrency; timeout rejects', async () => {
+it('waitForRequests proves concurrency; timeout rejects', async () => {
   const s = await startJudgeServer({
     handler: async (req) => {
       await s.waitForRequests(2)
@@ -210,8 +213,8 @@ test('waitForRequests proves concurrency; timeout rejects', async () => {
   })
   try {
     const [a, b] = await Promise.all([chat(s.url, { messages: msgs('a') }), chat(s.url, { messages: msgs('b') })])
-    assert.equal((await a.json()).choices[0].message.content, 'done a')
-    assert.equal((await b.json()).choices[0].message.content, 'done b')
+    assert.equal(((await a.json()) as Any).choices[0].message.content, 'done a')
+    assert.equal(((await b.json()) as Any).choices[0].message.content, 'done b')
     assert.equal(s.maxInFlight, 2)
     await assert.rejects(s.waitForRequests(5, 50), /timed out/)
   } finally {
@@ -219,10 +222,10 @@ test('waitForRequests proves concurrency; timeout rejects', async () => {
   }
 })
 
-test('seeded random faults are reproducible across servers', async () => {
-  const run = async (seed) => {
+it('seeded random faults are reproducible across servers', async () => {
+  const run = async (seed: number) => {
     const s = await startJudgeServer({ handler: () => ({ json: { ok: true } }), faults: { rate: 0.5, seed }, hangMs: 30 })
-    const outcomes = []
+    const outcomes: string[] = []
     try {
       for (let i = 0; i < 40; i++) {
         try {
@@ -258,12 +261,12 @@ test('seeded random faults are reproducible across servers', async () => {
   }
 })
 
-test('heuristicJudge: answer relevancy schemas, reason, errors', async () => {
+it('heuristicJudge: answer relevancy schemas, reason, errors', async () => {
   const s = await startJudgeServer({ handler: heuristicJudge })
   try {
-    const ask = async (body) => {
+    const ask = async (body: Record<string, unknown>) => {
       const res = await chat(s.url, body)
-      return { status: res.status, json: await res.json() }
+      return { status: res.status, json: (await res.json()) as Any }
     }
     // native response_format name
     const r1 = await ask({
@@ -286,13 +289,13 @@ test('heuristicJudge: answer relevancy schemas, reason, errors', async () => {
       .slice(0, -1)
       .map((e) => e.choices[0]?.delta?.content ?? '')
       .join('')
-    const verdicts = JSON.parse(content)
+    const verdicts: Any = JSON.parse(content)
     assert.deepEqual(
-      verdicts.results.map((r) => r.result),
+      verdicts.results.map((r: Any) => r.result),
       ['yes', 'no', 'no'],
     )
-    assert.ok(verdicts.results.every((r) => typeof r.reason === 'string' && r.reason.length > 0))
-    const unsure = heuristicJudge({
+    assert.ok(verdicts.results.every((r: Any) => typeof r.reason === 'string' && r.reason.length > 0))
+    const unsure = judgeDirect({
       body: { messages: [] },
       text: 'Output schema name: answer_relevancy_verdicts\nDATA: {"input":"Is the cat big?","statements":["A cat sat."]}',
       user: '',
@@ -302,18 +305,18 @@ test('heuristicJudge: answer relevancy schemas, reason, errors', async () => {
     const r3 = await ask({ messages: msgs('Explain the score in one sentence.\nDATA: {"score":0.5,"input":"q","output":"a"}') })
     assert.match(r3.json.choices[0].message.content, /^The score is 0\.5 because /)
     // factual correctness + nv ratings (direct calls)
-    const claims = heuristicJudge({ body: { messages: [] }, text: 'Output schema name: factual_correctness_claims', user: 'DATA: {"text":"A is B. C is D."}' })
+    const claims = judgeDirect({ body: { messages: [] }, text: 'Output schema name: factual_correctness_claims', user: 'DATA: {"text":"A is B. C is D."}' })
     assert.deepEqual(claims.json, { claims: ['A is B.', 'C is D.'] })
-    const fc = heuristicJudge({
+    const fc = judgeDirect({
       body: { messages: [], response_format: { type: 'json_schema', json_schema: { name: 'factual_correctness_verdicts' } } },
       text: '',
       user: 'DATA: {"premise":"Paris is the capital of France.","statements":["Paris is the capital of France.","Berlin hosts zoos."]}',
     })
     assert.deepEqual(
-      fc.json.statements.map((x) => x.verdict),
+      fc.json.statements.map((x: Any) => x.verdict),
       [1, 0],
     )
-    const nv = heuristicJudge({ body: { messages: [] }, text: 'Output schema name: nv_rating_0_2_4', user: 'DATA: {"response":"Paris capital","reference":"Paris is the capital"}' })
+    const nv = judgeDirect({ body: { messages: [] }, text: 'Output schema name: nv_rating_0_2_4', user: 'DATA: {"response":"Paris capital","reference":"Paris is the capital"}' })
     assert.deepEqual(nv.json, { rating: 4 })
     // missing DATA -> 500 with clear message
     const r4 = await ask({ messages: msgs('no data here') })
@@ -324,16 +327,3 @@ test('heuristicJudge: answer relevancy schemas, reason, errors', async () => {
   }
 })
 
-let failed = 0
-for (const { name, fn } of tests) {
-  const t0 = Date.now()
-  try {
-    await fn()
-    console.log(`ok   ${name} (${Date.now() - t0}ms)`)
-  } catch (err) {
-    failed++
-    console.error(`FAIL ${name}\n`, err)
-  }
-}
-console.log(failed ? `\n${failed} of ${tests.length} failed` : `\nall ${tests.length} passed`)
-process.exit(failed ? 1 : 0)

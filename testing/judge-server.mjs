@@ -1,7 +1,6 @@
-// Local fake LLM judge speaking the OpenAI Chat Completions wire format.
-//
-// Used by the Vitest suites, the demo and the benchmarks. Plain ESM, Node
-// built-ins only. See judge-server.d.ts for the typed API.
+// Local fake LLM judge speaking the OpenAI Chat Completions wire format: lets
+// code that uses oxeval be tested, demonstrated and benchmarked without a real
+// model. Plain ESM, Node built-ins only. See judge-server.d.ts for the typed API.
 //
 //   const judge = await startJudgeServer({ handler: heuristicJudge })
 //   judge.url            // "http://127.0.0.1:<port>/v1" -> give to an OpenAI client

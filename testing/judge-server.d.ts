@@ -1,5 +1,5 @@
 // Type declarations for judge-server.mjs: a local fake OpenAI-compatible
-// LLM judge (POST */chat/completions) for tests, the demo and benchmarks.
+// LLM judge (POST */chat/completions) for tests, demos and benchmarks.
 
 import type { IncomingHttpHeaders, Server } from 'node:http'
 
