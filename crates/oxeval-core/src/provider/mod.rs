@@ -1,6 +1,7 @@
 //! Providers turn one chat request into one HTTP call in their wire format. They know
 //! nothing about scorers, retries or parsing: that is the engine's job.
 
+pub mod external;
 pub mod openai;
 
 use crate::redact::Redactor;
@@ -113,6 +114,13 @@ pub enum CallError {
         location: String,
         cross_origin: bool,
     },
+    /// A host-supplied model (an AI SDK model object or a function) threw or rejected.
+    /// Retried only when the model says so (`isRetryable`).
+    Model {
+        name: String,
+        message: String,
+        retryable: bool,
+    },
 }
 
 impl CallError {
@@ -137,6 +145,7 @@ impl CallError {
                 redactor.scrub_string(body);
             }
             CallError::Redirect { location, .. } => redactor.scrub_string(location),
+            CallError::Model { message, .. } => redactor.scrub_string(message),
             CallError::Timeout(_) | CallError::TooLarge { .. } => {}
         }
         self
@@ -171,6 +180,9 @@ impl fmt::Display for CallError {
                 f,
                 "the judge redirected (HTTP {status}) to {location} after {MAX_REDIRECTS} redirects already; oxeval follows at most {MAX_REDIRECTS}"
             ),
+            CallError::Model { name, message, .. } => {
+                write!(f, "the judge model threw {name}: {message}")
+            }
         }
     }
 }
