@@ -7,7 +7,7 @@
 // object, and (4) defines the error classes. The factory list is generated from the core's
 // scorer registry (generated/scorers.js, `npm run generate`).
 
-const native = require('./binding.js')
+const native = require('./load-binding.js')
 const SCORERS = require('./generated/scorers.js')
 
 /** The eight step keys of Mastra's result, always present (undefined when not applicable). */
