@@ -211,6 +211,12 @@ class Scorer {
   getSteps() {
     return this.#meta.steps.map((s) => ({ ...s }))
   }
+  /** `util.inspect` / `console.log`: the scorer's identity instead of `Scorer {}`. */
+  [Symbol.for('nodejs.util.inspect.custom')](depth, options, inspect) {
+    const m = this.#meta
+    const shown = { id: m.id, name: m.name, type: m.type, judgeModel: m.judge ? m.judge.model : undefined }
+    return depth < 0 ? '[Scorer]' : `Scorer ${inspect(shown, { ...options, depth: options.depth === null ? null : options.depth - 1 })}`
+  }
   /** Response cache statistics, or `null` when caching is off. */
   cacheStats() {
     return this.#native.cacheStats()
