@@ -26,22 +26,27 @@ function platformId() {
 
 function loadError(cause) {
   const id = platformId()
-  let version = ''
+  let pkg = {}
   try {
-    version = require('./package.json').version
+    pkg = require('./package.json')
   } catch {}
-  const pkg = `oxeval-${id}${version ? `@${version}` : ''}`
-  const first = PREBUILT.includes(id)
-    ? `  1. ${id} has a prebuilt addon: install the optional dependency ${pkg}. npm skips it with` +
-      '\n     --omit=optional (or --no-optional, or omit=optional in .npmrc); otherwise remove node_modules' +
-      '\n     and the lockfile and run npm install again.'
-    : `  1. Use a platform with a prebuilt addon: ${PREBUILT.join(', ')}.`
+  const dep = `oxeval-${id}`
+  const declared = pkg.optionalDependencies && pkg.optionalDependencies[dep]
+  const status = !PREBUILT.includes(id)
+    ? `${id} is not one of them.`
+    : declared
+      ? `npm installs ${dep}@${declared} as an optional dependency, and it is missing: npm skips it with\n` +
+        '     --omit=optional (or --no-optional, or omit=optional in .npmrc); otherwise remove node_modules\n' +
+        '     and the lockfile and run npm install again.'
+      : `This oxeval (${__dirname}) is a source checkout: it declares no platform packages.\n` +
+        '     Install the published package (npm install oxeval), or build this one (2.).'
   const message = [
     `oxeval: could not load its native addon for this platform (${id}, Node ${process.version}).`,
-    first,
-    '  2. Build it from source with Rust (cargo, https://rustup.rs): clone the oxeval repository, run',
-    '     `npm install && npm run build` in it, then install that checkout (npm install <path>) or',
-    `     point NAPI_RS_NATIVE_LIBRARY_PATH at the built <checkout>/oxeval.${id}.node.`,
+    `  1. Prebuilt addons (npm packages oxeval-<platform>) exist for: ${PREBUILT.join(', ')}.`,
+    `     ${status}`,
+    '  2. Build it from source with Rust (cargo, https://rustup.rs): in an oxeval checkout run',
+    '     `npm install && npm run build`, then install that checkout (npm install <path>) or point',
+    `     NAPI_RS_NATIVE_LIBRARY_PATH at the built <checkout>/oxeval.${id}.node.`,
     'The load errors are in this error\'s `cause`; the README\'s "Install" section has the details.',
   ].join('\n')
   const error = new Error(message, { cause })
