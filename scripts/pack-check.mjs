@@ -298,13 +298,13 @@ const f1 = (n) => n.toFixed(1)
 
 console.log(`
 sizes
-  ${nodeFile}                  ${mb(nodeSize)} (${nodeSize} bytes)
+  ${nodeFile.padEnd(36)} ${mb(nodeSize)} (${nodeSize} bytes)
   ${main.filename.padEnd(36)} ${kb(main.size)} packed, ${kb(main.unpackedSize)} unpacked, ${main.entryCount} files
   ${plat.filename.padEnd(36)} ${mb(plat.size)} packed, ${mb(plat.unpackedSize)} unpacked
 timings (median of ${N} fresh processes, release build, installed package)
   require('oxeval')        ${f1(median(coldCjs))} ms (min ${f1(Math.min(...coldCjs))})
   import('oxeval')         ${f1(median(coldEsm))} ms
-  node -e "require('oxeval')" ${f1(median(procWall))} ms wall vs node -e "" ${f1(median(baseline))} ms
+  whole process            node -e "require('oxeval')" ${f1(median(procWall))} ms vs node -e "" ${f1(median(baseline))} ms
 first run (median of ${firsts.length} processes, answer relevancy, local judge over HTTP, 3 judge calls per run)
   createAnswerRelevancyScorer ${f1(col(0))} ms; run 1 ${f1(col(1))} ms, run 2 ${f1(col(2))} ms, run 3 ${f1(col(3))} ms
   first run's extra cost   ${f1(col(1) - col(3))} ms
