@@ -7,7 +7,7 @@
 // object, and (4) defines the error classes. The factory list is generated from the core's
 // scorer registry (generated/scorers.js, `npm run generate`).
 
-const native = require('./binding.js')
+const native = require('./load-binding.js')
 const SCORERS = require('./generated/scorers.js')
 
 /** The eight step keys of Mastra's result, always present (undefined when not applicable). */
@@ -329,6 +329,12 @@ class Scorer {
   }
   getSteps() {
     return this.#meta.steps.map((s) => ({ ...s }))
+  }
+  /** `util.inspect` / `console.log`: the scorer's identity instead of `Scorer {}`. */
+  [Symbol.for('nodejs.util.inspect.custom')](depth, options, inspect) {
+    const m = this.#meta
+    const shown = { id: m.id, name: m.name, type: m.type, judgeModel: m.judge ? m.judge.model : undefined }
+    return depth < 0 ? '[Scorer]' : `Scorer ${inspect(shown, { ...options, depth: options.depth === null ? null : options.depth - 1 })}`
   }
   /** Response cache statistics, or `null` when caching is off. */
   cacheStats() {
