@@ -29,7 +29,7 @@ const DECOMPOSE_RETURN: &str = "Return JSON: {\"claims\": [\"...\"]}";
 const EXAMPLE_LIST: &str = "Frida Kahlo was a Mexican painter, teacher and activist.";
 const EXAMPLE_TWO: &str = "Nina Simone was an American jazz singer. She recorded dozens of albums and also campaigned for civil rights.";
 
-/// The claims of [`EXAMPLE_LIST`] and [`EXAMPLE_TWO`] for each variant.
+/// The claims of `EXAMPLE_LIST` and `EXAMPLE_TWO` for each variant.
 const CLAIMS_LOW_LOW: [&str; 2] = [
     r#"{"claims":["Frida Kahlo was a painter and teacher."]}"#,
     r#"{"claims":["Nina Simone was an American singer.","Nina Simone recorded dozens of albums and campaigned for civil rights."]}"#,
