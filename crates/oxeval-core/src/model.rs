@@ -307,10 +307,10 @@ fn host_of(url: &str) -> &str {
 /// | groq, openrouter, togetherai, perplexity, lmstudio, ollama | prompt | |
 /// | any other id (with `url`) | json_schema | |
 ///
-/// OpenAI reasoning models ([`is_openai_reasoning_model`]) on openai and azure: no
-/// `temperature`, `max_completion_tokens`. Every model of the `openai` provider (and of any
-/// provider served by `api.openai.com`) gets `max_completion_tokens`; other OpenAI-compatible
-/// servers get `max_tokens`. `o1-mini` and `o1-preview` take no system message.
+/// OpenAI reasoning models ([`is_openai_reasoning_model`]) with an `openai/` or `azure/` id,
+/// at any URL: no `temperature`, `max_completion_tokens`. Every model served by
+/// `api.openai.com` gets `max_completion_tokens`; other OpenAI-compatible servers (custom
+/// URLs included) get `max_tokens`. `o1-mini` and `o1-preview` take no system message.
 pub fn capabilities(provider_id: &str, model_id: &str, base_url: &str) -> Capabilities {
     let m = table_name(model_id);
     let info = provider_info(provider_id);
@@ -320,8 +320,8 @@ pub fn capabilities(provider_id: &str, model_id: &str, base_url: &str) -> Capabi
         token_param: TokenParam::MaxTokens,
         system_prompt: true,
     };
-    let real_openai = provider_id == "openai" || host_of(base_url) == "api.openai.com";
-    let openai_models = real_openai || provider_id == "azure";
+    let real_openai = host_of(base_url) == "api.openai.com";
+    let openai_models = real_openai || provider_id == "openai" || provider_id == "azure";
     if openai_models {
         let reasoning = is_openai_reasoning_model(&m);
         if reasoning {
@@ -792,7 +792,10 @@ mod tests {
         use StructuredOutput::*;
         use TokenParam::*;
         let api = "https://api.openai.com/v1";
-        let c = |p: &str, m: &str| capabilities(p, m, "http://h/v1");
+        let c = |p: &str, m: &str| {
+            let base = provider_info(p).map_or("http://h/v1", |i| i.base_url);
+            capabilities(p, m, base)
+        };
         // (provider, model, structured, temperature, token param, system prompt)
         let rows = [
             (
@@ -960,6 +963,17 @@ mod tests {
                 "{p}/{m}"
             );
         }
+        // an openai/ id at another URL: max_tokens, unless it is a reasoning model
+        let local = "http://127.0.0.1:9/v1";
+        assert_eq!(
+            capabilities("openai", "gpt-4o", local).token_param,
+            MaxTokens
+        );
+        let caps = capabilities("openai", "o3-mini", local);
+        assert_eq!(
+            (caps.temperature, caps.token_param),
+            (false, MaxCompletionTokens)
+        );
         // any provider id served by api.openai.com is OpenAI
         let caps = capabilities("proxy", "o3-mini", api);
         assert!(!caps.temperature);

@@ -702,8 +702,10 @@ mod tests {
     }
 
     fn reasoning_caps(model: &str) -> WireCaps {
-        let m =
-            ModelConfig::resolve(&json!(format!("openai/{model}")), &|_| Some("k".into())).unwrap();
+        let m = ModelConfig::resolve(&json!(format!("openai/{model}")), &|name| {
+            (name == "OPENAI_API_KEY").then(|| "k".to_string())
+        })
+        .unwrap();
         WireCaps::new(&m.capabilities(), m.structured, Healed::default())
     }
 
