@@ -174,17 +174,21 @@ describe.each(APIS)('%s', (api) => {
     }
   })
 
-  it('a key echoed in 401 / 500 / garbled bodies is redacted everywhere', async () => {
+  it('a key or custom header echoed in 401 / 500 / garbled bodies is redacted everywhere', async () => {
     const key = secret(`leak-${api}`)
-    const s = scorerFor(api, key)
+    const team = secret(`team-${api}`)
+    const s = createAnswerRelevancyScorer({
+      model: { ...modelOf(api, key), headers: { 'x-team-token': team } },
+      modelSettings: { retryDelayMs: 1, maxRetries: MAX_RETRIES },
+    } as Any)
     const seen: unknown[] = [s, s.judge]
-    server.enqueue({ status: 401, content: `invalid x-api-key: ${key}` })
+    server.enqueue({ status: 401, content: `invalid x-api-key: ${key} (team ${team})` })
     seen.push(await failure(s.run(RUN)))
-    server.enqueue({ status: 500, content: `upstream failed for ${key}` }, { status: 500, content: `again ${key}` })
+    server.enqueue({ status: 500, content: `upstream failed for ${key}` }, { status: 500, content: `again ${team}` })
     seen.push(await failure(s.run(RUN)))
     server.enqueue({ body: `garbled ${key} {{{` }, { body: `still garbled ${key}` })
     seen.push(await failure(s.run(RUN)))
-    expect(server.requests.every((q) => q.headers[KEY_HEADER[api]] === key)).toBe(true)
+    expect(server.requests.every((q) => q.headers[KEY_HEADER[api]] === key && q.headers['x-team-token'] === team)).toBe(true)
     expect((seen[2] as Any).message).toContain('[redacted]')
     expect((seen[3] as Any).cause.rawOutput).toContain('[redacted]')
     expect((seen[4] as Any).cause.rawOutput).toContain('[redacted]')
@@ -194,6 +198,7 @@ describe.each(APIS)('%s', (api) => {
         inspect(v, { depth: 20, showHidden: true, getters: true }) +
         JSON.stringify(v, (_k, x) => (x instanceof Error ? { ...x, message: x.message, stack: x.stack, cause: x.cause } : x))
       expect(text).not.toContain(key)
+      expect(text).not.toContain(team)
     }
   })
 })
