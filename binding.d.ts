@@ -59,7 +59,7 @@ export declare class RunTicket {
  * outcome naming what is wrong. Never throws for bad arguments; a panic becomes an
  * internal-error outcome.
  */
-export declare function createScorer(factory: string, options: string, descriptor: string): NativeScorer | Record<string, unknown>
+export declare function createScorer(factory: string, options: string, descriptor: string, model?: ((arg: string) => Promise<string>) | undefined | null): NativeScorer | Record<string, unknown>
 
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

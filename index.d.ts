@@ -1,10 +1,50 @@
 // oxeval public types (hand-written facade over the generated binding.d.ts).
 
-/** A judge model: `'provider/model'` (key from the provider's env var) or a config object. */
+/**
+ * A judge model: `'provider/model'` (key from the provider's env var), a config object, an
+ * AI SDK `LanguageModel` object (specification v2 or v3, e.g. `openai('gpt-4o-mini')`), or a
+ * function (see `JudgeFunction`).
+ */
 export type ModelConfig =
   | string
   | ({ id: string } & ModelEndpointOptions)
   | ({ providerId: string; modelId: string } & ModelEndpointOptions)
+  | LanguageModelLike
+  | JudgeFunction
+
+/** What oxeval needs of an AI SDK `LanguageModel` (v2: AI SDK 5; v3: AI SDK 6). */
+export interface LanguageModelLike {
+  readonly specificationVersion: 'v2' | 'v3'
+  readonly provider: string
+  readonly modelId: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  doGenerate(options: any): PromiseLike<unknown>
+}
+
+/** One judge request as a `JudgeFunction` receives it. */
+export interface JudgeFunctionRequest {
+  system: string
+  prompt: string
+  /** The step's JSON schema (structured steps; absent for free-text steps such as reasons). */
+  schema?: Record<string, unknown>
+  schemaName?: string
+  temperature?: number
+  maxOutputTokens?: number
+  /** Aborts after the call's timeout (`modelSettings.timeoutMs`). */
+  signal: AbortSignal
+}
+
+/**
+ * A judge as a function, called per request: returns the answer text (or `{ text, usage }`),
+ * or — like Mastra's dynamic models — a `LanguageModel` object that then answers the request.
+ */
+export type JudgeFunction = (
+  request: JudgeFunctionRequest,
+) =>
+  | string
+  | { text: string; usage?: JudgeUsage }
+  | LanguageModelLike
+  | PromiseLike<string | { text: string; usage?: JudgeUsage } | LanguageModelLike>
 
 export interface ModelEndpointOptions {
   /** Any OpenAI-compatible chat-completions base URL, e.g. `http://127.0.0.1:8080/v1`. */

@@ -7,7 +7,7 @@
 // object, and (4) defines the error classes. The factory list is generated from the core's
 // scorer registry (generated/scorers.js, `npm run generate`).
 
-const native = require('./binding.js')
+const native = require('./load-binding.js')
 const SCORERS = require('./generated/scorers.js')
 
 /** The eight step keys of Mastra's result, always present (undefined when not applicable). */
@@ -91,12 +91,131 @@ function toJson(value) {
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// Judge models supplied as JS values. Rust calls ONE async function `(requestJson) =>
+// replyJson` that never rejects; these wrap an AI SDK LanguageModel (specification v2/v3)
+// or a plain function into that shape.
+
+function errorReply(e) {
+  const error = {
+    name: (e && e.name) || 'Error',
+    message: e && e.message !== undefined ? String(e.message) : String(e),
+    retryable: Boolean(e && e.isRetryable === true),
+  }
+  const status = e && (e.statusCode ?? e.status)
+  if (Number.isInteger(status) && status >= 400 && status <= 599) error.status = status
+  return JSON.stringify({ ok: false, error })
+}
+
+function num(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? x : undefined
+}
+
+/** AI SDK usage (v2: numbers; v3: `{ inputTokens: { total, cacheRead }, outputTokens: { total, reasoning } }`). */
+function usageOf(u) {
+  if (!u || typeof u !== 'object') return undefined
+  const inp = u.inputTokens
+  const out = u.outputTokens
+  return {
+    inputTokens: num(typeof inp === 'object' && inp ? inp.total : inp),
+    outputTokens: num(typeof out === 'object' && out ? out.total : out),
+    totalTokens: num(u.totalTokens),
+    reasoningTokens: num(typeof out === 'object' && out ? out.reasoning : u.reasoningTokens),
+    cachedInputTokens: num(typeof inp === 'object' && inp ? inp.cacheRead : u.cachedInputTokens),
+  }
+}
+
+async function generateWith(model, req) {
+  const prompt = []
+  if (req.system) prompt.push({ role: 'system', content: req.system })
+  prompt.push({ role: 'user', content: [{ type: 'text', text: req.prompt }] })
+  const call = { prompt, abortSignal: AbortSignal.timeout(Math.max(1, req.timeoutMs)) }
+  if (req.schema) call.responseFormat = { type: 'json', schema: req.schema.schema, name: req.schema.name }
+  if (req.temperature !== undefined) call.temperature = req.temperature
+  if (req.maxOutputTokens !== undefined) call.maxOutputTokens = req.maxOutputTokens
+  const r = await model.doGenerate(call)
+  const content = r && Array.isArray(r.content) ? r.content : []
+  const text = content.filter((p) => p && p.type === 'text').map((p) => p.text).join('')
+  const reasoning = content.filter((p) => p && p.type === 'reasoning').map((p) => p.text).join('')
+  const finish = r && (typeof r.finishReason === 'string' ? r.finishReason : r.finishReason && r.finishReason.unified)
+  return JSON.stringify({
+    ok: true,
+    text,
+    reasoning: reasoning || undefined,
+    // the engine's vocabulary: 'length' means cut off by the output budget
+    finishReason: finish === 'content-filter' ? 'content_filter' : finish,
+    refusal: finish === 'content-filter' && !text ? "the model's content filter blocked the answer" : undefined,
+    usage: usageOf(r && r.usage),
+  })
+}
+
+const isLanguageModel = (m) => m !== null && typeof m === 'object' && typeof m.doGenerate === 'function'
+
+function languageModelCaller(model) {
+  return async (json) => {
+    try {
+      return await generateWith(model, JSON.parse(json))
+    } catch (e) {
+      return errorReply(e)
+    }
+  }
+}
+
+/**
+ * A function judge: called per request with `{ system, prompt, schema, schemaName,
+ * temperature, maxOutputTokens, signal }`; returns the answer (a string or `{ text, usage? }`)
+ * — or, like Mastra's dynamic models, a language model object, which then answers the request.
+ */
+function functionCaller(fn) {
+  return async (json) => {
+    try {
+      const req = JSON.parse(json)
+      const r = await fn({
+        system: req.system,
+        prompt: req.prompt,
+        schema: req.schema ? req.schema.schema : undefined,
+        schemaName: req.schema ? req.schema.name : undefined,
+        temperature: req.temperature,
+        maxOutputTokens: req.maxOutputTokens,
+        signal: AbortSignal.timeout(Math.max(1, req.timeoutMs)),
+      })
+      if (isLanguageModel(r)) return await generateWith(r, req)
+      if (typeof r === 'string') return JSON.stringify({ ok: true, text: r })
+      if (r && typeof r === 'object' && typeof r.text === 'string') {
+        return JSON.stringify({ ok: true, text: r.text, usage: usageOf(r.usage), finishReason: r.finishReason })
+      }
+      return errorReply(
+        new TypeError(`the judge function returned ${jsType(r)}; expected a string, { text, usage? } or a language model object`),
+      )
+    } catch (e) {
+      return errorReply(e)
+    }
+  }
+}
+
+/** How `options.model` reaches the core: as data, or as a caller plus its name. */
+function modelOf(m) {
+  if (isLanguageModel(m)) {
+    const v = m.specificationVersion
+    if (v !== 'v2' && v !== 'v3') return { kind: 'unsupportedLanguageModel', provider: '', modelId: String(v) }
+    return { kind: 'languageModel', provider: String(m.provider || 'ai-sdk'), modelId: String(m.modelId || 'model'), caller: languageModelCaller(m) }
+  }
+  if (typeof m === 'function') return { kind: 'function', provider: 'function', modelId: m.name || 'anonymous', caller: functionCaller(m) }
+  return { kind: 'data' }
+}
+
 /** Factory options as JSON text plus a descriptor of what JSON cannot say. */
 function describeOptions(options) {
   const d = { type: jsType(options) }
   if (d.type !== 'object') return { json: 'null', d }
-  const m = options.model
-  d.model = typeof m === 'function' ? 'function' : m && typeof m === 'object' && typeof m.doGenerate === 'function' ? 'languageModel' : 'data'
+  const model = modelOf(options.model)
+  d.model = model.kind
+  if (model.kind !== 'data') {
+    d.modelProvider = model.provider
+    d.modelId = model.modelId
+    // the object itself never crosses as data (it may hold keys in its config)
+    options = { ...options, model: `${model.provider}/${model.modelId}` }
+  }
   d.contextExtractor = jsType(options.contextExtractor)
   let json
   try {
@@ -111,7 +230,7 @@ function describeOptions(options) {
   } catch (e) {
     d.serializeError = e && e.message ? e.message : String(e)
   }
-  return { json: json ?? 'null', d }
+  return { json: json ?? 'null', d, caller: model.caller }
 }
 
 /** `scorer.run()`'s options as data for the core. */
@@ -211,6 +330,12 @@ class Scorer {
   getSteps() {
     return this.#meta.steps.map((s) => ({ ...s }))
   }
+  /** `util.inspect` / `console.log`: the scorer's identity instead of `Scorer {}`. */
+  [Symbol.for('nodejs.util.inspect.custom')](depth, options, inspect) {
+    const m = this.#meta
+    const shown = { id: m.id, name: m.name, type: m.type, judgeModel: m.judge ? m.judge.model : undefined }
+    return depth < 0 ? '[Scorer]' : `Scorer ${inspect(shown, { ...options, depth: options.depth === null ? null : options.depth - 1 })}`
+  }
   /** Response cache statistics, or `null` when caching is off. */
   cacheStats() {
     return this.#native.cacheStats()
@@ -262,8 +387,8 @@ class Scorer {
 /** The factory of one registry entry. */
 function factory(spec) {
   const create = function (options) {
-    const { json, d } = describeOptions(options)
-    const made = native.createScorer(spec.factory, json, JSON.stringify(d))
+    const { json, d, caller } = describeOptions(options)
+    const made = native.createScorer(spec.factory, json, JSON.stringify(d), caller)
     if (!(made instanceof native.NativeScorer)) raise(made)
     const extractor = spec.contextExtractor && typeof options.contextExtractor === 'function' ? options.contextExtractor : undefined
     return new Scorer(made, extractor)

@@ -90,7 +90,7 @@ describe('hostile factory options', () => {
     ['scale Infinity', { model: 'openai/x', scale: Infinity }, /'scale' is Infinity/],
     ['modelSettings a string', { model: 'openai/x', modelSettings: 'fast' }, /modelSettings must be an object/],
     ['timeoutMs negative', { model: 'openai/x', modelSettings: { timeoutMs: -5 } }, /timeoutMs/],
-    ['a JS model object', { model: { doGenerate: () => 1, modelId: 'x' } }, /not supported yet/],
+    ['a model object without a known specification version', { model: { doGenerate: () => 1, modelId: 'x' } }, /unsupported specification version/],
     ['cyclic options', (() => { const o: Record<string, unknown> = { model: 'openai/x' }; o.self = o; return o })(), /JSON-serializable/],
   ]
   it.each(cases)('%s → TypeError', (_name, opts, re) => {

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 pub enum Outcome {
     Ok {
         ok: bool,
-        result: ScoreResult,
+        result: Box<ScoreResult>,
         #[serde(rename = "processWarnings", skip_serializing_if = "Vec::is_empty")]
         process_warnings: Vec<oxeval_core::engine::cache::CacheWarning>,
     },
@@ -70,7 +70,7 @@ pub fn outcome(r: Result<ScoreResult, RunError>) -> Outcome {
             result.share_repeats();
             Outcome::Ok {
                 ok: true,
-                result,
+                result: Box::new(result),
                 process_warnings: Vec::new(),
             }
         }

@@ -5,5 +5,6 @@
 //! `ScorerRunError`s and `AbortError`s. One protocol for sync and async calls.
 
 mod error;
+mod model;
 mod registry;
 mod scorer;

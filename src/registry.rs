@@ -4,6 +4,7 @@ use crate::error::{invalid_outcome, panic_outcome, Outcome};
 use crate::scorer::NativeScorer;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use oxeval_core::scorers::llm::common::{with_external_model, ExternalJudge};
 use oxeval_core::scorers::registry;
 use oxeval_core::InvalidArgument;
 use serde_json::Value;
@@ -35,6 +36,9 @@ struct FactoryDescriptor {
     model: String,
     /// JS type of `options.contextExtractor` (`undefined` when absent).
     context_extractor: String,
+    /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
+    model_provider: String,
+    model_id: String,
 }
 
 fn check(
@@ -60,9 +64,10 @@ fn check(
             d.non_finite_value.as_deref().unwrap_or("not finite")
         ));
     }
-    if matches!(d.model.as_str(), "function" | "languageModel") {
+    if d.model == "unsupportedLanguageModel" {
         return bad(format!(
-            "{factory}(): AI SDK model objects are not supported yet; pass a 'provider/model' string or {{ id, url, apiKey }}"
+            "{factory}(): options.model is a language model object of an unsupported specification version ({}); AI SDK models of specification v2 and v3 are supported",
+            d.model_id
         ));
     }
     if spec.context_extractor
@@ -84,7 +89,19 @@ pub fn create_scorer(
     factory: String,
     options: String,
     descriptor: String,
+    model: Option<Function<'_, String, Promise<String>>>,
 ) -> Either<NativeScorer, Outcome> {
+    let external = match &model {
+        None => None,
+        Some(f) => match crate::model::JsModel::new(f) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                return Either::B(Outcome::Other(invalid_outcome(InvalidArgument::options(
+                    format!("options.model could not be prepared: {}", e.reason),
+                ))))
+            }
+        },
+    };
     let made = catch_unwind(AssertUnwindSafe(
         || -> std::result::Result<NativeScorer, InvalidArgument> {
             let spec = registry::find(&factory).ok_or_else(|| {
@@ -95,7 +112,12 @@ pub fn create_scorer(
             let value: Value = serde_json::from_str(&options).map_err(|e| {
                 InvalidArgument::options(format!("options is not valid JSON text: {e}"))
             })?;
-            let scorer = (spec.build)(&value)?;
+            let judge = external.map(|m| ExternalJudge {
+                provider_id: d.model_provider.clone(),
+                model_id: d.model_id.clone(),
+                model: Arc::new(m),
+            });
+            let scorer = with_external_model(judge, || (spec.build)(&value))?;
             Ok(NativeScorer::new(Arc::from(scorer), spec))
         },
     ));

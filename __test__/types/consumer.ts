@@ -57,6 +57,21 @@ async function positive(): Promise<number> {
   }
 }
 
+async function models(): Promise<void> {
+  const fn = createAnswerRelevancyScorer({ model: async ({ prompt, schema }) => (schema ? '{"statements":[]}' : `reason for ${prompt.length}`) })
+  const usage = createAnswerRelevancyScorer({ model: () => ({ text: 'x', usage: { inputTokens: 1 } }) })
+  const lm = {
+    specificationVersion: 'v3' as const,
+    provider: 'mine',
+    modelId: 'judge',
+    doGenerate: async () => ({ content: [], finishReason: 'stop', usage: {}, warnings: [] }),
+  }
+  const viaLm = createAnswerRelevancyScorer({ model: lm })
+  console.log(fn.id, usage.id, viaLm.judge?.model)
+  // @ts-expect-error a function must return text, { text } or a model
+  createAnswerRelevancyScorer({ model: () => 42 })
+}
+
 async function ragas(): Promise<void> {
   const fc = createFactualCorrectnessScorer({ model, mode: 'recall', beta: 2, atomicity: 'high', coverage: 'low', cache: { dir: '.cache' } })
   const r: FactualCorrectnessResult = await fc.run({ output: 'a', groundTruth: 'b' })
@@ -108,4 +123,5 @@ async function negative(): Promise<void> {
 
 void positive()
 void ragas()
+void models()
 void negative()

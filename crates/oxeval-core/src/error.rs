@@ -36,6 +36,9 @@ pub enum ErrorCode {
     /// The judge's response body was larger than `modelSettings.maxResponseBytes`.
     #[serde(rename = "OXEVAL_JUDGE_RESPONSE_TOO_LARGE")]
     JudgeTooLarge,
+    /// A judge model supplied as a JS object or function threw or rejected.
+    #[serde(rename = "OXEVAL_JUDGE_MODEL")]
+    JudgeModel,
     /// The `contextExtractor` callback threw or rejected.
     #[serde(rename = "OXEVAL_CONTEXT_EXTRACTOR")]
     ContextExtractor,
@@ -66,6 +69,7 @@ impl ErrorCode {
         ErrorCode::JudgeTruncated,
         ErrorCode::JudgeRefusal,
         ErrorCode::JudgeTooLarge,
+        ErrorCode::JudgeModel,
         ErrorCode::ContextExtractor,
         ErrorCode::Aborted,
         ErrorCode::Deadline,
@@ -85,6 +89,7 @@ impl ErrorCode {
             ErrorCode::JudgeTruncated => "OXEVAL_JUDGE_TRUNCATED",
             ErrorCode::JudgeRefusal => "OXEVAL_JUDGE_REFUSAL",
             ErrorCode::JudgeTooLarge => "OXEVAL_JUDGE_RESPONSE_TOO_LARGE",
+            ErrorCode::JudgeModel => "OXEVAL_JUDGE_MODEL",
             ErrorCode::ContextExtractor => "OXEVAL_CONTEXT_EXTRACTOR",
             ErrorCode::Aborted => "OXEVAL_ABORTED",
             ErrorCode::Deadline => "OXEVAL_DEADLINE",

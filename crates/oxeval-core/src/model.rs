@@ -395,6 +395,32 @@ pub struct ModelConfig {
 }
 
 impl ModelConfig {
+    /// A model the host supplies (an AI SDK model object or a function): no URL, no key;
+    /// `provider/model` names it in results and keys its limits and cache entries.
+    pub fn external(provider_id: &str, model_id: &str) -> Self {
+        let provider_id = if provider_id.is_empty() {
+            "custom"
+        } else {
+            provider_id
+        };
+        let model_id = if model_id.is_empty() {
+            "function"
+        } else {
+            model_id
+        };
+        let id = format!("{provider_id}/{model_id}");
+        ModelConfig {
+            base_url: format!("external:{id}"),
+            id,
+            provider_id: provider_id.to_string(),
+            model_id: model_id.to_string(),
+            api_key: Ok(None),
+            headers: Vec::new(),
+            structured: StructuredOutput::JsonSchema,
+            api_version: None,
+        }
+    }
+
     /// Parse `model` from JS options and resolve it against the process environment.
     pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
         Self::resolve(v, &|name| {

@@ -221,6 +221,11 @@ impl Judge {
             CallError::BadResponse { message, body } => JudgeError::new(ErrorCode::JudgeOutput, format!("judge {model}: {message} (after {tries})")).with_raw(body),
             e @ CallError::TooLarge { .. } => JudgeError::new(ErrorCode::JudgeTooLarge, format!("judge {model}: {e} (after {tries})")),
             e @ CallError::Redirect { status, .. } => JudgeError::new(ErrorCode::JudgeHttp, format!("judge {model}: {e} (after {tries})")).with_status(status),
+            CallError::Model { name, message, .. } => {
+                let mut e = JudgeError::new(ErrorCode::JudgeModel, format!("judge {model} threw {name}: {message} (after {tries})"));
+                e.name = name.chars().take(100).collect::<String>().into();
+                e
+            }
         };
         self.scrub_error(e)
     }

@@ -31,6 +31,7 @@ impl RetryPolicy {
             CallError::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
             CallError::Network(_) | CallError::Timeout(_) | CallError::BadResponse { .. } => true,
             CallError::TooLarge { .. } | CallError::Redirect { .. } => false,
+            CallError::Model { retryable, .. } => *retryable,
         }
     }
 

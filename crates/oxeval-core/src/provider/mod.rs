@@ -4,9 +4,10 @@
 //! [`for_model`] picks the provider of a model: [`openai`] (OpenAI chat completions and
 //! Azure OpenAI), [`anthropic`] (Messages), [`google`] (Gemini `generateContent`). The HTTP
 //! road they share (redirect policy, bounded bodies, error bodies, retry hints) is
-//! [`post`].
+//! [`post`]. [`external`] is the host's model (an AI SDK object or a function).
 
 pub mod anthropic;
+pub mod external;
 pub mod google;
 pub mod openai;
 
@@ -180,6 +181,13 @@ pub enum CallError {
         location: String,
         cross_origin: bool,
     },
+    /// A host-supplied model (an AI SDK model object or a function) threw or rejected.
+    /// Retried only when the model says so (`isRetryable`).
+    Model {
+        name: String,
+        message: String,
+        retryable: bool,
+    },
 }
 
 impl CallError {
@@ -204,6 +212,7 @@ impl CallError {
                 redactor.scrub_string(body);
             }
             CallError::Redirect { location, .. } => redactor.scrub_string(location),
+            CallError::Model { message, .. } => redactor.scrub_string(message),
             CallError::Timeout(_) | CallError::TooLarge { .. } => {}
         }
         self
@@ -238,6 +247,9 @@ impl fmt::Display for CallError {
                 f,
                 "the judge redirected (HTTP {status}) to {location} after {MAX_REDIRECTS} redirects already; oxeval follows at most {MAX_REDIRECTS}"
             ),
+            CallError::Model { name, message, .. } => {
+                write!(f, "the judge model threw {name}: {message}")
+            }
         }
     }
 }

@@ -1,53 +1,75 @@
-//! Prompts of the factual correctness scorer (oxeval's own wording, Ragas's JSON shapes).
+//! Prompts of the factual correctness scorer: Ragas 0.4.3's decision rules in oxeval's own
+//! wording, with oxeval's own examples on the same side of each boundary as Ragas's, and
+//! Ragas's JSON shapes (docs/decision-tables/factual-correctness.md).
 
 use super::{Atomicity, Coverage};
 use crate::prompt::task;
 use serde_json::{json, Value};
 
-pub const INSTRUCTIONS: &str = "You are a meticulous, consistent fact checker. \
-You break texts into verifiable claims and decide whether claims follow from a given context. \
-Judge only from the material you are given, never from outside knowledge about whether a claim is true, \
-and follow the requested output format exactly.";
+pub const INSTRUCTIONS: &str =
+    "You break texts into claims and check statements against a context, \
+as each task describes, and follow the requested output format exactly.";
 
-const DECOMPOSE: &str = "Task: decompose the text into claims.
-- A claim is a standalone statement that can be checked as true or false on its own: replace pronouns and vague references (\"it\", \"the company\", \"she\") with the names they stand for.
-- Use only what the text says: do not add, infer, correct or judge anything, and do not repeat a claim.
-- If the text makes no factual statement (a greeting, a refusal, a question), return an empty list.";
+// Ragas states no granularity rule: its worked examples define it. The lines below say what
+// those examples show, and oxeval's examples follow them (one claim per sentence at low
+// atomicity; lists and joined actions split at high atomicity, a single description kept
+// whole; low coverage drops minor facts, high coverage keeps all).
+const DECOMPOSE: &str = "Task: break each sentence of the text into one or more claims.
+- A claim is a standalone statement that can be verified on its own: write names in place of pronouns.
+- Take the claims only from the text. If it states no fact (a greeting, a refusal, a question), return an empty list.";
 
-const ATOMICITY_LOW: &str = "- Granularity LOW: keep related facts about the same subject together in one claim, as the text groups them; a claim may hold several facts. Do not split a sentence into single facts.";
-const ATOMICITY_HIGH: &str = "- Granularity HIGH: split the text into atomic claims, each stating exactly ONE fact (one subject, one relation, one value).";
-const COVERAGE_LOW: &str = "- Coverage LOW: keep only the central facts; leave out minor details such as secondary dates, origins, qualifiers, examples and asides.";
-const COVERAGE_HIGH: &str = "- Coverage HIGH: keep every fact and detail the text states, including dates, numbers, names, origins, qualifiers and conditions.";
+const ATOMICITY_LOW: &str = "- Atomicity low: one claim per sentence; a list or actions joined by \"and\" stay in the sentence's claim.";
+const ATOMICITY_HIGH: &str = "- Atomicity high: one claim per listed item or joined action; a single description (\"an American jazz singer\") stays one claim.";
+const COVERAGE_LOW: &str =
+    "- Coverage low: keep the main facts; minor facts and details may be left out.";
+const COVERAGE_HIGH: &str = "- Coverage high: keep every fact and detail the text states.";
 
 const DECOMPOSE_RETURN: &str = "Return JSON: {\"claims\": [\"...\"]}";
 
-const EXAMPLE_TEXT: &str = "The Harbour Street bakery, which opened in 2009, sells sourdough bread and almond croissants. It is run by two sisters from Lyon and closes at 3 pm on Sundays.";
+const EXAMPLE_LIST: &str = "Frida Kahlo was a Mexican painter, teacher and activist.";
+const EXAMPLE_TWO: &str = "Nina Simone was an American jazz singer. She recorded dozens of albums and also campaigned for civil rights.";
 
-const CLAIMS_LOW_LOW: &str = r#"{"claims":["The Harbour Street bakery sells sourdough bread and almond croissants.","The Harbour Street bakery is run by two sisters."]}"#;
-const CLAIMS_LOW_HIGH: &str = r#"{"claims":["The Harbour Street bakery, which opened in 2009, sells sourdough bread and almond croissants.","The Harbour Street bakery is run by two sisters from Lyon.","The Harbour Street bakery closes at 3 pm on Sundays."]}"#;
-const CLAIMS_HIGH_LOW: &str = r#"{"claims":["The Harbour Street bakery sells sourdough bread.","The Harbour Street bakery sells almond croissants.","The Harbour Street bakery is run by two sisters."]}"#;
-const CLAIMS_HIGH_HIGH: &str = r#"{"claims":["The Harbour Street bakery opened in 2009.","The Harbour Street bakery sells sourdough bread.","The Harbour Street bakery sells almond croissants.","The Harbour Street bakery is run by two sisters.","The two sisters who run the Harbour Street bakery are from Lyon.","The Harbour Street bakery closes at 3 pm on Sundays."]}"#;
+/// The claims of `EXAMPLE_LIST` and `EXAMPLE_TWO` for each variant.
+const CLAIMS_LOW_LOW: [&str; 2] = [
+    r#"{"claims":["Frida Kahlo was a painter and teacher."]}"#,
+    r#"{"claims":["Nina Simone was an American singer.","Nina Simone recorded dozens of albums and campaigned for civil rights."]}"#,
+];
+const CLAIMS_LOW_HIGH: [&str; 2] = [
+    r#"{"claims":["Frida Kahlo was a Mexican painter, teacher and activist."]}"#,
+    r#"{"claims":["Nina Simone was an American jazz singer.","Nina Simone recorded dozens of albums and also campaigned for civil rights."]}"#,
+];
+const CLAIMS_HIGH_LOW: [&str; 2] = [
+    r#"{"claims":["Frida Kahlo was a painter.","Frida Kahlo was a teacher."]}"#,
+    r#"{"claims":["Nina Simone was an American jazz singer.","Nina Simone recorded dozens of albums."]}"#,
+];
+const CLAIMS_HIGH_HIGH: [&str; 2] = [
+    r#"{"claims":["Frida Kahlo was a painter.","Frida Kahlo was a teacher.","Frida Kahlo was an activist.","Frida Kahlo was Mexican."]}"#,
+    r#"{"claims":["Nina Simone was an American jazz singer.","Nina Simone recorded dozens of albums.","Nina Simone campaigned for civil rights."]}"#,
+];
 
+/// oxeval's addition (Ragas has no such example): text that states no fact yields no claims.
 const EXAMPLE_NO_CLAIMS: &str = r#"DATA: {"text":"Hello! How can I help you today?"}
 Answer: {"claims":[]}"#;
 
-const NLI: &str = "Task: for EACH statement, in order, decide whether it can be directly inferred from the context.
-- verdict 1: the context states the statement, or the statement follows directly from what the context says.
-- verdict 0: the context does not mention it, contradicts it, or supports only part of it.
-- Use only the context, never outside knowledge, even when you know the statement to be true or false.
-Give exactly one entry per statement, in the same order, copying the statement, with a short reason before the verdict.
+// Ragas's rule: 1 when the statement can be directly inferred from the context, else 0; its
+// one verdict-1 example is a soft inference (a near-synonym backed by the context).
+const NLI: &str = "Task: judge each statement against the context: verdict 1 if it can be directly inferred from the context, 0 if it cannot.
+Give one entry per statement, in order, copying the statement word for word, with a short reason before the verdict.
 Return JSON: {\"statements\": [{\"statement\": \"...\", \"reason\": \"...\", \"verdict\": 0 | 1}]}";
 
 const NLI_EXAMPLES: &str = r#"Example
-DATA: {"context":"The Harbour Street bakery opened in 2009 and sells sourdough bread. It closes early on Sundays.","statements":["The Harbour Street bakery sells sourdough bread.","The Harbour Street bakery opened in 2012.","The Harbour Street bakery is run by two sisters."]}
-Answer: {"statements":[{"statement":"The Harbour Street bakery sells sourdough bread.","reason":"The context says the bakery sells sourdough bread.","verdict":1},{"statement":"The Harbour Street bakery opened in 2012.","reason":"The context gives 2009 as the opening year.","verdict":0},{"statement":"The Harbour Street bakery is run by two sisters.","reason":"The context does not say who runs the bakery.","verdict":0}]}"#;
+DATA: {"context":"Maya is a nurse at the city hospital. She works three night shifts a week and is studying for a master's degree in public health. Her colleagues say she is always punctual and never misses a shift.","statements":["Maya works at a school.","Maya works on weekends.","Maya is a reliable colleague.","Maya owns a car."]}
+Answer: {"statements":[{"statement":"Maya works at a school.","reason":"The context says Maya works at the city hospital, not at a school.","verdict":0},{"statement":"Maya works on weekends.","reason":"The context gives how many night shifts Maya works, not on which days.","verdict":0},{"statement":"Maya is a reliable colleague.","reason":"Her colleagues say she is always punctual and never misses a shift.","verdict":1},{"statement":"Maya owns a car.","reason":"The context says nothing about a car.","verdict":0}]}"#;
 
 const REASON: &str = "Task: explain a factual correctness score in one or two sentences.
 The response's claims were checked against the reference (precision) and, unless the mode is precision, the reference's claims against the response (recall); the score is the requested measure (precision, recall or F-beta), between 0 and 1.
 Start with \"The score is <score> because\" and name the claims that made it higher or lower. Use only the verdicts given. Answer in plain text, not JSON.";
 
-/// The instruction and worked example for one atomicity × coverage variant.
-fn variant(atomicity: Atomicity, coverage: Coverage) -> (&'static str, &'static str, &'static str) {
+/// The instructions and worked examples for one atomicity × coverage variant.
+fn variant(
+    atomicity: Atomicity,
+    coverage: Coverage,
+) -> (&'static str, &'static str, [&'static str; 2]) {
     match (atomicity, coverage) {
         (Atomicity::Low, Coverage::Low) => (ATOMICITY_LOW, COVERAGE_LOW, CLAIMS_LOW_LOW),
         (Atomicity::Low, Coverage::High) => (ATOMICITY_LOW, COVERAGE_HIGH, CLAIMS_LOW_HIGH),
@@ -58,11 +80,12 @@ fn variant(atomicity: Atomicity, coverage: Coverage) -> (&'static str, &'static 
 
 /// Decompose `text` into claims at the given atomicity and coverage.
 pub fn decompose_prompt(text: &str, atomicity: Atomicity, coverage: Coverage) -> String {
-    let (granularity, detail, answer) = variant(atomicity, coverage);
+    let (granularity, detail, [list, two]) = variant(atomicity, coverage);
     let instructions = format!("{DECOMPOSE}\n{granularity}\n{detail}\n{DECOMPOSE_RETURN}");
     let examples = format!(
-        "Example\nDATA: {}\nAnswer: {answer}\n\nExample\n{EXAMPLE_NO_CLAIMS}",
-        json!({ "text": EXAMPLE_TEXT })
+        "Example\nDATA: {}\nAnswer: {list}\n\nExample\nDATA: {}\nAnswer: {two}\n\nExample\n{EXAMPLE_NO_CLAIMS}",
+        json!({ "text": EXAMPLE_LIST }),
+        json!({ "text": EXAMPLE_TWO })
     );
     task(&instructions, &examples, &[("text", json!(text))])
 }
@@ -91,4 +114,109 @@ pub fn reason_prompt(response: &str, reference: &str, score: f64, analysis: &Val
             ("analysis", analysis.clone()),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha2::{Digest, Sha256};
+
+    const TEXT: &str = "Hamlet is a tragedy by \"Shakespeare\".\nIt was written around 1600.";
+    const CONTEXT: &str = "Shakespeare wrote Hamlet.\nIt is a tragedy.";
+
+    fn digest(text: &str) -> String {
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    fn statements() -> Vec<String> {
+        vec!["Hamlet is a tragedy.".into(), "Hamlet is a comedy.".into()]
+    }
+
+    /// The rendered prompts, byte for byte: a changed rule, example or data rule changes a
+    /// digest, and the failure prints the new text and digest for review.
+    #[test]
+    fn rendered_prompts_are_pinned() {
+        let mut changed = Vec::new();
+        use Atomicity::{High, Low};
+        for (name, text, want) in [
+            (
+                "instructions",
+                INSTRUCTIONS.to_string(),
+                "761bd832e99ed3989f29d76bebd0f0942b694379a2bea5afacec5ed9e13a5d30",
+            ),
+            (
+                "decompose low/low",
+                decompose_prompt(TEXT, Low, Coverage::Low),
+                "7ca35431c98c2f97a809c986e95186e7bec46a7955bc930c95046915ae5151b4",
+            ),
+            (
+                "decompose low/high",
+                decompose_prompt(TEXT, Low, Coverage::High),
+                "22a4e147023b3dfadc58c6d5936564248a5527a474c33b70bbc847fe962cc9ca",
+            ),
+            (
+                "decompose high/low",
+                decompose_prompt(TEXT, High, Coverage::Low),
+                "ddff4476bed24afc1af9193ae39f44c1809546386ee3dbbffae7133f01042d87",
+            ),
+            (
+                "decompose high/high",
+                decompose_prompt(TEXT, High, Coverage::High),
+                "93e2bb74f799aaa194d8df8364ee816bfa90ce5e0d119d37ef1ed82207b70b4a",
+            ),
+            (
+                "nli",
+                nli_prompt(CONTEXT, &statements()),
+                "57fc80fe9fe7abb3fa57c2743b3c033a121889eb1309670e2571675d0d2cd995",
+            ),
+            (
+                "reason",
+                reason_prompt(TEXT, CONTEXT, 0.5, &json!({"tp": 1})),
+                "84bab0ca7694882489e3cd9471010e5efa77a1315c22957b7e3fab301edc3db3",
+            ),
+        ] {
+            let got = digest(&text);
+            if got != want {
+                changed.push(format!("{name} changed, sha256 {got}:\n{text}\n"));
+            }
+        }
+        assert!(changed.is_empty(), "{}", changed.join("\n"));
+    }
+
+    /// System message + template (empty data) stay within the length of the prompt Ragas
+    /// 0.4.3 renders for the same step with empty inputs.
+    #[test]
+    fn no_longer_than_ragas() {
+        use Atomicity::{High, Low};
+        for (name, text, ragas) in [
+            (
+                "decompose low/low",
+                decompose_prompt("", Low, Coverage::Low),
+                1564,
+            ),
+            (
+                "decompose low/high",
+                decompose_prompt("", Low, Coverage::High),
+                1638,
+            ),
+            (
+                "decompose high/low",
+                decompose_prompt("", High, Coverage::Low),
+                1586,
+            ),
+            (
+                "decompose high/high",
+                decompose_prompt("", High, Coverage::High),
+                1754,
+            ),
+            ("nli", nli_prompt("", &[]), 3053),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Ragas {ragas})");
+            assert!(len <= ragas, "{name}: {len} > {ragas}");
+        }
+    }
 }

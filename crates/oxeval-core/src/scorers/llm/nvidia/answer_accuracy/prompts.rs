@@ -1,41 +1,53 @@
-//! AnswerAccuracy's prompts (oxeval's own wording; each returns `{"rating": integer}`). The
-//! two judges are independent: different wording, different examples, different field
-//! names, and judge 2 swaps the roles of the response and the reference.
+//! AnswerAccuracy's prompts: Ragas 0.4.3's decision rules in oxeval's own wording, with oxeval's
+//! own examples on the same side of each boundary as Ragas's (each returns `{"rating": integer}`).
+//! The two judges are independent: different wording, different examples, different field names,
+//! and judge 2 swaps the roles of the response and the reference.
 
 use crate::prompt::task;
 use serde_json::json;
 
-pub const INSTRUCTIONS: &str = "You are a strict, consistent grader of answers. \
-You compare an answer with a reference answer to the same question and rate how far they agree. \
-Compare meaning, not wording, use only the material you are given, and follow the requested output format exactly.";
+pub const INSTRUCTIONS: &str = "You compare an answer to a question with a reference answer \
+and give the rating the task asks for, in the requested JSON format.";
 
-const JUDGE_1: &str = "Task: rate how well the candidate answer matches the reference answer to the question. The reference answer is correct and complete.
-- 4: the candidate answer is equivalent to the reference answer: the same answer, with nothing essential missing or contradicted (extra correct detail is fine).
-- 2: the candidate answer matches only partly: it gives part of the reference answer, or the right answer together with a wrong or contradicting part.
-- 0: the candidate answer is wrong, contradicts the reference answer, does not answer the question, or is unrelated.
-Return JSON with the rating only: {\"rating\": 0 | 2 | 4}";
+// Ragas 0.4.3's decision rules in oxeval's words (docs/decision-tables/answer-accuracy.md):
+// 4 only when the answer is contained in the reference and equivalent in every term, topic,
+// number, date and unit; lost precision is 2; anything inaccurate or not answering is 0.
+const JUDGE_1: &str = "Task: rate the candidate answer to the question against the reference answer, which answers the question completely.
+- 4: the candidate answer is fully contained in the reference answer and equivalent to it in every term, topic, number, measure, date and unit.
+- 2: the candidate answer is partly contained in the reference answer and nearly equivalent to it in those respects.
+- 0: the candidate answer is not contained in the reference answer, is not accurate in every term, topic, number, measure, date and unit, or does not answer the question.
+Do not explain the rating. Return JSON with the rating only: {\"rating\": 0 | 2 | 4}";
 
 const JUDGE_1_EXAMPLES: &str = r#"Example
-DATA: {"question":"Which river flows through Vienna?","candidate_answer":"The Danube.","reference_answer":"Vienna lies on the Danube."}
+DATA: {"question":"When did the Berlin Wall fall?","candidate_answer":"The Berlin Wall fell in 1989.","reference_answer":"The Berlin Wall fell on 9 November 1989."}
+Answer: {"rating":2}
+
+Example
+DATA: {"question":"What is the chemical symbol for gold?","candidate_answer":"Gold's symbol is Au.","reference_answer":"The chemical symbol for gold is Au."}
 Answer: {"rating":4}
 
 Example
-DATA: {"question":"Which two colours are mixed to make green paint?","candidate_answer":"Blue and red.","reference_answer":"Blue and yellow."}
-Answer: {"rating":2}"#;
+DATA: {"question":"Which planet is closest to the Sun?","candidate_answer":"Jupiter has dozens of moons.","reference_answer":"Mercury is the planet closest to the Sun."}
+Answer: {"rating":0}"#;
 
-const JUDGE_2: &str = "Task: a question has been answered twice. The ground truth below is taken as correct. Decide whether the proposed answer says the same thing as the ground truth.
-Rating scale:
-0 = the proposed answer is incorrect, off-topic, or conflicts with the ground truth;
-2 = the proposed answer overlaps the ground truth only partly (something essential is missing, or a correct part comes with an incorrect one);
-4 = the proposed answer agrees with the ground truth in full.
-Wording and length do not matter, only meaning. Return JSON and nothing else: {\"rating\": 0 | 2 | 4}";
+// Judge 2 reads the roles swapped (the reference as `proposed_answer`, the response as
+// `ground_truth`), so it states no side as correct: it rates how well the two match.
+const JUDGE_2: &str = "Task: compare the proposed answer to a question with the ground truth answer and rate how well they match.
+4 = full match: the proposed answer agrees with the ground truth on every aspect, topic, number, measure, date and unit;
+2 = partial match: the proposed answer mostly agrees with the ground truth, with minor differences in places;
+0 = no match: the proposed answer is inaccurate, incomplete or unrelated to the ground truth, or does not address the question.
+Give the rating without any explanation. Return JSON and nothing else: {\"rating\": 0 | 2 | 4}";
 
 const JUDGE_2_EXAMPLES: &str = r#"Example
-DATA: {"question":"How many legs does a spider have?","proposed_answer":"Spiders have eight legs.","ground_truth":"8"}
+DATA: {"question":"When and where did Apollo 11 land?","proposed_answer":"It landed on the Moon in 1969.","ground_truth":"Apollo 11 landed in the Moon's Sea of Tranquility on 20 July 1969."}
+Answer: {"rating":2}
+
+Example
+DATA: {"question":"What is the largest ocean on Earth?","proposed_answer":"The Pacific is the largest ocean on Earth.","ground_truth":"Earth's largest ocean is the Pacific."}
 Answer: {"rating":4}
 
 Example
-DATA: {"question":"What is the boiling point of water at sea level in Celsius?","proposed_answer":"50 degrees.","ground_truth":"100 °C"}
+DATA: {"question":"How long is a marathon?","proposed_answer":"Running shoes should be replaced regularly.","ground_truth":"A marathon is 42.195 kilometres long."}
 Answer: {"rating":0}"#;
 
 /// AnswerAccuracy judge 1: the response rated against the reference.
@@ -70,27 +82,47 @@ mod tests {
     use super::*;
     use crate::scorers::llm::nvidia::pin::{digest, QUESTION, REFERENCE, RESPONSE};
 
-    /// The rendered prompts, byte for byte.
+    /// The rendered prompts, byte for byte: a changed rule, example or data rule changes a
+    /// digest, and the failure prints the new text and digest for review.
     #[test]
     fn rendered_prompts_are_pinned() {
+        let mut changed = Vec::new();
         for (name, text, want) in [
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "a46f16e8430e8363099b68ced1ccd4de95866509dfd440ed4d97f41cdc603733",
+                "96d643f8528a8774613e0305edac4b7eeb466f197a28685866cbd47fb91ef476",
             ),
             (
                 "judge 1",
                 judge_1(QUESTION, RESPONSE, REFERENCE),
-                "76ecbe3b3d086639d65b71503c900891a3ca3463869391fc218f051bc26e4d6a",
+                "52ca09f21c73a14bcd9c75a5add4fe5eac5b36a6ed37091f11a0f887584e9c7d",
             ),
             (
                 "judge 2",
                 judge_2(QUESTION, RESPONSE, REFERENCE),
-                "3468e49b72643f7b0b4df2087bdee3d2cf6b04b9d6a4722668e217f06a72d492",
+                "54e07f7413a8daf0910fa11464cd79967311cf960660eadc77cce6e233341a08",
             ),
         ] {
-            assert_eq!(digest(&text), want, "{name} changed:\n{text}");
+            let got = digest(&text);
+            if got != want {
+                changed.push(format!("{name} changed, sha256 {got}:\n{text}\n"));
+            }
+        }
+        assert!(changed.is_empty(), "{}", changed.join("\n"));
+    }
+
+    /// System message + template (empty data) stay within the length of the prompt Ragas
+    /// 0.4.3 renders for the same judge with empty inputs.
+    #[test]
+    fn no_longer_than_ragas() {
+        for (name, text, ragas) in [
+            ("judge 1", judge_1("", "", ""), 2107),
+            ("judge 2", judge_2("", "", ""), 2171),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Ragas {ragas})");
+            assert!(len <= ragas, "{name}: {len} > {ragas}");
         }
     }
 }

@@ -1,38 +1,50 @@
-//! ResponseGroundedness's prompts (oxeval's own wording; each returns `{"rating":
-//! integer}`). The two judges are independent: different wording, different examples,
-//! different field names.
+//! ResponseGroundedness's prompts: Ragas 0.4.3's decision rules in oxeval's own wording, with
+//! oxeval's own examples on the same side of each boundary as Ragas's (each returns `{"rating":
+//! integer}`). The two judges are independent: different wording, different examples, different
+//! field names.
 
 use crate::prompt::task;
 use serde_json::json;
 
-pub const INSTRUCTIONS: &str = "You are a strict, consistent judge of groundedness. \
-You rate how far a response is supported by retrieved context. \
-Use only the material you are given, never outside knowledge, and follow the requested output format exactly.";
+pub const INSTRUCTIONS: &str = "You rate how far a retrieved context supports a response \
+and give the rating the task asks for, in the requested JSON format.";
 
-const JUDGE_1: &str = "Task: rate how well the response is supported by the context.
-- 2: every claim of the response is supported by the context (fully grounded).
-- 1: some claims of the response are supported by the context, others are not found in it (partially grounded).
-- 0: no claim of the response is supported by the context, or the response contradicts it (not grounded).
-Use only the context, never outside knowledge. Return JSON with the rating only: {\"rating\": 0 | 1 | 2}";
+// Ragas 0.4.3's decision rules in oxeval's words (docs/decision-tables/response-groundedness.md):
+// the response is judged as one assertion; a generalisation or a less specific wording of
+// what the context says is full support.
+const JUDGE_1: &str =
+    "Task: decide whether the response, taken as one assertion, is supported by the context.
+- 0: the response or the context is empty, or the context does not support the response.
+- 1: the context partially supports the response.
+- 2: the context fully supports the response.
+Return JSON with the rating only: {\"rating\": 0 | 1 | 2}";
 
 const JUDGE_1_EXAMPLES: &str = r#"Example
-DATA: {"response":"The museum is closed on Mondays and entry is free.","context":"The museum opens Tuesday to Sunday. Admission: 12 euros."}
-Answer: {"rating":1}
+DATA: {"response":"The Prado Museum is in Spain.","context":"The Prado Museum stands on the Paseo del Prado in Madrid, Spain, and opened in 1819."}
+Answer: {"rating":2}
 
 Example
-DATA: {"response":"The museum opens Tuesday to Sunday.","context":"The museum opens Tuesday to Sunday. Admission: 12 euros."}
-Answer: {"rating":2}"#;
-
-const JUDGE_2: &str = "Task: check an assistant's reply against the source passages. Can the statements of the reply be verified from the passages alone?
-Score 2 if every statement can be verified from the passages, 1 if only some of them can, 0 if none can or the reply conflicts with the passages.
-Ignore whether the reply is true in the world: only the passages count. Return JSON and nothing else: {\"rating\": 0 | 1 | 2}";
-
-const JUDGE_2_EXAMPLES: &str = r#"Example
-DATA: {"reply":"Mount Kilimanjaro is the highest mountain in Africa.","passages":"The ferry to the island leaves every hour."}
+DATA: {"response":"The Prado is a football stadium built in 1990.","context":"The Prado Museum in Madrid opened in 1819 and holds European paintings."}
 Answer: {"rating":0}
 
 Example
-DATA: {"reply":"The ferry leaves every hour and the trip takes 40 minutes.","passages":"The ferry to the island leaves every hour. The crossing takes 40 minutes."}
+DATA: {"response":"The Prado holds paintings.","context":"The Prado Museum holds one of the finest collections of European paintings from the 12th to the 19th century."}
+Answer: {"rating":2}"#;
+
+const JUDGE_2: &str = "Task: rate how strongly the source passages back the assistant's reply.
+Score 0 if the reply or the passages are empty or the passages do not back the reply, 1 if they back it partially, 2 if they back it fully.
+Return JSON and nothing else: {\"rating\": 0 | 1 | 2}";
+
+const JUDGE_2_EXAMPLES: &str = r#"Example
+DATA: {"reply":"The ferry crosses a lake.","passages":"The ferry crosses Lake Constance between Konstanz and Meersburg, one of the busiest routes on the lake."}
+Answer: {"rating":2}
+
+Example
+DATA: {"reply":"The ferry company also builds aircraft.","passages":"The ferry crosses Lake Constance between Konstanz and Meersburg."}
+Answer: {"rating":0}
+
+Example
+DATA: {"reply":"The ferry runs every hour.","passages":"The ferry leaves Konstanz every hour from 5:30 to 23:30."}
 Answer: {"rating":2}"#;
 
 /// ResponseGroundedness judge 1: `response` against `context`.
@@ -58,27 +70,47 @@ mod tests {
     use super::*;
     use crate::scorers::llm::nvidia::pin::{digest, CONTEXT, RESPONSE};
 
-    /// The rendered prompts, byte for byte.
+    /// The rendered prompts, byte for byte: a changed rule, example or data rule changes a
+    /// digest, and the failure prints the new text and digest for review.
     #[test]
     fn rendered_prompts_are_pinned() {
+        let mut changed = Vec::new();
         for (name, text, want) in [
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "f149d975e79bfdd17ca4c2f4d76f980a6485e6af3bc1c4a7b897b4fee333ee14",
+                "66731812e63a4b1ed2cfbd21c09c77bc5acd72e42e7f2e8c396b7989f0d3b714",
             ),
             (
                 "judge 1",
                 judge_1(RESPONSE, CONTEXT),
-                "6fbde3a503a8f32b9de7dd40057fb8e887041866852102dfb4a117509bd128a1",
+                "eb884effe4163e6a0bdba4d03ce4d4b9e59a2e2c3b88846df9d006c46c4e8340",
             ),
             (
                 "judge 2",
                 judge_2(RESPONSE, CONTEXT),
-                "cc4586a2c52895a384cbe067a0e970c946e92df6bbb5129f81b1c0876ff50c23",
+                "a5567d486068f978ec5aba87333e3af8a737f92252010d45a8e5f1ba33db2c4f",
             ),
         ] {
-            assert_eq!(digest(&text), want, "{name} changed:\n{text}");
+            let got = digest(&text);
+            if got != want {
+                changed.push(format!("{name} changed, sha256 {got}:\n{text}\n"));
+            }
+        }
+        assert!(changed.is_empty(), "{}", changed.join("\n"));
+    }
+
+    /// System message + template (empty data) stay within the length of the prompt Ragas
+    /// 0.4.3 renders for the same judge with empty inputs.
+    #[test]
+    fn no_longer_than_ragas() {
+        for (name, text, ragas) in [
+            ("judge 1", judge_1("", ""), 1926),
+            ("judge 2", judge_2("", ""), 1834),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Ragas {ragas})");
+            assert!(len <= ragas, "{name}: {len} > {ragas}");
         }
     }
 }

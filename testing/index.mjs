@@ -1,0 +1,2 @@
+// oxeval/testing: the scripted, fault-injecting judge server for your own offline tests.
+export * from './judge-server.mjs'
