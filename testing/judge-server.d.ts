@@ -1,5 +1,8 @@
-// Type declarations for judge-server.mjs: a local fake OpenAI-compatible
-// LLM judge (POST */chat/completions) for tests, demos and benchmarks.
+// Type declarations for judge-server.mjs: a local fake LLM judge for tests, demos and
+// benchmarks. It speaks OpenAI Chat Completions (POST */chat/completions), Azure OpenAI
+// (POST */openai/deployments/{d}/chat/completions?api-version=…), Anthropic Messages
+// (POST */messages) and Google Gemini (POST */models/{m}:generateContent); replies and
+// faults are scripted once and rendered in the wire format of each request.
 
 import type { IncomingHttpHeaders, Server } from 'node:http'
 
@@ -52,6 +55,9 @@ export interface ChatCompletionRequestBody {
   [key: string]: unknown
 }
 
+/** The wire formats the fake judge speaks, chosen by the request path. */
+export type JudgeApi = 'openai' | 'azure' | 'anthropic' | 'google'
+
 /** Everything recorded about one HTTP request (including faulted/invalid ones). */
 export interface RecordedRequest {
   /** 0-based arrival index (restarts at 0 after `reset()`). */
@@ -59,24 +65,37 @@ export interface RecordedRequest {
   method: string
   /** URL pathname, e.g. "/v1/chat/completions". */
   path: string
+  /** URL query parameters, e.g. `{ 'api-version': '2024-10-21' }` (Azure). */
+  query: Record<string, string>
+  /** The wire format of the path; null when no route matches (answered 404). */
+  api: JudgeApi | null
   /** Request headers, lowercased names. */
   headers: IncomingHttpHeaders
   /**
-   * Parsed JSON body when it is a JSON object, else null (see `raw`).
-   * Requests without a `messages` array are answered 400.
+   * Parsed JSON body when it is a JSON object, else null (see `raw`). The OpenAI shape is
+   * typed; Anthropic and Gemini bodies are their own shapes (read them through `text`,
+   * `system`, `user`, `schemaName`). Requests without `messages` (Gemini: `contents`), an
+   * Anthropic request without `max_tokens` and an Azure request without `api-version` are
+   * answered 400.
    */
   body: ChatCompletionRequestBody | null
   /** Raw request body text. */
   raw: string
-  /** All message contents (parts normalized to strings) joined with '\n'. */
+  /** All message contents (parts normalized to strings; Anthropic `system` and Gemini `systemInstruction` first) joined with '\n'. */
   text: string
-  /** System (and 'developer') message contents joined with '\n'. */
+  /** System (and 'developer') message contents, Anthropic `system`, Gemini `systemInstruction`, joined with '\n'. */
   system: string
   /** User message contents joined with '\n'. */
   user: string
+  /**
+   * The step schema the request names: natively (OpenAI `response_format.json_schema.name`,
+   * Anthropic's forced tool `tool_choice.name`, Gemini's `responseJsonSchema.title`), else the
+   * system message's `Output schema name: <name>` line; null for free-text requests.
+   */
+  schemaName: string | null
   /** Date.now() when the body had been fully received. */
   receivedAt: number
-  /** `body.stream === true`. */
+  /** `body.stream === true` (OpenAI and Azure only). */
   stream: boolean
   /** Fault applied to this request (random kind or scripted fault), else null. */
   fault: RandomFaultKind | ScriptedFault | null
@@ -90,12 +109,25 @@ export interface ReplyObject {
   content?: string
   /** Assistant content as `JSON.stringify(json)` (takes precedence over `content`). */
   json?: unknown
-  /** finish_reason, default 'stop'. */
+  /**
+   * finish_reason, default 'stop'. Rendered per wire format: 'stop' → Anthropic 'end_turn' (or
+   * 'tool_use') / Gemini 'STOP'; 'length' → 'max_tokens' / 'MAX_TOKENS'; 'content_filter' →
+   * Anthropic 'refusal' / Gemini 'SAFETY' (a blocked candidate has no content). Native values
+   * ('refusal', 'SAFETY', …) pass through.
+   */
   finishReason?: string
   /** Overrides the estimated usage (missing total_tokens is recomputed). */
   usage?: Partial<Usage>
-  /** HTTP status. >= 400 answers `{error: {message, type, param, code}}`. */
+  /**
+   * HTTP status. >= 400 answers the format's error body with `content` as the message:
+   * OpenAI/Azure `{error: {message, type, param, code}}`, Anthropic `{type: 'error', error:
+   * {type, message}}` (529: 'overloaded_error'), Gemini `{error: {code, message, status}}`.
+   */
   status?: number
+  /** OpenAI/Azure error replies: `error.param` (default null), e.g. 'temperature'. */
+  param?: string | null
+  /** OpenAI/Azure error replies: `error.code` (default from the status), e.g. 'unsupported_value'. */
+  errorCode?: string
   /** Extra response headers, e.g. `{'retry-after': '1'}`. */
   headers?: Record<string, string>
   /** Wait this long before answering (added to `options.latencyMs`). */
@@ -147,8 +179,13 @@ export interface JudgeServerOptions {
 }
 
 export interface JudgeServer {
-  /** Base URL for an OpenAI-compatible client: `http://127.0.0.1:<port>/v1`. */
+  /**
+   * Base URL for an OpenAI-compatible client: `http://127.0.0.1:<port>/v1`. Also the base of
+   * the Anthropic (`{url}/messages`) and Gemini (`{url}/models/{m}:generateContent`) routes.
+   */
   readonly url: string
+  /** `http://127.0.0.1:<port>`; Azure OpenAI's base URL is `${origin}/openai`. */
+  readonly origin: string
   readonly port: number
   /** The underlying node:http server. */
   readonly httpServer: Server
@@ -179,8 +216,9 @@ export interface JudgeServer {
 export declare function startJudgeServer(options?: JudgeServerOptions): Promise<JudgeServer>
 
 /**
- * Deterministic stand-in for an LLM judge on oxeval's prompts. Picks the schema from
- * `response_format.json_schema.name` or an `Output schema name: <name>` prompt marker,
+ * Deterministic stand-in for an LLM judge on oxeval's prompts. Picks the schema from the
+ * request's native schema name (OpenAI `response_format.json_schema.name`, Anthropic
+ * `tool_choice.name`, Gemini schema `title`) or an `Output schema name: <name>` prompt marker,
  * reads the last `DATA: {...}` line, and answers:
  * - answer_relevancy_statements: `{statements: string[]}` (sentences of DATA.output)
  * - answer_relevancy_verdicts: `{results: {result: 'yes'|'no'|'unsure', reason}[]}`

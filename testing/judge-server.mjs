@@ -1,9 +1,15 @@
-// Local fake LLM judge speaking the OpenAI Chat Completions wire format: lets
-// code that uses oxeval be tested, demonstrated and benchmarked without a real
-// model. Plain ESM, Node built-ins only. See judge-server.d.ts for the typed API.
+// Local fake LLM judge: lets code that uses oxeval be tested, demonstrated and
+// benchmarked without a real model. Plain ESM, Node built-ins only. See
+// judge-server.d.ts for the typed API. It speaks four wire formats, routed by path:
+//   POST …/chat/completions                          OpenAI Chat Completions
+//   POST …/openai/deployments/{d}/chat/completions   Azure OpenAI (needs ?api-version=)
+//   POST …/messages                                  Anthropic Messages
+//   POST …/models/{m}:generateContent                Google Gemini
+// Replies and faults are scripted once and rendered in the format of the request.
 //
 //   const judge = await startJudgeServer({ handler: heuristicJudge })
 //   judge.url            // "http://127.0.0.1:<port>/v1" -> give to an OpenAI client
+//   judge.origin         // "http://127.0.0.1:<port>"    -> Azure: `${origin}/openai`
 //   judge.on(/capital/, { json: { statements: ['a'] } }, { times: 1 })
 //   judge.enqueue('plain text reply', { status: 429, headers: { 'retry-after': '1' } })
 //   await judge.close()
@@ -61,7 +67,75 @@ function contentToString(content) {
   return String(content)
 }
 
+/** Text of an Anthropic `system` (string | text blocks). */
+function anthropicSystem(system) {
+  return contentToString(system)
+}
+
+/** Text of Gemini `parts` (`[{ text }]`). */
+function partsToString(parts) {
+  return Array.isArray(parts) ? contentToString(parts) : ''
+}
+
+/** Which wire format a request path speaks (null: none). */
+function apiOf(path) {
+  if (/\/openai\/deployments\/[^/]+\/chat\/completions$/.test(path)) return 'azure'
+  if (path.endsWith('/chat/completions')) return 'openai'
+  if (path.endsWith('/messages')) return 'anthropic'
+  if (path.endsWith(':generateContent')) return 'google'
+  return null
+}
+
+/**
+ * The schema name a request carries natively: OpenAI/Azure `response_format.json_schema.name`,
+ * Anthropic's forced tool (`tool_choice.name`), Gemini's schema `title`.
+ */
+function nativeSchemaName(body) {
+  if (!body || typeof body !== 'object') return undefined
+  const openai = body.response_format?.json_schema?.name
+  if (typeof openai === 'string') return openai
+  if (body.tool_choice?.type === 'tool' && typeof body.tool_choice.name === 'string') return body.tool_choice.name
+  const config = body.generationConfig
+  const title = config?.responseJsonSchema?.title ?? config?.responseSchema?.title
+  if (typeof title === 'string') return title
+  return undefined
+}
+
 const estimateTokens = (chars) => Math.ceil(chars / 4)
+
+/** Anthropic's error `type` for an HTTP status. */
+function anthropicErrorType(status) {
+  if (status === 400) return 'invalid_request_error'
+  if (status === 401) return 'authentication_error'
+  if (status === 403) return 'permission_error'
+  if (status === 404) return 'not_found_error'
+  if (status === 413) return 'request_too_large'
+  if (status === 429) return 'rate_limit_error'
+  if (status === 529) return 'overloaded_error'
+  return status >= 500 ? 'api_error' : 'invalid_request_error'
+}
+
+/** Google's error `status` for an HTTP status. */
+function googleErrorStatus(status) {
+  const known = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE', 504: 'DEADLINE_EXCEEDED' }
+  return known[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION')
+}
+
+/** Anthropic `stop_reason` for a reply's finish reason (OpenAI names or Anthropic's own). */
+function anthropicStopReason(finishReason, toolUse) {
+  if (finishReason === 'stop') return toolUse ? 'tool_use' : 'end_turn'
+  if (finishReason === 'length') return 'max_tokens'
+  if (finishReason === 'content_filter') return 'refusal'
+  return finishReason
+}
+
+/** Gemini `finishReason` for a reply's finish reason (OpenAI names or Gemini's own). */
+function googleFinishReason(finishReason) {
+  if (finishReason === 'stop') return 'STOP'
+  if (finishReason === 'length') return 'MAX_TOKENS'
+  if (finishReason === 'content_filter' || finishReason === 'refusal') return 'SAFETY'
+  return finishReason
+}
 
 /** Default OpenAI-ish error `type`/`code` for an HTTP status. */
 function errorShape(status) {
@@ -261,13 +335,19 @@ export async function startJudgeServer(options = {}) {
       }
     }
     if (reply.status != null && reply.status >= 400) {
-      const shape = errorShape(reply.status)
       const message = reply.content ?? `judge-server: scripted HTTP ${reply.status}`
-      return {
-        status: reply.status,
-        headers: { 'content-type': 'application/json', ...extra },
-        payload: JSON.stringify({ error: { message, type: shape.type, param: null, code: shape.code } }),
+      const headers = { 'content-type': 'application/json', ...extra }
+      if (rec.api === 'anthropic') {
+        const error = { type: anthropicErrorType(reply.status), message }
+        return { status: reply.status, headers, payload: JSON.stringify({ type: 'error', error }) }
       }
+      if (rec.api === 'google') {
+        const error = { code: reply.status, message, status: googleErrorStatus(reply.status) }
+        return { status: reply.status, headers, payload: JSON.stringify({ error }) }
+      }
+      const shape = errorShape(reply.status)
+      const error = { message, type: shape.type, param: reply.param ?? null, code: reply.errorCode ?? shape.code }
+      return { status: reply.status, headers, payload: JSON.stringify({ error }) }
     }
 
     const body = rec.body ?? {}
@@ -276,13 +356,17 @@ export async function startJudgeServer(options = {}) {
     const id = `chatcmpl-judge${rec.index}`
     const created = Math.floor(Date.now() / 1000)
     const model = typeof body.model === 'string' ? body.model : 'oxeval-fake-judge'
-    const promptChars = (Array.isArray(body.messages) ? body.messages : []).reduce(
-      (n, m) => n + contentToString(m?.content).length,
-      0,
-    )
-    const usage = { prompt_tokens: estimateTokens(promptChars), completion_tokens: estimateTokens(content.length), ...reply.usage }
+    const promptChars =
+      rec.api === 'openai' || rec.api === 'azure'
+        ? (Array.isArray(body.messages) ? body.messages : []).reduce((n, m) => n + contentToString(m?.content).length, 0)
+        : rec.text.length
+    const promptTokens = estimateTokens(promptChars)
+    const usage = { prompt_tokens: promptTokens, completion_tokens: estimateTokens(content.length), ...reply.usage }
     if (reply.usage?.total_tokens == null) usage.total_tokens = usage.prompt_tokens + usage.completion_tokens
     const status = reply.status ?? 200
+
+    if (rec.api === 'anthropic') return renderAnthropic(reply, rec, { content, finishReason, usage, status, extra })
+    if (rec.api === 'google') return renderGoogle(reply, rec, { content, finishReason, usage, status, extra })
 
     if (!rec.stream) {
       return {
@@ -314,6 +398,59 @@ export async function startJudgeServer(options = {}) {
     }
   }
 
+  /** An Anthropic message: a forced tool call answers with a `tool_use` block when the content is a JSON object. */
+  function renderAnthropic(reply, rec, { content, finishReason, usage, status, extra }) {
+    const body = rec.body ?? {}
+    const forced = body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined
+    let input
+    if (forced !== undefined && reply.fault !== 'empty') {
+      let value = reply.json
+      if (value === undefined) {
+        try {
+          value = JSON.parse(content)
+        } catch {
+          value = undefined
+        }
+      }
+      if (value && typeof value === 'object' && !Array.isArray(value)) input = value
+    }
+    const blocks =
+      input !== undefined
+        ? [{ type: 'tool_use', id: `toolu_judge${rec.index}`, name: forced, input }]
+        : content === ''
+          ? []
+          : [{ type: 'text', text: content }]
+    const payload = {
+      id: `msg_judge${rec.index}`,
+      type: 'message',
+      role: 'assistant',
+      model: typeof body.model === 'string' ? body.model : 'oxeval-fake-judge',
+      content: blocks,
+      stop_reason: anthropicStopReason(finishReason, input !== undefined),
+      stop_sequence: null,
+      usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+    }
+    return { status, headers: { 'content-type': 'application/json', ...extra }, payload: JSON.stringify(payload) }
+  }
+
+  /** A Gemini `generateContent` response; a blocked finish reason carries no content. */
+  function renderGoogle(reply, rec, { content, finishReason, usage, status, extra }) {
+    const reason = googleFinishReason(finishReason)
+    const blocked = ['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII'].includes(reason)
+    const candidate = { index: 0, finishReason: reason }
+    if (!blocked) candidate.content = { role: 'model', parts: content === '' ? [] : [{ text: content }] }
+    const payload = {
+      candidates: [candidate],
+      usageMetadata: {
+        promptTokenCount: usage.prompt_tokens,
+        candidatesTokenCount: usage.completion_tokens,
+        totalTokenCount: usage.total_tokens,
+      },
+      modelVersion: rec.path.split('/').pop()?.replace(/:generateContent$/, '') ?? 'oxeval-fake-judge',
+    }
+    return { status, headers: { 'content-type': 'application/json', ...extra }, payload: JSON.stringify(payload) }
+  }
+
   // ---- request handling ----------------------------------------------------
 
   const gone = (res) => closed || res.destroyed || res.writableEnded
@@ -338,25 +475,51 @@ export async function startJudgeServer(options = {}) {
       }
     }
     const body = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null
-    const messages = Array.isArray(body?.messages) ? body.messages : []
-    const join = (pred) =>
-      messages
-        .filter((m) => pred(m?.role))
-        .map((m) => contentToString(m?.content))
-        .join('\n')
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const api = apiOf(url.pathname)
+    let system
+    let user
+    let text
+    if (api === 'google') {
+      const contents = Array.isArray(body?.contents) ? body.contents : []
+      system = partsToString(body?.systemInstruction?.parts)
+      user = contents
+        .filter((c) => (c?.role ?? 'user') === 'user')
+        .map((c) => partsToString(c?.parts))
+        .join('\n')
+      text = [system, ...contents.map((c) => partsToString(c?.parts))].filter((t) => t !== '').join('\n')
+    } else {
+      const messages = Array.isArray(body?.messages) ? body.messages : []
+      const join = (pred) =>
+        messages
+          .filter((m) => pred(m?.role))
+          .map((m) => contentToString(m?.content))
+          .join('\n')
+      if (api === 'anthropic') {
+        system = anthropicSystem(body?.system)
+        text = [system, join(() => true)].filter((t) => t !== '').join('\n')
+      } else {
+        system = join((r) => r === 'system' || r === 'developer')
+        text = join(() => true)
+      }
+      user = join((r) => r === 'user')
+    }
+    const marker = /Output schema name:\s*([A-Za-z0-9_.-]+)/.exec(system)?.[1]
     const rec = {
       index: nextIndex++,
       method: req.method ?? 'GET',
       path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      api,
       headers: { ...req.headers },
       body,
       raw,
-      text: join(() => true),
-      system: join((r) => r === 'system' || r === 'developer'),
-      user: join((r) => r === 'user'),
+      text,
+      system,
+      user,
+      schemaName: nativeSchemaName(body) ?? marker ?? null,
       receivedAt: Date.now(),
-      stream: body?.stream === true,
+      stream: body?.stream === true && (api === 'openai' || api === 'azure'),
       fault: null,
       status: null,
     }
@@ -425,14 +588,24 @@ export async function startJudgeServer(options = {}) {
     }
     const rec = record(req, raw)
 
-    if (req.method !== 'POST' || !rec.path.endsWith('/chat/completions')) {
+    if (req.method !== 'POST' || rec.api === null) {
       return send(res, rec, { status: 404, content: `judge-server: no route for ${rec.method} ${rec.path}` })
     }
     if (rec.body === null) {
       return send(res, rec, { status: 400, content: 'judge-server: request body is not a JSON object' })
     }
-    if (!Array.isArray(rec.body.messages)) {
+    if (rec.api === 'google') {
+      if (!Array.isArray(rec.body.contents)) {
+        return send(res, rec, { status: 400, content: 'judge-server: request body has no "contents" array' })
+      }
+    } else if (!Array.isArray(rec.body.messages)) {
       return send(res, rec, { status: 400, content: 'judge-server: request body has no "messages" array' })
+    }
+    if (rec.api === 'anthropic' && typeof rec.body.max_tokens !== 'number') {
+      return send(res, rec, { status: 400, content: 'judge-server: max_tokens: Field required' })
+    }
+    if (rec.api === 'azure' && !rec.query['api-version']) {
+      return send(res, rec, { status: 400, content: 'judge-server: Missing required query parameter: api-version' })
     }
 
     const randomFault = drawFault()
@@ -480,6 +653,7 @@ export async function startJudgeServer(options = {}) {
 
   const server = {
     url: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     port,
     httpServer,
     requests,
@@ -624,7 +798,7 @@ const fail = (message) => ({ status: 500, content: `heuristicJudge: ${message}` 
  */
 export function heuristicJudge(req) {
   const format = req.body?.response_format
-  const nativeName = format?.json_schema?.name
+  const nativeName = nativeSchemaName(req.body)
   const marker = /Output schema name:\s*([A-Za-z0-9_.-]+)/.exec(req.text ?? '')?.[1]
   const schema = KNOWN_SCHEMAS.has(nativeName) ? nativeName : (marker ?? nativeName)
 

@@ -1,6 +1,9 @@
 //! Model configuration: `'provider/model'` strings and `{ id | providerId+modelId, url?,
-//! apiKey?, headers? }` objects, resolved ONCE per scorer against the provider registry
-//! and the environment (API key variable, `<PROVIDER>_BASE_URL`).
+//! apiKey?, headers?, structuredOutput?, apiVersion? }` objects, resolved ONCE per scorer
+//! against the provider table ([`PROVIDERS`]) and the environment (API key variable, base
+//! URL variable, Azure's resource name and API version), and the capability table
+//! ([`capabilities`]): how a step's schema reaches each model, and which request
+//! parameters it accepts.
 
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::{opt_string, wrong_type};
@@ -10,112 +13,349 @@ use std::fmt;
 /// How a step's JSON schema reaches the judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StructuredOutput {
-    /// OpenAI `response_format: { type: 'json_schema', json_schema: { strict: true, ... } }`.
+    /// Native structured output with the step's schema: OpenAI `response_format: { type:
+    /// 'json_schema', json_schema: { strict: true, ... } }`, an Anthropic forced tool call,
+    /// Gemini `responseJsonSchema`.
     JsonSchema,
+    /// OpenAI JSON mode (`response_format: { type: 'json_object' }`) with the schema described
+    /// in the prompt: for providers and models that guarantee JSON but take no schema.
+    JsonObject,
     /// The schema is described in the prompt (for providers without native support).
     Prompt,
 }
 
-/// One entry of the provider registry (all speak OpenAI chat completions).
+impl StructuredOutput {
+    /// The option value (`structuredOutput`) and README name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StructuredOutput::JsonSchema => "json_schema",
+            StructuredOutput::JsonObject => "json_object",
+            StructuredOutput::Prompt => "prompt",
+        }
+    }
+}
+
+/// The wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// OpenAI chat completions (`{base}/chat/completions`, `Authorization: Bearer`).
+    OpenAi,
+    /// Azure OpenAI: chat completions at `{base}/deployments/{deployment}/chat/completions?api-version=…`
+    /// with an `api-key` header.
+    Azure,
+    /// Anthropic Messages (`{base}/messages`, `x-api-key`, `anthropic-version`).
+    Anthropic,
+    /// Google Gemini `generateContent` (`{base}/models/{model}:generateContent`, `x-goog-api-key`).
+    Google,
+}
+
+/// One entry of the provider table.
 #[derive(Debug, Clone, Copy)]
 pub struct ProviderInfo {
     pub id: &'static str,
+    pub wire: Wire,
+    /// The default base URL; empty for Azure (built from the resource name).
     pub base_url: &'static str,
     /// Env var holding the key; `None` = the provider needs no key (local servers).
     pub key_var: Option<&'static str>,
+    /// Env var overriding the base URL.
+    pub base_url_var: &'static str,
+    /// How step schemas reach this provider's models (see [`capabilities`] for the
+    /// per-model exceptions).
     pub structured: StructuredOutput,
 }
 
 const fn p(
     id: &'static str,
+    wire: Wire,
     base_url: &'static str,
     key_var: Option<&'static str>,
+    base_url_var: &'static str,
     structured: StructuredOutput,
 ) -> ProviderInfo {
     ProviderInfo {
         id,
+        wire,
         base_url,
         key_var,
+        base_url_var,
         structured,
     }
 }
 
-use StructuredOutput::{JsonSchema, Prompt};
+use StructuredOutput::{JsonObject, JsonSchema, Prompt};
+use Wire::{Anthropic, Azure, Google, OpenAi};
 
 /// Providers reachable with a `'provider/model'` string.
 pub const PROVIDERS: &[ProviderInfo] = &[
     p(
         "openai",
+        OpenAi,
         "https://api.openai.com/v1",
         Some("OPENAI_API_KEY"),
+        "OPENAI_BASE_URL",
+        JsonSchema,
+    ),
+    p(
+        "anthropic",
+        Anthropic,
+        "https://api.anthropic.com/v1",
+        Some("ANTHROPIC_API_KEY"),
+        "ANTHROPIC_BASE_URL",
+        JsonSchema,
+    ),
+    p(
+        "google",
+        Google,
+        "https://generativelanguage.googleapis.com/v1beta",
+        Some("GOOGLE_GENERATIVE_AI_API_KEY"),
+        "GOOGLE_GENERATIVE_AI_BASE_URL",
+        JsonSchema,
+    ),
+    p(
+        "azure",
+        Azure,
+        "",
+        Some("AZURE_API_KEY"),
+        "AZURE_BASE_URL",
         JsonSchema,
     ),
     p(
         "groq",
+        OpenAi,
         "https://api.groq.com/openai/v1",
         Some("GROQ_API_KEY"),
+        "GROQ_BASE_URL",
         Prompt,
     ),
     p(
         "mistral",
+        OpenAi,
         "https://api.mistral.ai/v1",
         Some("MISTRAL_API_KEY"),
-        Prompt,
+        "MISTRAL_BASE_URL",
+        JsonObject,
     ),
     p(
         "deepseek",
+        OpenAi,
         "https://api.deepseek.com/v1",
         Some("DEEPSEEK_API_KEY"),
-        Prompt,
+        "DEEPSEEK_BASE_URL",
+        JsonObject,
     ),
     p(
         "openrouter",
+        OpenAi,
         "https://openrouter.ai/api/v1",
         Some("OPENROUTER_API_KEY"),
+        "OPENROUTER_BASE_URL",
         Prompt,
     ),
     p(
         "togetherai",
+        OpenAi,
         "https://api.together.xyz/v1",
         Some("TOGETHER_API_KEY"),
+        "TOGETHERAI_BASE_URL",
         Prompt,
     ),
     p(
         "xai",
+        OpenAi,
         "https://api.x.ai/v1",
         Some("XAI_API_KEY"),
+        "XAI_BASE_URL",
         JsonSchema,
     ),
     p(
         "cerebras",
+        OpenAi,
         "https://api.cerebras.ai/v1",
         Some("CEREBRAS_API_KEY"),
-        Prompt,
+        "CEREBRAS_BASE_URL",
+        JsonObject,
     ),
     p(
         "deepinfra",
+        OpenAi,
         "https://api.deepinfra.com/v1/openai",
         Some("DEEPINFRA_API_KEY"),
-        Prompt,
+        "DEEPINFRA_BASE_URL",
+        JsonObject,
     ),
     p(
         "fireworks",
+        OpenAi,
         "https://api.fireworks.ai/inference/v1",
         Some("FIREWORKS_API_KEY"),
-        Prompt,
+        "FIREWORKS_BASE_URL",
+        JsonObject,
     ),
     p(
         "perplexity",
+        OpenAi,
         "https://api.perplexity.ai",
         Some("PERPLEXITY_API_KEY"),
+        "PERPLEXITY_BASE_URL",
         Prompt,
     ),
-    p("lmstudio", "http://127.0.0.1:1234/v1", None, Prompt),
-    p("ollama", "http://127.0.0.1:11434/v1", None, Prompt),
+    p(
+        "lmstudio",
+        OpenAi,
+        "http://127.0.0.1:1234/v1",
+        None,
+        "LMSTUDIO_BASE_URL",
+        Prompt,
+    ),
+    p(
+        "ollama",
+        OpenAi,
+        "http://127.0.0.1:11434/v1",
+        None,
+        "OLLAMA_BASE_URL",
+        Prompt,
+    ),
 ];
+
+/// The Azure OpenAI `api-version` used when neither `apiVersion` nor `AZURE_API_VERSION` is
+/// set: the latest generally available data-plane version with structured outputs.
+pub const AZURE_DEFAULT_API_VERSION: &str = "2024-10-21";
+
+/// The `anthropic-version` header sent with every Anthropic request.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 pub fn provider_info(id: &str) -> Option<&'static ProviderInfo> {
     PROVIDERS.iter().find(|p| p.id == id)
+}
+
+/// The request parameter that carries the output budget on the OpenAI wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenParam {
+    /// `max_tokens` (OpenAI-compatible servers, older OpenAI models).
+    MaxTokens,
+    /// `max_completion_tokens` (OpenAI: every model; the only one reasoning models accept).
+    MaxCompletionTokens,
+}
+
+impl TokenParam {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenParam::MaxTokens => "max_tokens",
+            TokenParam::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+}
+
+/// What one model accepts: the capability table's answer for a provider and model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// How step schemas reach it (unless `structuredOutput` says otherwise).
+    pub structured: StructuredOutput,
+    /// It accepts `temperature` (OpenAI reasoning models accept only the default: oxeval
+    /// leaves it out).
+    pub temperature: bool,
+    /// The output budget parameter on the OpenAI wire.
+    pub token_param: TokenParam,
+    /// It accepts a system message / system instruction (else the system text is put
+    /// before the user message).
+    pub system_prompt: bool,
+}
+
+/// The model name the capability table matches: lowercase, without a fine-tune prefix
+/// (`ft:`) and without a vendor path (`openai/o3-mini` → `o3-mini`).
+fn table_name(model_id: &str) -> String {
+    let m = model_id.trim().to_ascii_lowercase();
+    let m = m.strip_prefix("ft:").unwrap_or(&m);
+    // a fine-tune id is `ft:<base>:<org>::<id>`
+    let m = m.split(':').next().unwrap_or(m);
+    m.rsplit('/').next().unwrap_or(m).to_string()
+}
+
+/// `name` is `family` or `family-…` (`o1`, `o1-2024-12-17`; not `o10`).
+fn family(name: &str, family: &str) -> bool {
+    name == family
+        || name
+            .strip_prefix(family)
+            .is_some_and(|rest| rest.starts_with('-'))
+}
+
+/// OpenAI's reasoning models: the o1, o3 and o4 families and GPT-5 (`gpt-5`, `gpt-5-mini`,
+/// `gpt-5.1`, …). They reject a non-default `temperature` and `max_tokens`.
+pub fn is_openai_reasoning_model(model_id: &str) -> bool {
+    let m = table_name(model_id);
+    ["o1", "o3", "o4"].iter().any(|f| family(&m, f)) || m.starts_with("gpt-5")
+}
+
+/// The host of `url` (`https://user@api.openai.com:443/v1` → `api.openai.com`).
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    host.split(':').next().unwrap_or(host)
+}
+
+/// The capability table: what `model_id` of `provider_id`, served at `base_url`, accepts.
+///
+/// | provider | structured output | exceptions |
+/// |---|---|---|
+/// | openai, azure | json_schema | `gpt-3.5-turbo*`, `gpt-4-turbo*`, `gpt-4-1106*`, `gpt-4-0125*`, `gpt-4o-2024-05-13`, `chatgpt-4o*`: json_object; `gpt-4`, `gpt-4-0314`, `gpt-4-0613`, `gpt-4-32k*`, `o1-mini*`, `o1-preview*`: prompt |
+/// | anthropic | json_schema (forced tool call) | |
+/// | google | json_schema (`responseJsonSchema`; `responseSchema` for Gemini 1.x/2.0) | `gemma*`: prompt, no system instruction |
+/// | xai | json_schema | |
+/// | mistral, deepseek, cerebras, deepinfra, fireworks | json_object | `deepseek-reasoner`: prompt |
+/// | groq, openrouter, togetherai, perplexity, lmstudio, ollama | prompt | |
+/// | any other id (with `url`) | json_schema | |
+///
+/// OpenAI reasoning models ([`is_openai_reasoning_model`]) with an `openai/` or `azure/` id,
+/// at any URL: no `temperature`, `max_completion_tokens`. Every model served by
+/// `api.openai.com` gets `max_completion_tokens`; other OpenAI-compatible servers (custom
+/// URLs included) get `max_tokens`. `o1-mini` and `o1-preview` take no system message.
+pub fn capabilities(provider_id: &str, model_id: &str, base_url: &str) -> Capabilities {
+    let m = table_name(model_id);
+    let info = provider_info(provider_id);
+    let mut caps = Capabilities {
+        structured: info.map_or(JsonSchema, |i| i.structured),
+        temperature: true,
+        token_param: TokenParam::MaxTokens,
+        system_prompt: true,
+    };
+    let real_openai = host_of(base_url) == "api.openai.com";
+    let openai_models = real_openai || provider_id == "openai" || provider_id == "azure";
+    if openai_models {
+        let reasoning = is_openai_reasoning_model(&m);
+        if reasoning {
+            caps.temperature = false;
+        }
+        if real_openai || reasoning {
+            caps.token_param = TokenParam::MaxCompletionTokens;
+        }
+        let starts = |prefixes: &[&str]| prefixes.iter().any(|p| m.starts_with(p));
+        if starts(&["o1-mini", "o1-preview"]) {
+            caps.structured = Prompt;
+            caps.system_prompt = false;
+        } else if m == "gpt-4" || starts(&["gpt-4-0314", "gpt-4-0613", "gpt-4-32k"]) {
+            caps.structured = Prompt;
+        } else if starts(&[
+            "gpt-3.5-turbo",
+            "gpt-4-turbo",
+            "gpt-4-1106",
+            "gpt-4-0125",
+            "gpt-4o-2024-05-13",
+            "chatgpt-4o",
+        ]) {
+            caps.structured = JsonObject;
+        }
+    }
+    match provider_id {
+        "deepseek" if m.contains("reasoner") => caps.structured = Prompt,
+        "google" if m.starts_with("gemma") => {
+            caps.structured = Prompt;
+            caps.system_prompt = false;
+        }
+        _ => {}
+    }
+    caps
 }
 
 /// An API key. Its `Debug`/`Display` never show the value.
@@ -143,12 +383,15 @@ pub struct ModelConfig {
     /// `provider/model`, as shown in results (`judgeModelId` is the model part).
     pub id: String,
     pub provider_id: String,
+    /// The model id sent on the wire (Azure: the deployment name).
     pub model_id: String,
     pub base_url: String,
     /// `Err` keeps the missing-key error to report at run time (before any request).
     pub api_key: Result<Option<Secret>, JudgeError>,
     pub headers: Vec<(String, String)>,
     pub structured: StructuredOutput,
+    /// Azure OpenAI's `api-version` query parameter (`None` for other providers).
+    pub api_version: Option<String>,
 }
 
 impl ModelConfig {
@@ -174,6 +417,7 @@ impl ModelConfig {
             api_key: Ok(None),
             headers: Vec::new(),
             structured: StructuredOutput::JsonSchema,
+            api_version: None,
         }
     }
 
@@ -182,6 +426,18 @@ impl ModelConfig {
         Self::resolve(v, &|name| {
             std::env::var(name).ok().filter(|s| !s.is_empty())
         })
+    }
+
+    /// The wire format: the provider table's for a known provider id, else OpenAI's (any
+    /// OpenAI-compatible endpoint given by `url`).
+    pub fn wire(&self) -> Wire {
+        provider_info(&self.provider_id).map_or(Wire::OpenAi, |i| i.wire)
+    }
+
+    /// The capability table's entry for this model (its `structured` is the table's; the
+    /// resolved choice, `structuredOutput` included, is [`ModelConfig::structured`]).
+    pub fn capabilities(&self) -> Capabilities {
+        capabilities(&self.provider_id, &self.model_id, &self.base_url)
     }
 
     /// Same as [`from_value`](Self::from_value) with an injectable environment (tests).
@@ -258,21 +514,61 @@ impl ModelConfig {
         let structured = match str_field("structuredOutput")?.as_deref() {
             None => None,
             Some("json_schema") => Some(StructuredOutput::JsonSchema),
+            Some("json_object") => Some(StructuredOutput::JsonObject),
             Some("prompt") => Some(StructuredOutput::Prompt),
             Some(other) => {
                 return Err(bad(format!(
-                "options.model.structuredOutput must be 'json_schema' or 'prompt'; got '{other}'"
+                "options.model.structuredOutput must be 'json_schema', 'json_object' or 'prompt'; got '{other}'"
             )))
             }
         };
+        let is_azure = info.is_some_and(|i| i.wire == Wire::Azure);
+        let api_version = match str_field("apiVersion")? {
+            Some(_) if !is_azure => {
+                return Err(bad(format!(
+                    "options.model.apiVersion is an Azure OpenAI option ('azure/<deployment>'); model '{id_str}' is not one"
+                )))
+            }
+            Some(v) if v.trim().is_empty() => {
+                return Err(bad("options.model.apiVersion must not be empty".into()))
+            }
+            Some(v) => Some(v),
+            None if is_azure => Some(
+                env("AZURE_API_VERSION").unwrap_or_else(|| AZURE_DEFAULT_API_VERSION.into()),
+            ),
+            None => None,
+        };
 
-        let env_base = env(&format!(
-            "{}_BASE_URL",
-            provider_id.to_ascii_uppercase().replace('-', "_")
-        ));
+        let base_var = info.map_or_else(
+            || {
+                format!(
+                    "{}_BASE_URL",
+                    provider_id.to_ascii_uppercase().replace('-', "_")
+                )
+            },
+            |i| i.base_url_var.to_string(),
+        );
+        let env_base = env(&base_var);
         let base_url = match (&url, env_base, info) {
             (Some(u), _, _) => u.clone(),
             (None, Some(u), _) => u,
+            (None, None, Some(info)) if info.wire == Wire::Azure => {
+                let Some(resource) = env("AZURE_RESOURCE_NAME") else {
+                    return Err(bad(format!(
+                        "model '{id_str}' needs the Azure OpenAI resource: set process.env.AZURE_RESOURCE_NAME (https://<name>.openai.azure.com) or AZURE_BASE_URL, or pass {{ id: '{id_str}', url: 'https://<name>.openai.azure.com/openai' }}"
+                    )));
+                };
+                let valid = !resource.is_empty()
+                    && resource
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+                if !valid {
+                    return Err(bad(format!(
+                        "process.env.AZURE_RESOURCE_NAME must be an Azure resource name (letters, digits, '-'); got '{resource}'"
+                    )));
+                }
+                format!("https://{resource}.openai.azure.com/openai")
+            }
             (None, None, Some(info)) => info.base_url.to_string(),
             (None, None, None) => {
                 let known: Vec<&str> = PROVIDERS.iter().map(|p| p.id).collect();
@@ -300,21 +596,21 @@ impl ModelConfig {
             },
             (None, _) => Ok(None),
         };
-        let structured = structured.unwrap_or(match (&url, info) {
-            // Any explicit endpoint is treated as OpenAI-compatible with json_schema support,
-            // as Mastra does; override with `structuredOutput: 'prompt'`.
-            (Some(_), _) => StructuredOutput::JsonSchema,
-            (None, Some(info)) => info.structured,
-            (None, None) => StructuredOutput::Prompt,
-        });
+        let base_url = base_url.trim_end_matches('/').to_string();
+        // A known provider's table entry applies at any URL (the id says what is behind
+        // it); any other endpoint is treated as OpenAI-compatible with json_schema support,
+        // as Mastra does. `structuredOutput` overrides both.
+        let structured =
+            structured.unwrap_or_else(|| capabilities(provider_id, model_id, &base_url).structured);
         Ok(ModelConfig {
             id: id_str.clone(),
             provider_id: provider_id.to_string(),
             model_id: model_id.to_string(),
-            base_url: base_url.trim_end_matches('/').to_string(),
+            base_url,
             api_key,
             headers,
             structured,
+            api_version,
         })
     }
 }
@@ -367,6 +663,8 @@ mod tests {
         let m = ModelConfig::resolve(&json!("groq/llama"), &env).unwrap();
         assert_eq!(m.base_url, "http://proxy/v1");
         assert_eq!(m.structured, StructuredOutput::Prompt);
+        assert_eq!(m.wire(), Wire::OpenAi);
+        assert_eq!(m.api_version, None);
 
         // local providers need no key
         let m = ModelConfig::resolve(&json!("ollama/llama3.2"), &env).unwrap();
@@ -403,6 +701,325 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.structured, StructuredOutput::Prompt);
+    }
+
+    #[test]
+    fn native_providers() {
+        let key = fake_key();
+        let env = env_of(&[
+            ("ANTHROPIC_API_KEY", key.as_str()),
+            ("GOOGLE_GENERATIVE_AI_API_KEY", key.as_str()),
+            ("GOOGLE_GENERATIVE_AI_BASE_URL", "http://g/v1beta/"),
+        ]);
+        let m = ModelConfig::resolve(&json!("anthropic/claude-sonnet-4-5"), &env).unwrap();
+        assert_eq!(m.wire(), Wire::Anthropic);
+        assert_eq!(m.base_url, "https://api.anthropic.com/v1");
+        assert_eq!(m.api_key.unwrap().unwrap().expose(), key);
+        assert_eq!(m.structured, StructuredOutput::JsonSchema);
+        let m = ModelConfig::resolve(&json!("google/gemini-2.5-flash"), &env).unwrap();
+        assert_eq!(m.wire(), Wire::Google);
+        assert_eq!(m.base_url, "http://g/v1beta");
+        assert_eq!(m.model_id, "gemini-2.5-flash");
+        let m = ModelConfig::resolve(&json!("google/gemma-3-27b-it"), &env).unwrap();
+        assert_eq!(m.structured, StructuredOutput::Prompt);
+        assert!(!m.capabilities().system_prompt);
+        // the object form keeps the native wire format at its url
+        let m = ModelConfig::resolve(
+            &json!({"id": "anthropic/claude-x", "url": "http://127.0.0.1:9/v1"}),
+            &|_| None,
+        )
+        .unwrap();
+        assert_eq!(
+            (m.wire(), m.base_url.as_str()),
+            (Wire::Anthropic, "http://127.0.0.1:9/v1")
+        );
+        assert!(
+            m.api_key.unwrap().is_none(),
+            "an explicit url may need no key"
+        );
+        let err = ModelConfig::resolve(&json!("anthropic/claude-x"), &|_| None)
+            .unwrap()
+            .api_key
+            .unwrap_err();
+        assert_eq!(
+            err.message,
+            "Could not find API key process.env.ANTHROPIC_API_KEY for model id anthropic/claude-x"
+        );
+    }
+
+    #[test]
+    fn azure_config() {
+        let key = fake_key();
+        let env = env_of(&[
+            ("AZURE_API_KEY", key.as_str()),
+            ("AZURE_RESOURCE_NAME", "my-res"),
+        ]);
+        let m = ModelConfig::resolve(&json!("azure/gpt-4o-prod"), &env).unwrap();
+        assert_eq!(m.wire(), Wire::Azure);
+        assert_eq!(m.base_url, "https://my-res.openai.azure.com/openai");
+        assert_eq!(m.model_id, "gpt-4o-prod");
+        assert_eq!(m.api_version.as_deref(), Some(AZURE_DEFAULT_API_VERSION));
+        assert_eq!(m.api_key.unwrap().unwrap().expose(), key);
+
+        let env = env_of(&[
+            ("AZURE_API_KEY", key.as_str()),
+            ("AZURE_RESOURCE_NAME", "my-res"),
+            ("AZURE_BASE_URL", "https://proxy.example/openai/"),
+            ("AZURE_API_VERSION", "2025-04-01-preview"),
+        ]);
+        let m = ModelConfig::resolve(&json!("azure/o3-mini"), &env).unwrap();
+        assert_eq!(m.base_url, "https://proxy.example/openai");
+        assert_eq!(m.api_version.as_deref(), Some("2025-04-01-preview"));
+        let caps = m.capabilities();
+        assert!(!caps.temperature);
+        assert_eq!(caps.token_param, TokenParam::MaxCompletionTokens);
+
+        let m = ModelConfig::resolve(
+            &json!({"id": "azure/d1", "url": "http://127.0.0.1:9/openai", "apiVersion": "2024-06-01", "apiKey": key}),
+            &env_of(&[]),
+        )
+        .unwrap();
+        assert_eq!(m.base_url, "http://127.0.0.1:9/openai");
+        assert_eq!(m.api_version.as_deref(), Some("2024-06-01"));
+        assert_eq!(
+            ModelConfig::resolve(&json!("azure/d1"), &env_of(&[("AZURE_API_KEY", "x")]))
+                .unwrap_err()
+                .message,
+            "model 'azure/d1' needs the Azure OpenAI resource: set process.env.AZURE_RESOURCE_NAME (https://<name>.openai.azure.com) or AZURE_BASE_URL, or pass { id: 'azure/d1', url: 'https://<name>.openai.azure.com/openai' }"
+        );
+        assert!(ModelConfig::resolve(
+            &json!("azure/d1"),
+            &env_of(&[("AZURE_RESOURCE_NAME", "evil.com/x?")])
+        )
+        .unwrap_err()
+        .message
+        .contains("must be an Azure resource name"));
+        for (v, want) in [
+            (
+                json!({"id": "openai/x", "apiVersion": "1"}),
+                "apiVersion is an Azure OpenAI option",
+            ),
+            (
+                json!({"id": "azure/x", "url": "http://h", "apiVersion": " "}),
+                "apiVersion must not be empty",
+            ),
+            (
+                json!({"id": "azure/x", "url": "http://h", "apiVersion": 1}),
+                "apiVersion must be a string",
+            ),
+        ] {
+            let e = ModelConfig::resolve(&v, &env_of(&[])).unwrap_err();
+            assert!(e.message.contains(want), "{v}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn capability_table() {
+        use StructuredOutput::*;
+        use TokenParam::*;
+        let api = "https://api.openai.com/v1";
+        let c = |p: &str, m: &str| {
+            let base = provider_info(p).map_or("http://h/v1", |i| i.base_url);
+            capabilities(p, m, base)
+        };
+        // (provider, model, structured, temperature, token param, system prompt)
+        let rows = [
+            (
+                "openai",
+                "gpt-4o-mini",
+                JsonSchema,
+                true,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "gpt-4.1",
+                JsonSchema,
+                true,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "o3-mini",
+                JsonSchema,
+                false,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "o4-mini-2025-04-16",
+                JsonSchema,
+                false,
+                MaxCompletionTokens,
+                true,
+            ),
+            ("openai", "o1", JsonSchema, false, MaxCompletionTokens, true),
+            (
+                "openai",
+                "o1-mini",
+                Prompt,
+                false,
+                MaxCompletionTokens,
+                false,
+            ),
+            (
+                "openai",
+                "gpt-5",
+                JsonSchema,
+                false,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "gpt-5-mini",
+                JsonSchema,
+                false,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "gpt-5.1",
+                JsonSchema,
+                false,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "ft:gpt-4o-mini:org::abc",
+                JsonSchema,
+                true,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "gpt-3.5-turbo",
+                JsonObject,
+                true,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "openai",
+                "gpt-4-turbo",
+                JsonObject,
+                true,
+                MaxCompletionTokens,
+                true,
+            ),
+            ("openai", "gpt-4", Prompt, true, MaxCompletionTokens, true),
+            ("azure", "gpt-4o", JsonSchema, true, MaxTokens, true),
+            (
+                "azure",
+                "o3-mini",
+                JsonSchema,
+                false,
+                MaxCompletionTokens,
+                true,
+            ),
+            (
+                "anthropic",
+                "claude-sonnet-4-5",
+                JsonSchema,
+                true,
+                MaxTokens,
+                true,
+            ),
+            (
+                "google",
+                "gemini-2.5-flash",
+                JsonSchema,
+                true,
+                MaxTokens,
+                true,
+            ),
+            ("google", "gemma-3-27b-it", Prompt, true, MaxTokens, false),
+            ("xai", "grok-4", JsonSchema, true, MaxTokens, true),
+            (
+                "mistral",
+                "mistral-large-latest",
+                JsonObject,
+                true,
+                MaxTokens,
+                true,
+            ),
+            (
+                "deepseek",
+                "deepseek-chat",
+                JsonObject,
+                true,
+                MaxTokens,
+                true,
+            ),
+            (
+                "deepseek",
+                "deepseek-reasoner",
+                Prompt,
+                true,
+                MaxTokens,
+                true,
+            ),
+            ("groq", "openai/gpt-oss-120b", Prompt, true, MaxTokens, true),
+            (
+                "openrouter",
+                "openai/o3-mini",
+                Prompt,
+                true,
+                MaxTokens,
+                true,
+            ),
+            ("ollama", "llama3.2", Prompt, true, MaxTokens, true),
+            ("custom", "o3-mini", JsonSchema, true, MaxTokens, true),
+        ];
+        for (p, m, structured, temperature, token_param, system_prompt) in rows {
+            assert_eq!(
+                c(p, m),
+                Capabilities {
+                    structured,
+                    temperature,
+                    token_param,
+                    system_prompt
+                },
+                "{p}/{m}"
+            );
+        }
+        // an openai/ id at another URL: max_tokens, unless it is a reasoning model
+        let local = "http://127.0.0.1:9/v1";
+        assert_eq!(
+            capabilities("openai", "gpt-4o", local).token_param,
+            MaxTokens
+        );
+        let caps = capabilities("openai", "o3-mini", local);
+        assert_eq!(
+            (caps.temperature, caps.token_param),
+            (false, MaxCompletionTokens)
+        );
+        // any provider id served by api.openai.com is OpenAI
+        let caps = capabilities("proxy", "o3-mini", api);
+        assert!(!caps.temperature);
+        assert_eq!(caps.token_param, MaxCompletionTokens);
+        assert_eq!(
+            host_of("https://u:p@api.openai.com:443/v1"),
+            "api.openai.com"
+        );
+        assert!(!is_openai_reasoning_model("o10"));
+        assert!(is_openai_reasoning_model("openai/o3"));
+        // the resolved choice: the table, or structuredOutput
+        let m = ModelConfig::resolve(&json!({"id": "mistral/m", "url": "http://h/v1"}), &|_| None)
+            .unwrap();
+        assert_eq!(m.structured, JsonObject);
+        let m = ModelConfig::resolve(
+            &json!({"id": "x/y", "url": "http://h/v1", "structuredOutput": "json_object"}),
+            &|_| None,
+        )
+        .unwrap();
+        assert_eq!(m.structured, JsonObject);
     }
 
     #[test]

@@ -1,17 +1,24 @@
 //! The one-request road: response-cache lookup, admission by the endpoint limiter, HTTP
 //! attempts with retries and backoff, the per-attempt timeout, the run's deadline and
-//! cancellation ([`RunContext`]), and the user-facing, redacted [`JudgeError`] a failed
-//! call becomes (with the provider's own message read from the error body).
+//! cancellation ([`RunContext`]), the self-heal (a request the judge rejected for a
+//! parameter the model does not support is sent once more without it, see
+//! [`Provider::adapt`](crate::provider::Provider::adapt)), and the user-facing, redacted
+//! [`JudgeError`] a failed call becomes (with the provider's own message read from the error
+//! body).
 
 use super::cache::ResponseCache;
 use super::execution::Execution;
 use super::retry::RetryPolicy;
 use super::Judge;
 use crate::error::{ErrorCode, JudgeError};
-use crate::provider::{CallError, ChatRequest, ChatResponse};
+use crate::provider::{CallError, CallOptions, ChatRequest, ChatResponse};
 use serde_json::Value;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// Most resends of one request after the provider adapted to a rejection (one per
+/// parameter the judge may reject: `temperature`, the output budget, `reasoning_effort`).
+pub const MAX_ADAPTATIONS: u32 = 3;
 
 /// Per-run control: cancellation and an optional overall deadline.
 #[derive(Debug, Clone, Default)]
@@ -88,7 +95,11 @@ impl Judge {
         let est_tokens =
             prompt_tokens.saturating_add(self.settings.max_output_tokens.unwrap_or(256));
         let policy = self.settings.retry;
+        let opts = CallOptions {
+            reasoning_effort: self.settings.reasoning_effort,
+        };
         let mut retry = 0u32;
+        let mut adapted = 0u32;
         loop {
             if ctx.cancel.is_cancelled() {
                 return Err(aborted());
@@ -114,7 +125,7 @@ impl Judge {
             }
             exec.model_call_count += 1;
             let outcome = tokio::select! {
-                r = self.provider.complete(req, timeout) => r,
+                r = self.provider.complete_with(req, &opts, timeout) => r,
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
             };
             drop(permit);
@@ -139,6 +150,12 @@ impl Judge {
                     // the deadline's doing, not the judge's).
                     if ctx.remaining().is_some_and(|r| r.is_zero()) {
                         return Err(deadline_error());
+                    }
+                    // The judge rejected a parameter this model does not support and the
+                    // provider now leaves it out: send again at once (not a retry).
+                    if adapted < MAX_ADAPTATIONS && self.provider.adapt(req, &opts, &err) {
+                        adapted += 1;
+                        continue;
                     }
                     if retry < policy.max_retries && RetryPolicy::is_retryable(&err) {
                         let wait = policy.delay(retry, hint);

@@ -26,7 +26,7 @@ pub use settings::{ModelSettings, DEFAULT_TIMEOUT, SETTING_RANGES};
 
 use crate::error::{ErrorCode, JudgeError};
 use crate::model::{ModelConfig, StructuredOutput};
-use crate::provider::{openai::OpenAiProvider, ChatRequest, ChatResponse, Provider};
+use crate::provider::{ChatRequest, ChatResponse, Provider};
 use crate::redact::Redactor;
 use cache::ResponseCache;
 use limits::EndpointLimiter;
@@ -51,7 +51,7 @@ pub struct Judge {
 impl Judge {
     pub fn new(model: ModelConfig, settings: ModelSettings) -> Judge {
         let key = model.api_key.clone().ok().flatten();
-        let provider = Arc::new(OpenAiProvider::new(&model, key));
+        let provider = crate::provider::for_model(&model, key);
         Self::with_provider(provider, model, settings)
     }
 

@@ -5,8 +5,8 @@
 use super::limits::LimitSettings;
 use super::retry::RetryPolicy;
 use crate::error::InvalidArgument;
-use crate::options::{opt_number, opt_uint_in, wrong_type};
-use crate::provider::DEFAULT_MAX_RESPONSE_BYTES;
+use crate::options::{opt_number, opt_string, opt_uint_in, wrong_type};
+use crate::provider::{ReasoningEffort, DEFAULT_MAX_RESPONSE_BYTES};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -26,6 +26,9 @@ pub struct ModelSettings {
     pub limits: LimitSettings,
     /// Largest judge response body read (bytes); past it the call fails.
     pub max_response_bytes: usize,
+    /// How much a reasoning model may think (`reasoning_effort` on the OpenAI wire, a
+    /// thinking budget for Gemini); `None` leaves it to the model.
+    pub reasoning_effort: Option<ReasoningEffort>,
 }
 
 impl Default for ModelSettings {
@@ -37,6 +40,7 @@ impl Default for ModelSettings {
             timeout: DEFAULT_TIMEOUT,
             limits: LimitSettings::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            reasoning_effort: None,
         }
     }
 }
@@ -64,8 +68,8 @@ fn setting(v: &Value, key: &str) -> Result<Option<u64>, InvalidArgument> {
 
 impl ModelSettings {
     /// Parse `options.modelSettings` (`{ temperature, maxOutputTokens, maxRetries, timeoutMs,
-    /// retryDelayMs, maxConcurrency, rpm, tpm, maxResponseBytes }`); absent keys keep the
-    /// defaults.
+    /// retryDelayMs, maxConcurrency, rpm, tpm, maxResponseBytes, reasoningEffort }`); absent
+    /// keys keep the defaults.
     pub fn from_value(v: Option<&Value>) -> Result<Self, InvalidArgument> {
         let mut s = ModelSettings::default();
         let Some(v) = v.filter(|v| !v.is_null()) else {
@@ -107,6 +111,19 @@ impl ModelSettings {
         if let Some(n) = setting(v, "maxResponseBytes")? {
             s.max_response_bytes = n as usize;
         }
+        if let Some(e) = opt_string(v, "reasoningEffort", path)? {
+            let Some(effort) = ReasoningEffort::parse(e) else {
+                let all: Vec<String> = ReasoningEffort::ALL
+                    .iter()
+                    .map(|e| format!("'{}'", e.as_str()))
+                    .collect();
+                return Err(InvalidArgument::options(format!(
+                    "{path}.reasoningEffort must be one of {}; got '{e}'",
+                    all.join(", ")
+                )));
+            };
+            s.reasoning_effort = Some(effort);
+        }
         Ok(s)
     }
 }
@@ -127,6 +144,12 @@ mod tests {
         assert_eq!(s.max_output_tokens, Some(256));
         assert_eq!(s.retry.max_retries, 0);
         assert_eq!(s.timeout, Duration::from_millis(1500));
+        assert_eq!(s.reasoning_effort, None);
+        for e in ReasoningEffort::ALL {
+            let s =
+                ModelSettings::from_value(Some(&json!({ "reasoningEffort": e.as_str() }))).unwrap();
+            assert_eq!(s.reasoning_effort, Some(e));
+        }
         for (bad, want) in [
             (json!(5), "must be an object"),
             (
@@ -141,6 +164,14 @@ mod tests {
             (
                 json!({"maxResponseBytes": 10}),
                 "maxResponseBytes must be an integer from 1024",
+            ),
+            (
+                json!({"reasoningEffort": "max"}),
+                "reasoningEffort must be one of 'minimal', 'low', 'medium', 'high'; got 'max'",
+            ),
+            (
+                json!({"reasoningEffort": 2}),
+                "reasoningEffort must be a string; got number",
             ),
         ] {
             let e = ModelSettings::from_value(Some(&bad)).unwrap_err();

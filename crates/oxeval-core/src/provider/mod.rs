@@ -1,16 +1,25 @@
 //! Providers turn one chat request into one HTTP call in their wire format. They know
 //! nothing about scorers, retries or parsing: that is the engine's job.
+//!
+//! [`for_model`] picks the provider of a model: [`openai`] (OpenAI chat completions and
+//! Azure OpenAI), [`anthropic`] (Messages), [`google`] (Gemini `generateContent`). The HTTP
+//! road they share (redirect policy, bounded bodies, error bodies, retry hints) is
+//! [`post`]. [`external`] is the host's model (an AI SDK object or a function).
 
+pub mod anthropic;
 pub mod external;
+pub mod google;
 pub mod openai;
 
-use crate::redact::Redactor;
+use crate::model::{ModelConfig, Secret, Wire};
+use crate::redact::{display_url, Redactor};
 use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// Default for [`ChatRequest::max_response_bytes`]: 8 MiB (a judge's answer is a few KB).
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
@@ -35,6 +44,64 @@ pub struct ChatRequest {
     /// [`DEFAULT_MAX_RESPONSE_BYTES`]). A larger body, or a larger announced
     /// `Content-Length`, fails with [`CallError::TooLarge`]; 0 rejects any non-empty body.
     pub max_response_bytes: usize,
+}
+
+/// `modelSettings.reasoningEffort`: how much a reasoning model may think.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReasoningEffort {
+    Minimal,
+    Low,
+    Medium,
+    High,
+}
+
+impl ReasoningEffort {
+    /// Every value, in order (the option's accepted strings).
+    pub const ALL: [ReasoningEffort; 4] = [
+        ReasoningEffort::Minimal,
+        ReasoningEffort::Low,
+        ReasoningEffort::Medium,
+        ReasoningEffort::High,
+    ];
+
+    /// The option value, also OpenAI's `reasoning_effort` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Minimal => "minimal",
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+}
+
+/// A judge's options that some wire formats carry beside the request (from
+/// `modelSettings`). Providers that have no use for them ignore them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// OpenAI `reasoning_effort`; Gemini `thinkingConfig.thinkingBudget`; not sent to
+    /// Anthropic (its extended thinking cannot be combined with the forced tool call).
+    pub reasoning_effort: Option<ReasoningEffort>,
+}
+
+/// The first line of the schema description the engine puts in the system message when
+/// the schema does not travel natively (prompt style, JSON mode, and every fallback
+/// attempt), followed by the schema's name. A request whose system message has a line
+/// starting with it asks for JSON.
+pub const SCHEMA_PROMPT_MARKER: &str = "Output schema name: ";
+
+/// Whether `req` asks for a JSON value: a native schema, or the schema described in the
+/// system message (see [`SCHEMA_PROMPT_MARKER`]). Free-text requests (reasons) do not.
+pub fn wants_json(req: &ChatRequest) -> bool {
+    req.schema.is_some()
+        || req
+            .system
+            .lines()
+            .any(|l| l.starts_with(SCHEMA_PROMPT_MARKER))
 }
 
 /// Token usage as the provider reports it (Mastra's field names).
@@ -203,6 +270,246 @@ pub trait Provider: Send + Sync {
         req: &'a ChatRequest,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
+
+    /// [`complete`](Self::complete) with the judge's [`CallOptions`]; the engine calls
+    /// this. The default ignores the options: override it only when the wire format
+    /// carries them.
+    fn complete_with<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        opts: &'a CallOptions,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
+        let _ = opts;
+        self.complete(req, timeout)
+    }
+
+    /// Learn from a rejected request: `true` when the provider now sends `req` differently
+    /// so that sending it again at once may succeed (e.g. the judge named a parameter it
+    /// does not support, and the provider dropped it for this endpoint and model). The
+    /// engine then resends without counting a retry. The default learns nothing.
+    fn adapt(&self, req: &ChatRequest, opts: &CallOptions, err: &CallError) -> bool {
+        let _ = (req, opts, err);
+        false
+    }
+}
+
+/// The provider of `model` by its wire format ([`ModelConfig::wire`]). `api_key` must
+/// already be resolved (a missing key is reported before any request).
+pub fn for_model(model: &ModelConfig, api_key: Option<Secret>) -> Arc<dyn Provider> {
+    match model.wire() {
+        Wire::OpenAi | Wire::Azure => Arc::new(openai::OpenAiProvider::new(model, api_key)),
+        Wire::Anthropic => Arc::new(anthropic::AnthropicProvider::new(model, api_key)),
+        Wire::Google => Arc::new(google::GoogleProvider::new(model, api_key)),
+    }
+}
+
+/// The model's custom headers (`headers`), marked sensitive; invalid names or values are
+/// skipped.
+pub(crate) fn custom_headers(model: &ModelConfig) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for (k, v) in &model.headers {
+        if let (Ok(name), Ok(mut value)) = (
+            HeaderName::from_bytes(k.as_bytes()),
+            HeaderValue::from_str(v),
+        ) {
+            value.set_sensitive(true);
+            headers.insert(name, value);
+        }
+    }
+    headers
+}
+
+/// A secret as a sensitive header value (`None` if it cannot be one).
+pub(crate) fn secret_header(secret: &Secret) -> Option<HeaderValue> {
+    let mut v = HeaderValue::from_str(secret.expose()).ok()?;
+    v.set_sensitive(true);
+    Some(v)
+}
+
+/// Send a prepared POST and read its 2xx body, at most `limit` bytes. Every wire format
+/// shares this road: a redirect that was not followed is [`CallError::Redirect`]; a non-2xx
+/// answer is [`CallError::Http`] with at most [`MAX_ERROR_BODY_BYTES`] of its body and the
+/// retry hint ([`retry_hint`]); a body (or announced `Content-Length`) over `limit` is
+/// [`CallError::TooLarge`]; a timeout is [`CallError::Timeout`], anything else on the way
+/// [`CallError::Network`].
+pub(crate) async fn post(
+    builder: reqwest::RequestBuilder,
+    timeout: Duration,
+    limit: usize,
+) -> Result<Vec<u8>, CallError> {
+    let map_err = |e: reqwest::Error| {
+        if e.is_timeout() {
+            CallError::Timeout(timeout)
+        } else {
+            // reqwest errors never include headers; request URLs carry no userinfo and no
+            // key; the caller scrubs the text anyway.
+            CallError::Network(error_chain(&e))
+        }
+    };
+    let mut resp = builder.timeout(timeout).send().await.map_err(map_err)?;
+    let status = resp.status();
+    // The client follows same-origin redirects only (see `http_client`): one that comes
+    // back here was not followed.
+    if matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
+        if let Some(location) = resp.headers().get(LOCATION) {
+            return Err(redirect_error(status.as_u16(), resp.url(), location));
+        }
+    }
+    if !status.is_success() {
+        let retry_after = retry_hint(status.as_u16(), resp.headers());
+        // A broken connection while reading an error body keeps what was read: the
+        // status is the news.
+        let (bytes, _) = read_capped(&mut resp, MAX_ERROR_BODY_BYTES)
+            .await
+            .unwrap_or_else(|(partial, _)| (partial, false));
+        return Err(CallError::Http {
+            status: status.as_u16(),
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+            retry_after,
+        });
+    }
+    if resp
+        .content_length()
+        .is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX))
+    {
+        return Err(CallError::TooLarge { limit });
+    }
+    match read_capped(&mut resp, limit).await {
+        Ok((bytes, false)) => Ok(bytes),
+        Ok((_, true)) => Err(CallError::TooLarge { limit }),
+        Err((_, e)) => Err(map_err(e)),
+    }
+}
+
+/// Read `resp`'s body chunk by chunk, keeping at most `limit` bytes. `true` when the body
+/// was longer (reading stopped there; the rest is never read). On a read error, the bytes
+/// read so far and the error.
+async fn read_capped(
+    resp: &mut reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), (Vec<u8>, reqwest::Error)> {
+    // Content-Length is only a hint for the first allocation (it may lie).
+    let hint = resp
+        .content_length()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
+    let mut buf = Vec::with_capacity(hint.min(limit).min(1 << 20));
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = limit - buf.len();
+                if chunk.len() > room {
+                    buf.extend_from_slice(&chunk[..room]);
+                    return Ok((buf, true));
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok((buf, false)),
+            Err(e) => return Err((buf, e)),
+        }
+    }
+}
+
+/// The error for a redirect the client did not follow. `location` is resolved against the
+/// URL that answered and shown without userinfo, query and fragment.
+fn redirect_error(status: u16, from: &reqwest::Url, location: &HeaderValue) -> CallError {
+    let raw = String::from_utf8_lossy(location.as_bytes());
+    let (location, cross_origin) = match from.join(&raw) {
+        Ok(mut to) => {
+            let cross_origin = to.origin() != from.origin();
+            let _ = to.set_username("");
+            let _ = to.set_password(None);
+            to.set_query(None);
+            to.set_fragment(None);
+            (to.to_string(), cross_origin)
+        }
+        Err(_) => (display_url(&raw), true),
+    };
+    CallError::Redirect {
+        status,
+        location,
+        cross_origin,
+    }
+}
+
+/// The wait the server asked for, only where it means "retry after this": `Retry-After` /
+/// `retry-after-ms` on 429, 503 and 529 (Anthropic's "overloaded"), and on a 429 without
+/// them the soonest of OpenAI's `x-ratelimit-reset-*` (a token bucket's full-refill time
+/// is not a wait for one request).
+pub(crate) fn retry_hint(status: u16, headers: &HeaderMap) -> Option<Duration> {
+    if !matches!(status, 429 | 503 | 529) {
+        return None;
+    }
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let Some(d) = get("retry-after-ms")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+    {
+        return Some(d);
+    }
+    if let Some(d) = get("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())) {
+        return Some(d);
+    }
+    if status != 429 {
+        return None;
+    }
+    [
+        "x-ratelimit-reset-requests",
+        "x-ratelimit-reset-tokens",
+        "x-ratelimit-reset",
+    ]
+    .iter()
+    .filter_map(|h| get(h).and_then(parse_reset_duration))
+    .min()
+}
+
+/// `reqwest::Error` with its sources ("error sending request: connection refused").
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        let msg = inner.to_string();
+        if !s.contains(&msg) {
+            s.push_str(": ");
+            s.push_str(&msg);
+        }
+        src = inner.source();
+    }
+    s
+}
+
+/// A non-empty string, else `None`.
+pub(crate) fn non_empty_str(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// The body of a 2xx answer that is not JSON: a [`CallError::BadResponse`] naming `what`
+/// the body should have been, with its start.
+pub(crate) fn not_json(what: &str, e: &serde_json::Error, body: &[u8]) -> CallError {
+    CallError::bad_response(
+        format!(
+            "the judge's response is not {what} ({e}): {}",
+            String::from_utf8_lossy(&body[..body.len().min(500)])
+        ),
+        body,
+    )
+}
+
+/// A 2xx body carrying `{error: {message}}` (or `{error: "…"}`) instead of an answer.
+pub(crate) fn error_instead(err: &Value, body: &[u8]) -> CallError {
+    let detail = err
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| err.as_str())
+        .unwrap_or("no message");
+    let detail: String = detail.chars().take(300).collect();
+    CallError::bad_response(
+        format!("the judge answered with an error instead of a completion: {detail}"),
+        body,
+    )
 }
 
 /// Follow a redirect only within the origin (scheme, host, port) of the first request,
@@ -316,6 +623,43 @@ mod tests {
     }
 
     #[test]
+    fn retry_hints_only_where_they_mean_retry() {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-ratelimit-reset-requests",
+            HeaderValue::from_static("120ms"),
+        );
+        h.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("6m0s"));
+        assert_eq!(
+            retry_hint(429, &h),
+            Some(Duration::from_millis(120)),
+            "the soonest reset"
+        );
+        assert_eq!(
+            retry_hint(503, &h),
+            None,
+            "reset headers are not a 503 hint"
+        );
+        assert_eq!(retry_hint(500, &h), None);
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(retry_hint(503, &h), Some(Duration::from_secs(2)));
+        assert_eq!(retry_hint(429, &h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+        assert_eq!(
+            retry_hint(429, &h),
+            Some(Duration::from_secs(2)),
+            "overflow ignored, no panic"
+        );
+        assert_eq!(retry_hint(200, &h), None);
+        assert_eq!(
+            retry_hint(529, &h),
+            Some(Duration::from_secs(2)),
+            "Anthropic's overloaded"
+        );
+    }
+
+    #[test]
     fn reset_durations() {
         assert_eq!(parse_reset_duration("1s"), Some(D::from_secs(1)));
         assert_eq!(parse_reset_duration("6m0s"), Some(D::from_secs(360)));
@@ -329,6 +673,44 @@ mod tests {
             None,
             "no panic on overflow"
         );
+    }
+
+    #[test]
+    fn the_schema_marker_is_the_engines() {
+        use crate::engine::schema::StepSchema;
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Probe {
+            a: u8,
+        }
+        let schema = StepSchema::build::<Probe>("probe_x");
+        let req = |system: &str, native: bool| ChatRequest {
+            system: system.into(),
+            user: "u".into(),
+            schema: native.then(|| ("probe_x", schema.wire.clone())),
+            temperature: None,
+            max_tokens: None,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        };
+        assert!(schema.prompt_text.starts_with(SCHEMA_PROMPT_MARKER));
+        assert!(wants_json(&req(
+            &format!("Be fair.\n\n{}", schema.prompt_text),
+            false
+        )));
+        assert!(wants_json(&req("Be fair.", true)));
+        assert!(!wants_json(&req("Be fair.", false)));
+        assert!(!wants_json(&req(
+            "Mention Output schema name: inline",
+            false
+        )));
+    }
+
+    #[test]
+    fn reasoning_effort_values() {
+        for e in ReasoningEffort::ALL {
+            assert_eq!(ReasoningEffort::parse(e.as_str()), Some(e));
+        }
+        assert_eq!(ReasoningEffort::parse("HIGH"), None);
     }
 
     #[test]

@@ -1,24 +1,34 @@
 //! OpenAI chat completions wire format (also spoken by groq, mistral, deepseek, openrouter,
-//! together, xai, cerebras, deepinfra, fireworks, perplexity, lmstudio, ollama, and any
-//! endpoint given by `url`).
+//! together, xai, cerebras, deepinfra, fireworks, perplexity, lmstudio, ollama, any endpoint
+//! given by `url`, and Azure OpenAI with its own URL and `api-key` header).
+//!
+//! What a model accepts comes from the capability table ([`crate::model::capabilities`]):
+//! `temperature` or not, `max_tokens` or `max_completion_tokens`, JSON mode, a system
+//! message. What the table does not know, the judge says: a 400 naming an unsupported
+//! parameter makes [`OpenAiProvider::adapt`] drop (or rename) it for the endpoint and model,
+//! process-wide, and the engine sends the request once more ([`Healed`]).
 
 use super::{
-    http_client, parse_reset_duration, parse_retry_after, CallError, ChatRequest, ChatResponse,
-    Provider, Usage, MAX_ERROR_BODY_BYTES,
+    custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
+    wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage,
 };
-use crate::model::{ModelConfig, Secret};
-use crate::redact::{display_url, percent_decode, strip_userinfo, url_userinfo, Redactor};
+use crate::model::{Capabilities, ModelConfig, Secret, StructuredOutput, TokenParam, Wire};
+use crate::redact::{percent_decode, strip_userinfo, url_userinfo, Redactor};
 use futures::future::BoxFuture;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, LOCATION};
+use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::time::{Duration, SystemTime};
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
 
 /// How requests authenticate.
 enum Auth {
     None,
     /// `Authorization: Bearer <api key>`.
     Bearer(Secret),
+    /// `api-key: <api key>` (Azure OpenAI).
+    ApiKeyHeader(Secret),
     /// `Authorization: Basic …` from the base URL's userinfo (percent-decoded).
     Basic {
         user: String,
@@ -29,12 +39,198 @@ enum Auth {
 pub struct OpenAiProvider {
     provider_id: String,
     model_id: String,
-    /// `{base_url}/chat/completions`, never with the base URL's userinfo.
+    /// `{base_url}/chat/completions` (Azure: `{base_url}/deployments/{deployment}/chat/completions?api-version=…`),
+    /// never with the base URL's userinfo.
     endpoint: String,
     auth: Auth,
     headers: HeaderMap,
     /// Every secret of the model; scrubbed from every error this provider returns.
     redactor: Redactor,
+    /// The capability table's entry for the model.
+    caps: Capabilities,
+    /// How step schemas reach the judge (the model's resolved choice).
+    structured: StructuredOutput,
+    /// `endpoint#model`: where what the judge rejected is remembered ([`HEALED`]).
+    heal_key: String,
+}
+
+/// The parameters a judge rejected, remembered per endpoint and model for the life of the
+/// process: every later request to that model leaves them out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Healed {
+    /// `temperature` was rejected (reasoning models accept only the default).
+    pub no_temperature: bool,
+    /// How often the output budget parameter was rejected: 1 = use the other name
+    /// (`max_tokens` ↔ `max_completion_tokens`), 2 = send no budget.
+    pub token_param_rejections: u8,
+    /// `reasoning_effort` was rejected.
+    pub no_reasoning_effort: bool,
+    /// `response_format: { type: 'json_object' }` was rejected (the schema stays in the
+    /// prompt).
+    pub no_json_mode: bool,
+}
+
+static HEALED: LazyLock<Mutex<HashMap<String, Healed>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn healed(key: &str) -> Healed {
+    HEALED
+        .lock()
+        .map(|m| m.get(key).copied().unwrap_or_default())
+        .unwrap_or_default()
+}
+
+/// A request parameter the self-heal may drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Param {
+    Temperature,
+    Token(TokenParam),
+    ReasoningEffort,
+    ResponseFormat,
+}
+
+impl Param {
+    const ALL: [(&'static str, Param); 5] = [
+        ("temperature", Param::Temperature),
+        ("max_tokens", Param::Token(TokenParam::MaxTokens)),
+        (
+            "max_completion_tokens",
+            Param::Token(TokenParam::MaxCompletionTokens),
+        ),
+        ("reasoning_effort", Param::ReasoningEffort),
+        ("response_format", Param::ResponseFormat),
+    ];
+
+    fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, p)| *p == self)
+            .map_or("", |(n, _)| n)
+    }
+}
+
+/// The parameter a 400/422 body says is not supported: `error.param` (OpenAI), else the
+/// first parameter named in a message about an unsupported, unrecognized or unknown
+/// argument (Azure's "Unrecognized request argument supplied: reasoning_effort", vLLM,
+/// Mistral's "Extra inputs are not permitted"). `None` for any other error, e.g. a value
+/// out of range without such wording.
+fn rejected_param(body: &str) -> Option<Param> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    let err = v.get("error").unwrap_or(&v);
+    let message = err
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| v.get("detail").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let code = err
+        .get("code")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let unsupported = code.starts_with("unsupported")
+        || [
+            "unsupported",
+            "not supported",
+            "does not support",
+            "unrecognized",
+            "unknown parameter",
+            "unknown field",
+            "unknown argument",
+            "not permitted",
+            "not allowed",
+        ]
+        .iter()
+        .any(|p| message.contains(p));
+    if !unsupported {
+        return None;
+    }
+    let by_name = |name: &str| {
+        // `response_format.type`, `body.temperature`
+        let name = name.trim();
+        Param::ALL.iter().find_map(|(n, p)| {
+            (name == *n || name.split(['.', '[']).any(|seg| seg == *n)).then_some(*p)
+        })
+    };
+    if let Some(p) = err.get("param").and_then(Value::as_str).and_then(by_name) {
+        return Some(p);
+    }
+    // the earliest mention as a whole word ("'max_tokens' is not supported … use
+    // 'max_completion_tokens'" names max_tokens)
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    Param::ALL
+        .iter()
+        .filter_map(|(n, p)| {
+            message
+                .match_indices(n)
+                .find(|(i, _)| {
+                    let before = message.as_bytes().get(i.wrapping_sub(1)).copied();
+                    let after = message.as_bytes().get(i + n.len()).copied();
+                    !before.is_some_and(is_word) && !after.is_some_and(is_word)
+                })
+                .map(|(i, _)| (i, *p))
+        })
+        .min_by_key(|(i, _)| *i)
+        .map(|(_, p)| p)
+}
+
+/// What one request carries, after the capability table and what the judge rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireCaps {
+    pub temperature: bool,
+    /// `None`: no output budget is sent.
+    pub token_param: Option<TokenParam>,
+    pub reasoning_effort: bool,
+    /// `response_format: { type: 'json_object' }` on requests that ask for JSON without a
+    /// native schema.
+    pub json_mode: bool,
+    pub system_prompt: bool,
+}
+
+impl WireCaps {
+    /// The capability table's entry with what the judge rejected taken out.
+    pub fn new(caps: &Capabilities, structured: StructuredOutput, healed: Healed) -> Self {
+        let other = match caps.token_param {
+            TokenParam::MaxTokens => TokenParam::MaxCompletionTokens,
+            TokenParam::MaxCompletionTokens => TokenParam::MaxTokens,
+        };
+        WireCaps {
+            temperature: caps.temperature && !healed.no_temperature,
+            token_param: match healed.token_param_rejections {
+                0 => Some(caps.token_param),
+                1 => Some(other),
+                _ => None,
+            },
+            reasoning_effort: !healed.no_reasoning_effort,
+            json_mode: structured == StructuredOutput::JsonObject && !healed.no_json_mode,
+            system_prompt: caps.system_prompt,
+        }
+    }
+
+    /// The full capability of a plain OpenAI-compatible server: everything sent as asked,
+    /// `max_tokens`.
+    pub fn plain() -> Self {
+        WireCaps {
+            temperature: true,
+            token_param: Some(TokenParam::MaxTokens),
+            reasoning_effort: true,
+            json_mode: false,
+            system_prompt: true,
+        }
+    }
+}
+
+/// Characters kept as they are in a URL path segment.
+fn path_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 impl OpenAiProvider {
@@ -45,20 +241,17 @@ impl OpenAiProvider {
     /// `Authorization: Basic` header only when there is no API key and no custom
     /// `Authorization` header; otherwise they are dropped (the API key / the custom header
     /// is the one credential sent).
+    ///
+    /// An Azure model (`azure/<deployment>`) posts to
+    /// `{base}/deployments/{deployment}/chat/completions?api-version={apiVersion}` with the
+    /// key in an `api-key` header.
     pub fn new(model: &ModelConfig, api_key: Option<Secret>) -> Self {
-        let mut headers = HeaderMap::new();
-        for (k, v) in &model.headers {
-            if let (Ok(name), Ok(mut value)) = (
-                HeaderName::from_bytes(k.as_bytes()),
-                HeaderValue::from_str(v),
-            ) {
-                value.set_sensitive(true);
-                headers.insert(name, value);
-            }
-        }
+        let headers = custom_headers(model);
+        let azure = model.wire() == Wire::Azure;
         let userinfo = url_userinfo(&model.base_url)
             .filter(|info| !info.user.is_empty() || info.password.is_some());
         let auth = match (&api_key, userinfo) {
+            (Some(key), _) if azure => Auth::ApiKeyHeader(key.clone()),
             (Some(key), _) => Auth::Bearer(key.clone()),
             (None, Some(info)) if !headers.contains_key(AUTHORIZATION) => Auth::Basic {
                 user: percent_decode(info.user),
@@ -70,13 +263,30 @@ impl OpenAiProvider {
         if let Some(key) = &api_key {
             redactor = redactor.with_secret(key.expose());
         }
+        let base = strip_userinfo(&model.base_url);
+        let endpoint = if azure {
+            let version = model
+                .api_version
+                .as_deref()
+                .unwrap_or(crate::model::AZURE_DEFAULT_API_VERSION);
+            format!(
+                "{base}/deployments/{}/chat/completions?api-version={}",
+                path_segment(&model.model_id),
+                path_segment(version)
+            )
+        } else {
+            format!("{base}/chat/completions")
+        };
         OpenAiProvider {
             provider_id: model.provider_id.clone(),
             model_id: model.model_id.clone(),
-            endpoint: format!("{}/chat/completions", strip_userinfo(&model.base_url)),
+            heal_key: format!("{endpoint}#{}", model.model_id),
+            endpoint,
             auth,
             headers,
             redactor,
+            caps: model.capabilities(),
+            structured: model.structured,
         }
     }
 
@@ -85,121 +295,79 @@ impl OpenAiProvider {
         &self.endpoint
     }
 
-    async fn call(&self, req: &ChatRequest, timeout: Duration) -> Result<ChatResponse, CallError> {
-        let body = wire_request(&self.model_id, req);
+    /// What requests carry now: the capability table less what the judge rejected.
+    pub fn wire_caps(&self) -> WireCaps {
+        WireCaps::new(&self.caps, self.structured, healed(&self.heal_key))
+    }
+
+    async fn call(
+        &self,
+        req: &ChatRequest,
+        opts: &CallOptions,
+        timeout: Duration,
+    ) -> Result<ChatResponse, CallError> {
+        let body = wire_request(&self.model_id, req, opts, &self.wire_caps());
         let mut builder = http_client()
             .post(&self.endpoint)
             .headers(self.headers.clone())
-            .timeout(timeout)
             .json(&body);
         builder = match &self.auth {
             Auth::None => builder,
             Auth::Bearer(key) => builder.bearer_auth(key.expose()),
+            Auth::ApiKeyHeader(key) => match secret_header(key) {
+                Some(v) => builder.header("api-key", v),
+                None => builder,
+            },
             Auth::Basic { user, password } => {
                 builder.basic_auth(user, password.as_ref().map(Secret::expose))
             }
         };
-        let map_err = |e: reqwest::Error| {
-            if e.is_timeout() {
-                CallError::Timeout(timeout)
-            } else {
-                // reqwest errors never include headers; the URL has no userinfo; the
-                // caller scrubs the text anyway.
-                CallError::Network(error_chain(&e))
-            }
+        let bytes = post(builder, timeout, req.max_response_bytes).await?;
+        parse_response(&bytes)
+    }
+
+    /// See [`Provider::adapt`]: a 400/422 naming a parameter the request carried that the
+    /// model does not support ([`rejected_param`]) is remembered for this endpoint and
+    /// model; `true` when the request no longer carries it.
+    fn learn(&self, req: &ChatRequest, opts: &CallOptions, err: &CallError) -> bool {
+        let CallError::Http {
+            status: 400 | 422,
+            body,
+            ..
+        } = err
+        else {
+            return false;
         };
-        let mut resp = builder.send().await.map_err(map_err)?;
-        let status = resp.status();
-        // The client follows same-origin redirects only (see `http_client`): one that comes
-        // back here was not followed.
-        if matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
-            if let Some(location) = resp.headers().get(LOCATION) {
-                return Err(redirect_error(status.as_u16(), resp.url(), location));
+        let Some(param) = rejected_param(body) else {
+            return false;
+        };
+        let Ok(mut map) = HEALED.lock() else {
+            return false;
+        };
+        let h = map.entry(self.heal_key.clone()).or_default();
+        let now = WireCaps::new(&self.caps, self.structured, *h);
+        match param {
+            Param::Temperature => h.no_temperature = true,
+            Param::Token(named) if now.token_param == Some(named) => {
+                h.token_param_rejections = h.token_param_rejections.saturating_add(1).min(2);
             }
+            Param::Token(_) => {}
+            Param::ReasoningEffort => h.no_reasoning_effort = true,
+            // JSON mode can go (the schema is in the prompt); a native schema cannot
+            Param::ResponseFormat if req.schema.is_none() => h.no_json_mode = true,
+            Param::ResponseFormat => {}
         }
-        if !status.is_success() {
-            let retry_after = retry_hint(status.as_u16(), resp.headers());
-            // A broken connection while reading an error body keeps what was read: the
-            // status is the news.
-            let (bytes, _) = read_capped(&mut resp, MAX_ERROR_BODY_BYTES)
-                .await
-                .unwrap_or_else(|(partial, _)| (partial, false));
-            return Err(CallError::Http {
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&bytes).into_owned(),
-                retry_after,
-            });
-        }
-        let limit = req.max_response_bytes;
-        if resp
-            .content_length()
-            .is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX))
-        {
-            return Err(CallError::TooLarge { limit });
-        }
-        match read_capped(&mut resp, limit).await {
-            Ok((bytes, false)) => parse_response(&bytes),
-            Ok((_, true)) => Err(CallError::TooLarge { limit }),
-            Err((_, e)) => Err(map_err(e)),
-        }
-    }
-}
-
-/// Read `resp`'s body chunk by chunk, keeping at most `limit` bytes. `true` when the body
-/// was longer (reading stopped there; the rest is never read). On a read error, the bytes
-/// read so far and the error.
-async fn read_capped(
-    resp: &mut reqwest::Response,
-    limit: usize,
-) -> Result<(Vec<u8>, bool), (Vec<u8>, reqwest::Error)> {
-    // Content-Length is only a hint for the first allocation (it may lie).
-    let hint = resp
-        .content_length()
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(0);
-    let mut buf = Vec::with_capacity(hint.min(limit).min(1 << 20));
-    loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                let room = limit - buf.len();
-                if chunk.len() > room {
-                    buf.extend_from_slice(&chunk[..room]);
-                    return Ok((buf, true));
-                }
-                buf.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok((buf, false)),
-            Err(e) => return Err((buf, e)),
-        }
-    }
-}
-
-/// The error for a redirect the client did not follow. `location` is resolved against the
-/// URL that answered and shown without userinfo, query and fragment.
-fn redirect_error(status: u16, from: &reqwest::Url, location: &HeaderValue) -> CallError {
-    let raw = String::from_utf8_lossy(location.as_bytes());
-    let (location, cross_origin) = match from.join(&raw) {
-        Ok(mut to) => {
-            let cross_origin = to.origin() != from.origin();
-            let _ = to.set_username("");
-            let _ = to.set_password(None);
-            to.set_query(None);
-            to.set_fragment(None);
-            (to.to_string(), cross_origin)
-        }
-        Err(_) => (display_url(&raw), true),
-    };
-    CallError::Redirect {
-        status,
-        location,
-        cross_origin,
+        let after = WireCaps::new(&self.caps, self.structured, *h);
+        drop(map);
+        let body = request_body_with(&self.model_id, req, opts, &after);
+        body.get(param.name()).is_none()
     }
 }
 
 #[derive(Serialize)]
 struct WireMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    content: std::borrow::Cow<'a, str>,
 }
 
 #[derive(Serialize)]
@@ -213,6 +381,7 @@ struct WireSchema<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum WireResponseFormat<'a> {
     JsonSchema { json_schema: WireSchema<'a> },
+    JsonObject,
 }
 
 #[derive(Serialize)]
@@ -224,44 +393,76 @@ struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireResponseFormat<'a>>,
 }
 
-/// The request body for `req` (pure; snapshot-tested).
 /// The request body for `req` as a typed wire value (serialized straight into the HTTP body).
-fn wire_request<'a>(model_id: &'a str, req: &'a ChatRequest) -> WireRequest<'a> {
+fn wire_request<'a>(
+    model_id: &'a str,
+    req: &'a ChatRequest,
+    opts: &CallOptions,
+    caps: &WireCaps,
+) -> WireRequest<'a> {
     let mut messages = Vec::with_capacity(2);
-    if !req.system.is_empty() {
+    let user = if req.system.is_empty() {
+        std::borrow::Cow::Borrowed(req.user.as_str())
+    } else if caps.system_prompt {
         messages.push(WireMessage {
             role: "system",
-            content: &req.system,
+            content: std::borrow::Cow::Borrowed(&req.system),
         });
-    }
+        std::borrow::Cow::Borrowed(req.user.as_str())
+    } else {
+        std::borrow::Cow::Owned(format!("{}\n\n{}", req.system, req.user))
+    };
     messages.push(WireMessage {
         role: "user",
-        content: &req.user,
+        content: user,
     });
+    let budget = |p: TokenParam| req.max_tokens.filter(|_| caps.token_param == Some(p));
+    let response_format = match &req.schema {
+        Some((name, schema)) => Some(WireResponseFormat::JsonSchema {
+            json_schema: WireSchema {
+                name,
+                strict: true,
+                schema,
+            },
+        }),
+        None if caps.json_mode && wants_json(req) => Some(WireResponseFormat::JsonObject),
+        None => None,
+    };
     WireRequest {
         model: model_id,
         messages,
-        temperature: req.temperature,
-        max_tokens: req.max_tokens,
-        response_format: req
-            .schema
-            .as_ref()
-            .map(|(name, schema)| WireResponseFormat::JsonSchema {
-                json_schema: WireSchema {
-                    name,
-                    strict: true,
-                    schema,
-                },
-            }),
+        temperature: req.temperature.filter(|_| caps.temperature),
+        max_tokens: budget(TokenParam::MaxTokens),
+        max_completion_tokens: budget(TokenParam::MaxCompletionTokens),
+        reasoning_effort: opts
+            .reasoning_effort
+            .filter(|_| caps.reasoning_effort)
+            .map(|e| e.as_str()),
+        response_format,
     }
 }
 
-/// The request body for `req` as JSON (pure; snapshot-tested).
+/// The request body for `req` as a plain OpenAI-compatible server gets it (pure;
+/// snapshot-tested).
 pub fn request_body(model_id: &str, req: &ChatRequest) -> Value {
-    serde_json::to_value(wire_request(model_id, req)).unwrap_or(Value::Null)
+    request_body_with(model_id, req, &CallOptions::default(), &WireCaps::plain())
+}
+
+/// The request body for `req` with `opts` and `caps` (pure; snapshot-tested).
+pub fn request_body_with(
+    model_id: &str,
+    req: &ChatRequest,
+    opts: &CallOptions,
+    caps: &WireCaps,
+) -> Value {
+    serde_json::to_value(wire_request(model_id, req, opts, caps)).unwrap_or(Value::Null)
 }
 
 /// The parts of a chat completion oxeval reads. Everything past `choices` is read leniently
@@ -304,13 +505,6 @@ struct WireChoiceMessage {
     function_call: Option<Value>,
 }
 
-/// A non-empty string, else `None`.
-fn non_empty_str(v: Option<&Value>) -> Option<String> {
-    v.and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-}
-
 /// Something present: not null, not an empty array/object/string.
 fn present(v: Option<&Value>) -> bool {
     match v {
@@ -344,27 +538,11 @@ fn usage_of(u: &Value) -> Usage {
 /// - [`CallError::BadResponse`] (with the body) when the body is not a chat completion, has
 ///   no choices, answers 2xx with an `error`, or the message is a tool call without text.
 pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
-    let wire: WireResponse = serde_json::from_slice(body).map_err(|e| {
-        CallError::bad_response(
-            format!(
-                "the judge's response is not a chat completion ({e}): {}",
-                String::from_utf8_lossy(&body[..body.len().min(500)])
-            ),
-            body,
-        )
-    })?;
+    let wire: WireResponse =
+        serde_json::from_slice(body).map_err(|e| not_json("a chat completion", &e, body))?;
     let Some(choice) = wire.choices.and_then(|c| c.into_iter().next()) else {
         if let Some(err) = wire.error.as_ref().filter(|e| !e.is_null()) {
-            let detail = err
-                .get("message")
-                .and_then(Value::as_str)
-                .or_else(|| err.as_str())
-                .unwrap_or("no message");
-            let detail: String = detail.chars().take(300).collect();
-            return Err(CallError::bad_response(
-                format!("the judge answered with an error instead of a completion: {detail}"),
-                body,
-            ));
+            return Err(error_instead(err, body));
         }
         return Err(CallError::bad_response(
             "the judge's response has no choices",
@@ -437,36 +615,6 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
     })
 }
 
-/// The wait the server asked for, only where it means "retry after this": `Retry-After` /
-/// `retry-after-ms` on 429 and 503, and on a 429 without them the soonest of OpenAI's
-/// `x-ratelimit-reset-*` (a token bucket's full-refill time is not a wait for one request).
-fn retry_hint(status: u16, headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    if !matches!(status, 429 | 503) {
-        return None;
-    }
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(d) = get("retry-after-ms")
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
-    {
-        return Some(d);
-    }
-    if let Some(d) = get("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now())) {
-        return Some(d);
-    }
-    if status != 429 {
-        return None;
-    }
-    [
-        "x-ratelimit-reset-requests",
-        "x-ratelimit-reset-tokens",
-        "x-ratelimit-reset",
-    ]
-    .iter()
-    .filter_map(|h| get(h).and_then(parse_reset_duration))
-    .min()
-}
-
 impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
         &self.provider_id
@@ -481,28 +629,30 @@ impl Provider for OpenAiProvider {
         req: &'a ChatRequest,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
+        self.complete_with(req, &NO_OPTIONS, timeout)
+    }
+
+    fn complete_with<'a>(
+        &'a self,
+        req: &'a ChatRequest,
+        opts: &'a CallOptions,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         Box::pin(async move {
-            self.call(req, timeout)
+            self.call(req, opts, timeout)
                 .await
                 .map_err(|e| e.scrub(&self.redactor))
         })
     }
+
+    fn adapt(&self, req: &ChatRequest, opts: &CallOptions, err: &CallError) -> bool {
+        self.learn(req, opts, err)
+    }
 }
 
-/// `reqwest::Error` with its sources ("error sending request: connection refused").
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(inner) = src {
-        let msg = inner.to_string();
-        if !s.contains(&msg) {
-            s.push_str(": ");
-            s.push_str(&msg);
-        }
-        src = inner.source();
-    }
-    s
-}
+static NO_OPTIONS: CallOptions = CallOptions {
+    reasoning_effort: None,
+};
 
 #[cfg(test)]
 mod tests {
@@ -551,36 +701,231 @@ mod tests {
         );
     }
 
+    fn reasoning_caps(model: &str) -> WireCaps {
+        let m = ModelConfig::resolve(&json!(format!("openai/{model}")), &|name| {
+            (name == "OPENAI_API_KEY").then(|| "k".to_string())
+        })
+        .unwrap();
+        WireCaps::new(&m.capabilities(), m.structured, Healed::default())
+    }
+
+    fn judge_request(schema: bool) -> ChatRequest {
+        ChatRequest {
+            system: "You are a judge.".into(),
+            user: "Judge this.".into(),
+            schema: schema.then(|| ("step_x", Arc::new(json!({"type": "object"})))),
+            temperature: Some(0.0),
+            max_tokens: Some(512),
+            max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
+
     #[test]
-    fn retry_hints_only_where_they_mean_retry() {
-        use reqwest::header::{HeaderMap, HeaderValue};
-        let mut h = HeaderMap::new();
-        h.insert(
-            "x-ratelimit-reset-requests",
-            HeaderValue::from_static("120ms"),
-        );
-        h.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("6m0s"));
+    fn body_reasoning_model() {
+        let opts = CallOptions {
+            reasoning_effort: Some(crate::provider::ReasoningEffort::Low),
+        };
         assert_eq!(
-            retry_hint(429, &h),
-            Some(Duration::from_millis(120)),
-            "the soonest reset"
+            request_body_with(
+                "o3-mini",
+                &judge_request(true),
+                &opts,
+                &reasoning_caps("o3-mini")
+            ),
+            json!({
+                "model": "o3-mini",
+                "messages": [
+                    {"role": "system", "content": "You are a judge."},
+                    {"role": "user", "content": "Judge this."}
+                ],
+                "max_completion_tokens": 512,
+                "reasoning_effort": "low",
+                "response_format": {"type": "json_schema", "json_schema": {"name": "step_x", "strict": true, "schema": {"type": "object"}}}
+            })
+        );
+        // a chat model on OpenAI keeps temperature, with max_completion_tokens
+        let body = request_body_with(
+            "gpt-4o-mini",
+            &judge_request(true),
+            &CallOptions::default(),
+            &reasoning_caps("gpt-4o-mini"),
+        );
+        assert_eq!(body["temperature"], json!(0.0));
+        assert_eq!(body["max_completion_tokens"], json!(512));
+        assert!(body.get("max_tokens").is_none());
+        // o1-mini: no system message, no response_format (prompt style)
+        let body = request_body_with(
+            "o1-mini",
+            &judge_request(false),
+            &CallOptions::default(),
+            &reasoning_caps("o1-mini"),
         );
         assert_eq!(
-            retry_hint(503, &h),
+            body["messages"],
+            json!([{"role": "user", "content": "You are a judge.\n\nJudge this."}])
+        );
+    }
+
+    #[test]
+    fn body_json_mode_only_for_json_requests() {
+        let caps = WireCaps {
+            json_mode: true,
+            ..WireCaps::plain()
+        };
+        let mut structured = judge_request(false);
+        structured.system = format!(
+            "You are a judge.\n\n{}step_x\nRespond with ONE JSON value",
+            crate::provider::SCHEMA_PROMPT_MARKER
+        );
+        let body = request_body_with("m", &structured, &CallOptions::default(), &caps);
+        assert_eq!(body["response_format"], json!({"type": "json_object"}));
+        assert_eq!(body["max_tokens"], json!(512));
+        let text = judge_request(false);
+        let body = request_body_with("m", &text, &CallOptions::default(), &caps);
+        assert!(
+            body.get("response_format").is_none(),
+            "free text stays text"
+        );
+    }
+
+    #[test]
+    fn rejected_params_from_error_bodies() {
+        let openai = |param: &str, code: &str, message: &str| {
+            json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}).to_string()
+        };
+        assert_eq!(
+            rejected_param(&openai(
+                "temperature",
+                "unsupported_value",
+                "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported."
+            )),
+            Some(Param::Temperature)
+        );
+        assert_eq!(
+            rejected_param(&openai(
+                "max_tokens",
+                "unsupported_parameter",
+                "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+            )),
+            Some(Param::Token(TokenParam::MaxTokens))
+        );
+        // no param: the first one the message names
+        let no_param = |message: &str| json!({"error": {"message": message}}).to_string();
+        assert_eq!(
+            rejected_param(&no_param("Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")),
+            Some(Param::Token(TokenParam::MaxTokens))
+        );
+        assert_eq!(
+            rejected_param(&no_param(
+                "Unrecognized request argument supplied: reasoning_effort"
+            )),
+            Some(Param::ReasoningEffort)
+        );
+        // vLLM's shape: the error at the top level
+        assert_eq!(
+            rejected_param(&json!({"object": "error", "message": "temperature: Extra inputs are not permitted", "code": 400}).to_string()),
+            Some(Param::Temperature)
+        );
+        assert_eq!(
+            rejected_param(
+                &json!({"detail": "response_format: Extra inputs are not permitted"}).to_string()
+            ),
+            Some(Param::ResponseFormat)
+        );
+        assert_eq!(
+            rejected_param(&openai(
+                "response_format.type",
+                "unsupported_value",
+                "Invalid value"
+            )),
+            Some(Param::ResponseFormat)
+        );
+        // not about support: a value out of range, other errors, non-JSON
+        assert_eq!(
+            rejected_param(&openai(
+                "max_tokens",
+                "",
+                "max_tokens is too large: 100000."
+            )),
+            None
+        );
+        assert_eq!(
+            rejected_param(&openai(
+                "messages",
+                "unsupported_value",
+                "Unsupported value: 'messages[0].role'"
+            )),
+            None
+        );
+        assert_eq!(rejected_param("Bad Request"), None);
+        assert_eq!(
+            rejected_param(&no_param("Unsupported: my_temperature_x")),
             None,
-            "reset headers are not a 503 hint"
+            "whole words only"
         );
-        assert_eq!(retry_hint(500, &h), None);
-        h.insert("retry-after", HeaderValue::from_static("2"));
-        assert_eq!(retry_hint(503, &h), Some(Duration::from_secs(2)));
-        assert_eq!(retry_hint(429, &h), Some(Duration::from_secs(2)));
-        h.insert("retry-after-ms", HeaderValue::from_static("1e300"));
+    }
+
+    #[test]
+    fn the_judge_teaches_what_it_rejects() {
+        // a server unknown to the table: everything is sent until the judge says otherwise
+        let url = format!("http://127.0.0.1:9/heal-{}", fastrand::u64(..));
+        let m = ModelConfig::resolve(&json!({"id": "custom/r1", "url": url}), &|_| None).unwrap();
+        let p = OpenAiProvider::new(&m, None);
+        let opts = CallOptions {
+            reasoning_effort: Some(crate::provider::ReasoningEffort::High),
+        };
+        let req = judge_request(false);
+        let body = |p: &OpenAiProvider| request_body_with("r1", &req, &opts, &p.wire_caps());
+        assert_eq!(body(&p)["temperature"], json!(0.0));
+        let rejected = |param: &str| {
+            CallError::Http {
+            status: 400,
+            body: json!({"error": {"message": format!("Unsupported parameter: '{param}'"), "param": param, "code": "unsupported_parameter"}}).to_string(),
+            retry_after: None,
+        }
+        };
+        assert!(p.adapt(&req, &opts, &rejected("temperature")));
+        assert!(body(&p).get("temperature").is_none());
+        // a second provider for the same endpoint and model knows it already
+        let p2 = OpenAiProvider::new(&m, None);
+        assert!(body(&p2).get("temperature").is_none());
+        // the budget parameter: renamed once, then dropped
+        assert!(p.adapt(&req, &opts, &rejected("max_tokens")));
+        assert_eq!(body(&p)["max_completion_tokens"], json!(512));
+        assert!(p.adapt(&req, &opts, &rejected("max_completion_tokens")));
+        assert!(
+            body(&p).get("max_completion_tokens").is_none() && body(&p).get("max_tokens").is_none()
+        );
+        assert!(p.adapt(&req, &opts, &rejected("reasoning_effort")));
+        assert!(body(&p).get("reasoning_effort").is_none());
+        // a native schema cannot be dropped; other statuses teach nothing
+        assert!(!p.adapt(&judge_request(true), &opts, &rejected("response_format")));
+        let mut server_error = rejected("temperature");
+        if let CallError::Http { status, .. } = &mut server_error {
+            *status = 500;
+        }
+        assert!(!p.adapt(&req, &opts, &server_error));
+        assert!(!p.adapt(&req, &opts, &CallError::Network("reset".into())));
+    }
+
+    #[test]
+    fn azure_endpoint_and_auth() {
+        let key = ["test", "azure", "1"].join("-");
+        let m = ModelConfig::resolve(&json!("azure/my gpt"), &|name| match name {
+            "AZURE_RESOURCE_NAME" => Some("res-1".into()),
+            "AZURE_API_KEY" => Some(key.clone()),
+            _ => None,
+        })
+        .unwrap();
+        let p = OpenAiProvider::new(&m, m.api_key.clone().unwrap());
         assert_eq!(
-            retry_hint(429, &h),
-            Some(Duration::from_secs(2)),
-            "overflow ignored, no panic"
+            p.endpoint(),
+            format!(
+                "https://res-1.openai.azure.com/openai/deployments/my%20gpt/chat/completions?api-version={}",
+                crate::model::AZURE_DEFAULT_API_VERSION
+            )
         );
-        assert_eq!(retry_hint(200, &h), None);
+        assert!(matches!(p.auth, Auth::ApiKeyHeader(_)));
     }
 
     #[test]
