@@ -52,8 +52,11 @@ export interface ModelEndpointOptions {
   /** Overrides the provider's env var. Never echoed in results or errors. */
   apiKey?: string
   headers?: Record<string, string>
-  /** How step schemas reach the judge: native OpenAI `json_schema` (strict) or described in the prompt. */
-  structuredOutput?: 'json_schema' | 'prompt'
+  /** How step schemas reach the judge: native `json_schema` (strict), JSON mode (`json_object`, the
+   * schema in the prompt) or described in the prompt only. Default: the capability table. */
+  structuredOutput?: 'json_schema' | 'json_object' | 'prompt'
+  /** Azure OpenAI only: the `api-version` query parameter (default `2024-10-21`, or `AZURE_API_VERSION`). */
+  apiVersion?: string
 }
 
 /** Mastra's `modelSettings` plus oxeval's reliability knobs. */
@@ -78,6 +81,8 @@ export interface ModelSettings {
   /** Largest judge response body read, in bytes (1024..2^30); past it the call fails with
    * OXEVAL_JUDGE_RESPONSE_TOO_LARGE. Default 8 MiB. */
   maxResponseBytes?: number
+  /** Reasoning models: passed as `reasoning_effort` (OpenAI, Azure) or a thinking budget (Gemini). */
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high'
 }
 
 /** Response cache: `true` (in memory), `{ dir }` (also on disk, shareable across processes),

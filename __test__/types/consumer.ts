@@ -67,6 +67,10 @@ async function models(): Promise<void> {
     doGenerate: async () => ({ content: [], finishReason: 'stop', usage: {}, warnings: [] }),
   }
   const viaLm = createAnswerRelevancyScorer({ model: lm })
+  createAnswerRelevancyScorer({ model: { id: 'azure/my-deployment', apiVersion: '2024-10-21', structuredOutput: 'json_object' }, modelSettings: { reasoningEffort: 'low' } })
+  createAnswerRelevancyScorer({ model: 'anthropic/claude-sonnet-4-5' })
+  // @ts-expect-error an effort that does not exist
+  createAnswerRelevancyScorer({ model: 'openai/o4-mini', modelSettings: { reasoningEffort: 'extreme' } })
   console.log(fn.id, usage.id, viaLm.judge?.model)
   // @ts-expect-error a function must return text, { text } or a model
   createAnswerRelevancyScorer({ model: () => 42 })

@@ -63,7 +63,15 @@ impl Judge {
     ) -> Judge {
         let endpoint = format!("{}#{}", model.base_url, model.model_id);
         let limiter = EndpointLimiter::shared(&endpoint, settings.limits);
-        let cache_scope = ResponseCache::scope(&model.provider_id, &model.base_url, &model.headers);
+        // everything that changes the answer beyond the request itself: the endpoint, its
+        // api-version, custom headers (hashed) and the reasoning effort
+        let endpoint_scope = format!(
+            "{}?api-version={}&reasoning-effort={:?}",
+            model.base_url,
+            model.api_version.as_deref().unwrap_or(""),
+            settings.reasoning_effort
+        );
+        let cache_scope = ResponseCache::scope(&model.provider_id, &endpoint_scope, &model.headers);
         Judge {
             provider,
             redactor: Redactor::from_model(&model),
