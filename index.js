@@ -162,15 +162,17 @@ function languageModelCaller(model) {
 }
 
 /**
- * A function judge: called per request with `{ system, prompt, schema, schemaName,
- * temperature, maxOutputTokens, signal }`; returns the answer (a string or `{ text, usage? }`)
- * — or, like Mastra's dynamic models, a language model object, which then answers the request.
+ * A function judge: called per request with `{ requestContext, system, prompt, schema,
+ * schemaName, temperature, maxOutputTokens, signal }` (`requestContext`: the run's own object,
+ * as given); returns the answer (a string or `{ text, usage? }`) — or, like Mastra's dynamic
+ * models (`({ requestContext }) => model`), a language model object, which then answers.
  */
 function functionCaller(fn) {
   return async (json) => {
     try {
       const req = JSON.parse(json)
       const r = await fn({
+        requestContext: req.runId !== undefined ? runContexts.get(req.runId) : undefined,
         system: req.system,
         prompt: req.prompt,
         schema: req.schema ? req.schema.schema : undefined,
@@ -192,6 +194,9 @@ function functionCaller(fn) {
     }
   }
 }
+
+/** The `requestContext` of each run in flight (by runId), for judge functions. */
+const runContexts = new Map()
 
 /** How `options.model` reaches the core: as data, or as a caller plus its name. */
 function modelOf(m) {
@@ -370,11 +375,15 @@ class Scorer {
       onAbort = () => handle.cancel()
       signal.addEventListener('abort', onAbort, { once: true })
     }
+    const runId = ticket.runId
+    const keepContext = run.requestContext !== undefined && run.requestContext !== null
+    if (keepContext) runContexts.set(runId, run.requestContext)
     let outcome
     try {
       outcome = await ticket.run(extra, afterCallback, handle)
     } finally {
       if (signal) signal.removeEventListener('abort', onAbort)
+      if (keepContext) runContexts.delete(runId)
     }
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })

@@ -212,6 +212,26 @@ describe('functions', () => {
     expect(r.score).toBe(1)
   })
 
+  it("a function gets the run's own requestContext object (Mastra's dynamic model reads it)", async () => {
+    const seen: unknown[] = []
+    const requestContext = new Map([['tier', 'premium']])
+    const pick = ({ requestContext: rc }: Any) => {
+      seen.push(rc)
+      return new MockLanguageModelV3({
+        modelId: `judge-for-${rc?.get('tier')}`,
+        doGenerate: async () => ({ content: [{ type: 'text', text: JSON.stringify({ rating: 4 }) }], finishReason: { unified: 'stop' }, usage: {}, warnings: [] }),
+      })
+    }
+    const s = createAnswerAccuracyScorer({ model: pick } as Any)
+    const r = await s.run({ input: 'q', output: 'a', groundTruth: 'a', requestContext })
+    expect(r.score).toBe(1)
+    expect(seen).toHaveLength(2)
+    for (const rc of seen) expect(rc).toBe(requestContext) // the same object, not a JSON copy
+    const without = await s.run({ input: 'q', output: 'a', groundTruth: 'a' })
+    expect(without.score).toBe(1)
+    expect(seen[2]).toBeUndefined()
+  })
+
   it('a function returning something else, or throwing synchronously, fails the run with a typed error', async () => {
     const bad = await failure(createAnswerRelevancyScorer({ model: () => 42 } as Any).run(run))
     expect(bad.code).toBe('OXEVAL_JUDGE_MODEL')

@@ -204,7 +204,11 @@ impl RunTicket {
                 cancel: token,
                 deadline: started.deadline,
             };
-            let fut = AssertUnwindSafe(scorer.run(started.input, ctx));
+            let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
+            let fut = AssertUnwindSafe(
+                oxeval_core::provider::external::RUN_ID
+                    .scope(run_id_arc, scorer.run(started.input, ctx)),
+            );
             let mut value = match fut.catch_unwind().await {
                 Ok(r) => outcome(r),
                 Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),

@@ -9,8 +9,14 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 
+tokio::task_local! {
+    /// The run a judge call belongs to (set by the host around a run), so a host-supplied
+    /// model can find what the host kept of that run (e.g. its `requestContext` object).
+    pub static RUN_ID: std::sync::Arc<str>;
+}
+
 /// What the host's model is asked: the messages, the step's JSON schema when the step is
-/// structured, and the sampling settings.
+/// structured, the sampling settings and the run it belongs to.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExternalRequest<'a> {
@@ -25,6 +31,8 @@ pub struct ExternalRequest<'a> {
     pub max_output_tokens: Option<u32>,
     /// The call's time budget: the host should abort its call after this long.
     pub timeout_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -159,6 +167,7 @@ impl Provider for ExternalProvider {
             temperature: req.temperature,
             max_output_tokens: req.max_tokens,
             timeout_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
+            run_id: RUN_ID.try_with(|id| id.to_string()).ok(),
         };
         let text = serde_json::to_string(&body).unwrap_or_default();
         let call = self.model.call(text);
