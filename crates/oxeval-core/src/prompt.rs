@@ -62,6 +62,24 @@ pub fn task_refs(instructions: &str, examples: &str, fields: &[(&str, &Value)]) 
     s
 }
 
+/// Test helper: every `(name, rendered prompt, expected SHA-256)` matches; otherwise the
+/// failure lists each changed template with its new digest and full text, for review.
+#[cfg(test)]
+pub fn assert_pinned(cases: &[(&str, String, &str)]) {
+    use sha2::{Digest, Sha256};
+    let changed: Vec<String> = cases
+        .iter()
+        .filter_map(|(name, text, want)| {
+            let got: String = Sha256::digest(text.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            (got != *want).then(|| format!("{name} changed, sha256 {got}:\n{text}\n"))
+        })
+        .collect();
+    assert!(changed.is_empty(), "{}", changed.join("\n"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

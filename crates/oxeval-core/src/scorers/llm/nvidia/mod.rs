@@ -199,21 +199,11 @@ fn steps(analyze: &'static str, score: &'static str) -> Vec<StepMeta> {
     ]
 }
 
-/// Fixed inputs and a digest for the tests that pin each metric's rendered prompts.
+/// Fixed inputs for the tests that pin each metric's rendered prompts.
 #[cfg(test)]
 mod pin {
-    use sha2::{Digest, Sha256};
-
     pub const QUESTION: &str = "Who wrote \"Hamlet\"?\nAnswer briefly.";
     pub const RESPONSE: &str = "Shakespeare — in 1600.";
     pub const REFERENCE: &str = "William Shakespeare";
     pub const CONTEXT: &str = "Hamlet is a tragedy.\nIt was written by Shakespeare.";
-
-    /// Hex SHA-256 of a rendered prompt.
-    pub fn digest(text: &str) -> String {
-        Sha256::digest(text.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
 }

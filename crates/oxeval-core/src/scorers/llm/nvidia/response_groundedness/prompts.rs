@@ -68,14 +68,13 @@ pub fn judge_2(response: &str, context: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scorers::llm::nvidia::pin::{digest, CONTEXT, RESPONSE};
+    use crate::scorers::llm::nvidia::pin::{CONTEXT, RESPONSE};
 
     /// The rendered prompts, byte for byte: a changed rule, example or data rule changes a
     /// digest, and the failure prints the new text and digest for review.
     #[test]
     fn rendered_prompts_are_pinned() {
-        let mut changed = Vec::new();
-        for (name, text, want) in [
+        crate::prompt::assert_pinned(&[
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
@@ -91,13 +90,7 @@ mod tests {
                 judge_2(RESPONSE, CONTEXT),
                 "a5567d486068f978ec5aba87333e3af8a737f92252010d45a8e5f1ba33db2c4f",
             ),
-        ] {
-            let got = digest(&text);
-            if got != want {
-                changed.push(format!("{name} changed, sha256 {got}:\n{text}\n"));
-            }
-        }
-        assert!(changed.is_empty(), "{}", changed.join("\n"));
+        ]);
     }
 
     /// System message + template (empty data) stay within the length of the prompt Ragas
