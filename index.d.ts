@@ -110,6 +110,11 @@ export interface CacheStats {
 }
 
 export interface LLMScorerOptions {
+  /** The scorer's id (default: the scorer's own, e.g. `answer-relevancy-scorer`, which Mastra's
+   * scorer of the same kind shares: give one of them another id to use both in one eval). */
+  id?: string
+  /** The scorer's display name. */
+  name?: string
   model: ModelConfig
   modelSettings?: ModelSettings
   cache?: CacheOption

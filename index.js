@@ -273,6 +273,8 @@ function linkShared(out, judge) {
 
 function shapeResult(run, r) {
   const out = run !== null && typeof run === 'object' && !Array.isArray(run) ? { ...run } : {}
+  // Mastra's internal bookkeeping on a run is not part of the result
+  delete out._internal
   out.runId = r.runId
   for (const k of STEP_KEYS) out[k] = r[k]
   if (r.judge !== undefined) out.judge = linkShared(out, r.judge)

@@ -50,7 +50,7 @@ describe('answer relevancy: result shape', () => {
     expect(r.preprocessPrompt).toContain('DATA: {"output":"Paris is the capital of France. I like croissants. Maybe."}')
     expect(r.analyzePrompt).toContain('"input":"What is the capital of France?"')
     expect(r.generateReasonPrompt).toContain('"score":0.43')
-    expect(Object.keys(r.judge!)).toEqual(['analyze', 'generateReason', 'preprocess'])
+    expect(Object.keys(r.judge!)).toEqual(['preprocess', 'analyze', 'generateReason']) // step order, as Mastra
     const ex = r.judge!.analyze.executions[0]
     expect(ex.status).toBe('success')
     expect(ex.judgeModelId).toBe('gpt-4o-mini')
@@ -138,8 +138,16 @@ describe('answer relevancy: scoring and options', () => {
     expect(server.requests).toHaveLength(2)
   })
 
+  it('an output with no assistant message at all is a TypeError, never a silent 0', async () => {
+    const e = await failure(scorer().run({ input: 'q', output: [{ role: 'user', content: 'hi' }] }))
+    expect(e).toBeInstanceOf(TypeError)
+    expect((e as { code: string }).code).toBe('OXEVAL_INVALID_INPUT')
+    expect((e as Error).message).toContain('no assistant message')
+    expect(server.requests).toHaveLength(0)
+  })
+
   it('empty assistant text → score 0 with a reason and no judge call', async () => {
-    for (const output of ['', '   ', [{ role: 'user', content: 'hi' }]]) {
+    for (const output of ['', '   ', [{ role: 'assistant', content: '' }]]) {
       const r = await scorer().run({ input: 'q', output })
       expect(r.score).toBe(0)
       expect(r.reason).toMatch(/empty/)
@@ -385,5 +393,43 @@ describe('answer relevancy: bad arguments are TypeErrors', () => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url) })
     expect(out.toString().trim()).toBe('function')
     expect(typeof esm.createAnswerRelevancyScorer).toBe('function')
+  })
+})
+
+describe('answer relevancy: Mastra input parity', () => {
+  it('AI SDK v5 UI messages: text parts are joined (tool parts are not text)', async () => {
+    server.enqueue(statements(['Paris is the capital.']), verdicts(['yes']), 'The score is 1 because it answers.')
+    const r = await scorer().run({
+      input: 'What is the capital of France?',
+      output: [
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'text', text: 'Paris is ' },
+            { type: 'tool-lookup', toolCallId: 't1', state: 'output-available', output: { city: 'Paris' } },
+            { type: 'text', text: 'the capital.' },
+          ],
+        },
+      ],
+    })
+    expect(r.score).toBe(1)
+    expect(data(server.requests[0]).output).toBe('Paris is the capital.')
+  })
+
+  it("a workflow's object input is its stable JSON text", async () => {
+    server.enqueue(statements(['4']), verdicts(['yes']), 'The score is 1 because.')
+    const r = await scorer().run({ input: { q: 'What is 2+2?', lang: 'en' }, output: '4' })
+    expect(r.score).toBe(1)
+    expect(data(server.requests[1]).input).toBe('{"lang":"en","q":"What is 2+2?"}')
+  })
+
+  it("Mastra's _internal run key is not echoed; id and name options set the scorer's identity", async () => {
+    server.enqueue(statements(['a']), verdicts(['yes']), 'The score is 1 because.')
+    const s = scorer({ id: 'oxeval-answer-relevancy', name: 'AR (oxeval)' })
+    expect(s.id).toBe('oxeval-answer-relevancy')
+    expect(s.name).toBe('AR (oxeval)')
+    const r = await s.run({ input: 'q', output: 'a', _internal: { secretState: 1 } } as never)
+    expect(r).not.toHaveProperty('_internal')
+    expect(thrownBy(() => scorer({ id: '' })).message).toContain('options.id must be a non-empty string')
   })
 })

@@ -475,7 +475,6 @@ describe('run input errors are TypeErrors with no request', () => {
   itRejectsRunInput(server, [
     ['FC without groundTruth', () => fcScorer(), { input: 'q', output: 'Paris.' }, /reference \(run.groundTruth\) is missing/],
     ['FC blank groundTruth', () => fcScorer(), { input: 'q', output: 'Paris.', groundTruth: '   ' }, /reference \(run.groundTruth\) is missing/],
-    ['FC numeric groundTruth', () => fcScorer(), { input: 'q', output: 'Paris.', groundTruth: 42 }, /run.groundTruth must be the reference text/],
     ['FC empty output', () => fcScorer(), { input: 'q', output: '', groundTruth: 'Paris.' }, /response is missing/],
     ['FC blank output', () => fcScorer(), { input: 'q', output: '  ', groundTruth: 'Paris.' }, /response is missing/],
     ['FC user-only output', () => fcScorer(), { input: 'q', output: [{ role: 'user', content: 'hi' }], groundTruth: 'Paris.' }, /response is missing/],

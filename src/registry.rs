@@ -117,7 +117,7 @@ pub fn create_scorer(
                 model_id: d.model_id.clone(),
                 model: Arc::new(m),
             });
-            let scorer = with_external_model(judge, || (spec.build)(&value))?;
+            let scorer = with_external_model(judge, || registry::build_spec(spec, &value))?;
             Ok(NativeScorer::new(Arc::from(scorer), spec))
         },
     ));

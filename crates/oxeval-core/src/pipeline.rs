@@ -5,9 +5,9 @@ use crate::engine::schema::StepOutput;
 use crate::engine::{Call, Execution, Judge, RunContext, Structured};
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::redact::Redactor;
+use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// `judge[step]`.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -51,8 +51,9 @@ pub struct ScoreResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analyze_prompt: Option<String>,
     /// Present only when at least one LLM step ran.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub judge: BTreeMap<String, StepJudge>,
+    /// Keyed by step, in the order the steps ran (as Mastra's record).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub judge: IndexMap<String, StepJudge>,
     /// What was accepted despite a problem, as `step: problem` (e.g. `analyze: 1 verdict
     /// for 3 statements`); absent when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -16,7 +16,11 @@ pub fn message_text(message: &Value) -> Option<String> {
             Some(Value::String(s)) => Some(s.clone()),
             Some(content @ Value::Object(_)) => content_text(content),
             Some(Value::Array(parts)) => last_text_part(parts),
-            _ => map.get("text").and_then(Value::as_str).map(str::to_owned),
+            _ => match map.get("parts") {
+                // AI SDK v5 UI message: `{ role, parts: [{ type: 'text', text }, …] }`
+                Some(Value::Array(parts)) => ui_text(parts),
+                _ => map.get("text").and_then(Value::as_str).map(str::to_owned),
+            },
         },
         _ => None,
     }
@@ -36,6 +40,37 @@ fn content_text(content: &Value) -> Option<String> {
         .get("parts")
         .and_then(Value::as_array)
         .and_then(|parts| last_text_part(parts))
+}
+
+/// The text of a UI message's parts: its text parts joined (tool parts are not text).
+fn ui_text(parts: &[Value]) -> Option<String> {
+    let texts: Vec<&str> = parts
+        .iter()
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join(""))
+}
+
+/// JSON text with object keys sorted: the same value always reads the same (a non-message
+/// object used as a question or reference).
+pub fn stable_json(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
 }
 
 fn last_text_part(parts: &[Value]) -> Option<String> {
@@ -81,7 +116,12 @@ pub fn user_text(input: &Value) -> Option<String> {
                     }
                 }
             }
-            None
+            // not a message shape at all (e.g. a workflow's `{ q: '…' }`): its stable JSON
+            // text is the question; a message shape without a user message stays missing
+            let message_shaped = ["inputMessages", "messages", "role", "content", "parts"]
+                .iter()
+                .any(|k| map.contains_key(*k));
+            (!message_shaped && !map.is_empty()).then(|| stable_json(input))
         }
         _ => None,
     }
@@ -101,12 +141,21 @@ fn first_user_message(messages: &[Value]) -> Option<String> {
 pub fn assistant_text(output: &Value) -> Option<String> {
     match output {
         Value::String(s) => Some(s.clone()),
-        Value::Array(messages) => messages
-            .iter()
-            .rev()
-            .filter(|m| matches!(role(m), None | Some("assistant")))
-            .filter_map(message_text)
-            .find(|t| !t.is_empty()),
+        Value::Array(messages) => {
+            let mut answers = messages
+                .iter()
+                .rev()
+                .filter(|m| matches!(role(m), None | Some("assistant")))
+                .peekable();
+            // no assistant message at all → None; assistant messages without text → ""
+            answers.peek()?;
+            Some(
+                answers
+                    .filter_map(message_text)
+                    .find(|t| !t.is_empty())
+                    .unwrap_or_default(),
+            )
+        }
         Value::Object(map) => {
             if !matches!(role(output), None | Some("assistant")) {
                 return None;
@@ -177,6 +226,38 @@ pub fn round2_half_even(n: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mastra_input_parity() {
+        use serde_json::json;
+        // AI SDK v5 UI messages: text parts joined, tool parts are not text
+        let ui = json!([{ "role": "assistant", "parts": [
+            { "type": "text", "text": "Paris " },
+            { "type": "tool-weather", "toolCallId": "t", "state": "output-available" },
+            { "type": "text", "text": "is the capital." }
+        ]}]);
+        assert_eq!(
+            assistant_text(&ui).as_deref(),
+            Some("Paris is the capital.")
+        );
+        // only user messages: no assistant text at all (an error, never a silent 0)
+        assert_eq!(
+            assistant_text(&json!([{ "role": "user", "content": "hi" }])),
+            None
+        );
+        // an assistant message without text: empty
+        assert_eq!(
+            assistant_text(&json!([{ "role": "assistant", "content": "" }])).as_deref(),
+            Some("")
+        );
+        // a workflow's object input: its stable JSON text
+        assert_eq!(
+            user_text(&json!({ "q": "What is 2+2?", "a": 1 })).as_deref(),
+            Some(r#"{"a":1,"q":"What is 2+2?"}"#)
+        );
+        // an agent input without a user message stays missing
+        assert_eq!(user_text(&json!({ "inputMessages": [] })), None);
+    }
     use serde_json::json;
 
     fn agent_msg(role: &str, parts: Value) -> Value {

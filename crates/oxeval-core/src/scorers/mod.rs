@@ -30,8 +30,10 @@ pub struct JudgeMeta {
 /// What a scorer object exposes besides `run()`.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScorerMeta {
-    pub id: &'static str,
-    pub name: &'static str,
+    /// The spec's id, or the factory's `id` option.
+    pub id: std::borrow::Cow<'static, str>,
+    /// The spec's name, or the factory's `name` option.
+    pub name: std::borrow::Cow<'static, str>,
     pub description: &'static str,
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -51,8 +53,8 @@ impl ScorerMeta {
         steps: Vec<StepMeta>,
     ) -> Self {
         ScorerMeta {
-            id,
-            name,
+            id: id.into(),
+            name: name.into(),
             description,
             kind: "agent",
             judge: Some(JudgeMeta {
@@ -66,6 +68,7 @@ impl ScorerMeta {
 
 pub trait Scorer: Send + Sync {
     fn meta(&self) -> &ScorerMeta;
+    fn meta_mut(&mut self) -> &mut ScorerMeta;
     /// The scorer's judge (its cache statistics and pending warnings live there).
     fn judge(&self) -> &crate::engine::Judge;
     fn run<'a>(
@@ -83,6 +86,10 @@ macro_rules! impl_scorer {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
+            }
+
+            fn meta_mut(&mut self) -> &mut $crate::scorers::ScorerMeta {
+                &mut self.meta
             }
 
             fn judge(&self) -> &$crate::engine::Judge {

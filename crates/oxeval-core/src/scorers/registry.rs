@@ -78,7 +78,34 @@ pub fn build(factory: &str, options: &Value) -> Result<Box<dyn Scorer>, InvalidA
     let spec = find(factory).ok_or_else(|| {
         InvalidArgument::options(format!("there is no scorer factory named '{factory}'"))
     })?;
-    (spec.build)(options)
+    build_spec(spec, options)
+}
+
+/// Build `spec`'s scorer from its factory options, with the `id` and `name` options every
+/// factory takes (so two scorers of one kind, or oxeval's and Mastra's, can coexist).
+pub fn build_spec(spec: &ScorerSpec, options: &Value) -> Result<Box<dyn Scorer>, InvalidArgument> {
+    let id = identity_option(options, "id")?;
+    let name = identity_option(options, "name")?;
+    let mut scorer = (spec.build)(options)?;
+    if let Some(id) = id {
+        scorer.meta_mut().id = id.into();
+    }
+    if let Some(name) = name {
+        scorer.meta_mut().name = name.into();
+    }
+    Ok(scorer)
+}
+
+fn identity_option(options: &Value, key: &str) -> Result<Option<String>, InvalidArgument> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= 200 => {
+            Ok(Some(s.clone()))
+        }
+        Some(_) => Err(InvalidArgument::options(format!(
+            "options.{key} must be a non-empty string of at most 200 characters"
+        ))),
+    }
 }
 
 /// The registry as data, for the code generator: `{ scorers: [...], errorCodes: [...] }`.
@@ -154,6 +181,22 @@ mod tests {
             assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
         }
         assert!(find("createAnswerRelevancyScorer").is_some());
+        let model = json!({"id": "openai/x", "url": "http://127.0.0.1:9/v1"});
+        let s = build(
+            "createAnswerRelevancyScorer",
+            &json!({"model": model, "id": "ar-2", "name": "Second AR"}),
+        )
+        .unwrap();
+        assert_eq!((&*s.meta().id, &*s.meta().name), ("ar-2", "Second AR"));
+        let bad = build(
+            "createAnswerRelevancyScorer",
+            &json!({"model": model, "id": ""}),
+        );
+        assert!(bad
+            .err()
+            .unwrap()
+            .message
+            .contains("options.id must be a non-empty string"));
         let e = build("createNopeScorer", &json!({})).err().unwrap();
         assert!(e
             .message

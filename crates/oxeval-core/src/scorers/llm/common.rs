@@ -4,7 +4,7 @@
 
 use crate::engine::cache::ResponseCache;
 use crate::engine::{Judge, ModelSettings};
-use crate::error::{type_name, InvalidArgument};
+use crate::error::InvalidArgument;
 use crate::model::ModelConfig;
 use crate::options::options_object;
 use crate::provider::external::{ExternalModel, ExternalProvider};
@@ -63,16 +63,23 @@ pub fn with_external_model<R>(model: Option<ExternalJudge>, f: impl FnOnce() -> 
 /// messages gives its (last) assistant text, else the text of the message. `Err` names the
 /// JSON type for values that cannot carry text (numbers, booleans).
 pub fn reference_text(v: &Value) -> Result<Option<String>, &'static str> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) => Ok(Some(s.clone())),
-        Value::Array(items) => Ok(crate::text::assistant_text(v)
-            .or_else(|| items.iter().rev().find_map(crate::text::message_text))),
-        Value::Object(_) => {
-            Ok(crate::text::assistant_text(v).or_else(|| crate::text::message_text(v)))
-        }
-        other => Err(type_name(other)),
-    }
+    let text = match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => crate::text::assistant_text(v)
+            .filter(|t| !t.is_empty())
+            .or_else(|| items.iter().rev().find_map(crate::text::message_text)),
+        Value::Object(_) => crate::text::assistant_text(v)
+            .filter(|t| !t.is_empty())
+            .or_else(|| crate::text::message_text(v)),
+        // a number or boolean reference is its JSON text
+        other => Some(other.to_string()),
+    };
+    // a structured reference that is not a message (`{ answer: 'Paris' }`): its JSON text
+    Ok(text.or_else(|| match v {
+        Value::Object(m) if !m.is_empty() => Some(crate::text::stable_json(v)),
+        _ => None,
+    }))
 }
 
 /// Separator between the prompts of one step that made several judge calls

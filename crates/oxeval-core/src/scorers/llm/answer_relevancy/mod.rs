@@ -278,7 +278,11 @@ impl AnswerRelevancy {
                 "answer-relevancy-scorer needs run.input with the user's question (a string or messages with a 'user' message)",
             )
         })?;
-        let answer = assistant_text(&run.output).unwrap_or_default();
+        let answer = assistant_text(&run.output).ok_or_else(|| {
+            InvalidArgument::input(
+                "answer-relevancy-scorer: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages",
+            )
+        })?;
         let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
         if answer.trim().is_empty() {
             // Nothing to judge: no judge call, a score of 0 and a reason that says why; the
