@@ -246,11 +246,9 @@ describe('answer relevancy parity with @mastra/evals 1.10.2 (one scripted judge)
     expect(mreq[1].user).toMatch(/Input:\s*""/)
   })
 
-  // Known difference today: oxeval's output reader does not take a message's top-level `parts`
-  // (AI SDK v5 UI messages), so it sees an empty output, makes no call and scores 0, while Mastra
-  // reads the text. Support is being added separately: when it lands this body passes, `it.fails`
-  // then reports it, and this becomes a plain `it`.
-  it.fails('AI SDK v5 UI-message output ({ role, parts }) reads the same text in both', async () => {
+  // AI SDK v5 UI messages: oxeval reads a message's top-level `parts` (text parts joined), as
+  // Mastra does.
+  it('AI SDK v5 UI-message output ({ role, parts }) reads the same text in both', async () => {
     const c: Case = {
       name: 'ui parts',
       input: Q,
