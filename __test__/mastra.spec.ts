@@ -9,6 +9,7 @@ import { MockLanguageModelV3, simulateReadableStream } from 'ai/test'
 import { Agent } from '@mastra/core/agent'
 import { MastraScorer, ScorerRunError as MastraScorerRunError, createScorer, runEvals } from '@mastra/core/evals'
 import { MastraError } from '@mastra/core/error'
+import { NoOpObservability } from '@mastra/core/observability'
 import { Mastra } from '@mastra/core/mastra'
 import { InMemoryStore } from '@mastra/core/storage'
 import { createStep, createWorkflow } from '@mastra/core/workflows'
@@ -60,6 +61,46 @@ function mockModel(text = 'Paris is the capital of France.') {
         }),
       }) as Any,
   })
+}
+
+/** A recording observability entrypoint (@mastra/core ships only the no-op one): spans and scores. */
+function recordingObservability() {
+  const spans: Any[] = []
+  const scores: Any[] = []
+  let n = 0
+  const makeSpan = (opts: Any, parent?: Any): Any => {
+    const span: Any = {
+      id: `s${++n}`,
+      traceId: parent ? parent.traceId : `trace-${n}`,
+      type: opts.type,
+      name: opts.name,
+      parent,
+      input: opts.input,
+      attributes: opts.attributes,
+      isInternal: false,
+      isValid: true,
+      createChildSpan: (o: Any) => makeSpan(o, span),
+      createEventSpan: (o: Any) => makeSpan(o, span),
+      findParent: (t: string) => {
+        let p = span.parent
+        while (p && p.type !== t) p = p.parent
+        return p
+      },
+      end: (o: Any) => Object.assign(span, { ended: true, output: o?.output }),
+      error: (o: Any) => Object.assign(span, { ended: true, failure: o?.error }),
+      update: (o: Any) => Object.assign((span.attributes ??= {}), o?.attributes ?? {}),
+      getParentSpanId: () => parent?.id,
+      executeInContext: (fn: () => unknown) => fn(),
+      executeInContextSync: (fn: () => unknown) => fn(),
+    }
+    spans.push(span)
+    return span
+  }
+  const observability: Any = new NoOpObservability()
+  const instance = new Proxy({ startSpan: (o: Any) => makeSpan(o) } as Any, { get: (t, k) => (k in t ? t[k] : () => undefined) })
+  observability.getSelectedInstance = () => instance
+  observability.addScore = async (a: Any) => void scores.push(a)
+  return { observability, spans, scores }
 }
 
 const mastraSide = () => createScorer({ id: 'mastra-length', description: 'output present', type: 'agent' }).generateScore(() => 1)
@@ -173,6 +214,27 @@ describe('oxeval/mastra inside Mastra', () => {
     const aa = createAnswerAccuracyScorer({ model: model() })
     mastra.addScorer(aa)
     expect(mastra.getScorerById('answer-accuracy-scorer')).toBe(aa)
+  })
+
+  it("registered with Mastra: Mastra's scorer_run / scorer_step spans, scoreTraceId, the observability score", async () => {
+    scriptRelevancy('yes')
+    const rec = recordingObservability()
+    const rel = relevancy()
+    new Mastra({ scorers: { rel }, observability: rec.observability, logger: false })
+    const r = await rel.run({ input: 'What is the capital of France?', output: 'Paris is the capital of France.' })
+    const run = rec.spans.find((x) => x.type === 'scorer_run')
+    expect(run).toMatchObject({ name: "scorer run: 'answer-relevancy-scorer'", ended: true, output: { success: true, score: 1 } })
+    expect(r.scoreTraceId).toBe(run.traceId)
+    const steps = rec.spans.filter((x) => x.type === 'scorer_step')
+    expect(steps.map((x) => x.name)).toEqual(["scorer step: 'preprocess'", "scorer step: 'analyze'", "scorer step: 'generateScore'", "scorer step: 'generateReason'"])
+    expect(steps[0].output).toEqual({ statements: ['Paris is the capital of France.'] })
+    expect(steps.every((x) => x.traceId === run.traceId && x.ended)).toBe(true)
+    expect(rec.scores).toEqual([expect.objectContaining({ score: expect.objectContaining({ scorerId: 'answer-relevancy-scorer', score: 1, scoreTraceId: run.traceId }) })])
+    // a failed run ends its span with the error
+    server.reset()
+    server.on(() => true, () => ({ status: 500, body: 'down' }))
+    await failure(rel.run({ input: 'q', output: 'a.' }))
+    expect(rec.spans.filter((x) => x.type === 'scorer_run').at(-1).failure).toBeInstanceOf(Error)
   })
 
   it('runEvals with an Agent target: bare, { scorer, threshold }, gates, mixed with a Mastra scorer; scores saved to storage', async () => {
