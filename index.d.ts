@@ -242,6 +242,29 @@ export declare class ScorerRunError extends Error {
   /** The partial result: completed steps' prompts and results, and every judge execution. */
   result: PartialScorerResult
   cause?: Error & { code?: OxevalErrorCode; status?: number; rawOutput?: string }
+  // MastraError's fields, so error handling written for Mastra works:
+  /** Mastra's ScorerRunError id. */
+  id: 'MASTR_SCORER_FAILED_TO_RUN_WORKFLOW_FAILED'
+  domain: 'SCORER'
+  category: 'USER'
+  details: { code: OxevalErrorCode; failedStep: string; completedSteps: string }
+  toJSONDetails(): MastraErrorDetails
+  /** MastraError's JSON (`code` is the Mastra id; oxeval's code is `details.code`). */
+  toJSON(): MastraErrorJSONLike
+}
+
+/** `err.toJSONDetails()` of an oxeval error, as MastraError's. */
+export interface MastraErrorDetails {
+  message: string
+  domain: string
+  category: string
+  details: Record<string, string | number | boolean | null>
+}
+
+/** `err.toJSON()` of an oxeval error, as MastraError's `MastraErrorJSON`. */
+export interface MastraErrorJSONLike extends MastraErrorDetails {
+  code: string
+  cause?: { name?: string; message: string; code?: string; status?: number; rawOutput?: string }
 }
 
 /** Rejection of a run whose AbortSignal fired. */
@@ -251,6 +274,13 @@ export declare class AbortError extends Error {
   failedStep: string | undefined
   completedSteps: string[]
   result: PartialScorerResult | undefined
+  // MastraError's fields
+  id: 'OXEVAL_SCORER_RUN_ABORTED'
+  domain: 'SCORER'
+  category: 'USER'
+  details: { code: 'OXEVAL_ABORTED'; failedStep: string | null; completedSteps: string }
+  toJSONDetails(): MastraErrorDetails
+  toJSON(): MastraErrorJSONLike
 }
 
 /** A TypeError raised for a wrong argument (options or run), with a stable code. */

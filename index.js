@@ -32,6 +32,52 @@ function causeError(c) {
   return e
 }
 
+/**
+ * The fields Mastra's errors carry (MastraError: `id`, `domain`, `category`, `details`,
+ * `toJSON()`), so error handling written for Mastra works on oxeval's errors. Kept in this
+ * file (no import of @mastra/core: the main entry does not depend on it).
+ */
+function mastraFields(err, id, details) {
+  err.id = id
+  err.domain = 'SCORER'
+  err.category = 'USER'
+  err.details = details
+}
+
+/** `toJSON()` of a cause, as Mastra serializes one: name and message plus oxeval's fields. */
+function causeJson(c) {
+  if (!c || typeof c !== 'object') return c === undefined ? undefined : { message: String(c) }
+  if (typeof c.toJSON === 'function') return c.toJSON()
+  const j = { name: c.name, message: c.message }
+  for (const k of ['code', 'status', 'rawOutput']) if (c[k] !== undefined) j[k] = c[k]
+  return j
+}
+
+/** MastraError's methods, shared by both error classes. */
+const mastraMethods = {
+  /** Mastra's `toJSONDetails()`: message, domain, category, details. */
+  toJSONDetails() {
+    return { message: this.message, domain: this.domain, category: this.category, details: this.details }
+  },
+  /** Mastra's `toJSON()` (`code` is Mastra's error id; oxeval's code is `details.code`). */
+  toJSON() {
+    return {
+      message: this.message,
+      domain: this.domain,
+      category: this.category,
+      code: this.id,
+      details: this.details,
+      cause: causeJson(this.cause),
+    }
+  },
+}
+
+function withMastraMethods(cls) {
+  for (const [k, fn] of Object.entries(mastraMethods)) {
+    Object.defineProperty(cls.prototype, k, { value: fn, writable: true, configurable: true, enumerable: false })
+  }
+}
+
 /** Thrown (as a rejection of `scorer.run()`) when a step fails. */
 class ScorerRunError extends Error {
   constructor(failure, run) {
@@ -41,8 +87,15 @@ class ScorerRunError extends Error {
     this.failedStep = failure.failedStep
     this.completedSteps = failure.completedSteps || []
     this.result = shapeResult(run, failure.result || {})
+    // Mastra's ScorerRunError id (MastraError fields), so Mastra-style handling matches
+    mastraFields(this, 'MASTR_SCORER_FAILED_TO_RUN_WORKFLOW_FAILED', {
+      code: this.code,
+      failedStep: this.failedStep,
+      completedSteps: this.completedSteps.join(', '),
+    })
   }
 }
+withMastraMethods(ScorerRunError)
 
 /** Rejection of `scorer.run()` when its AbortSignal fired. Keeps the partial result. */
 class AbortError extends Error {
@@ -53,8 +106,14 @@ class AbortError extends Error {
     this.failedStep = failure && failure.failedStep !== null ? failure.failedStep : undefined
     this.completedSteps = failure ? failure.completedSteps || [] : []
     this.result = failure && failure.result ? shapeResult(run, failure.result) : undefined
+    mastraFields(this, 'OXEVAL_SCORER_RUN_ABORTED', {
+      code: this.code,
+      failedStep: this.failedStep ?? null,
+      completedSteps: this.completedSteps.join(', '),
+    })
   }
 }
+withMastraMethods(AbortError)
 
 function typeError(message, code) {
   const e = new TypeError(message)
