@@ -166,7 +166,9 @@ if (!app.ok) finish()
 const installed = join(app.dir, 'node_modules', 'oxeval')
 check('the installed oxeval holds no .node (the addon comes from the platform package)', !readdirSync(installed).some((f) => f.endsWith('.node')) && existsSync(join(app.dir, 'node_modules', `oxeval-${HOST}`, nodeFile)))
 
-const subpaths = Object.keys(mainPkg.exports).filter((k) => !k.endsWith('.json'))
+// subpaths that need an optional peer dependency (not installed here) are checked apart
+const PEER_SUBPATHS = { './mastra': '@mastra/core' }
+const subpaths = Object.keys(mainPkg.exports).filter((k) => !k.endsWith('.json') && !(k in PEER_SUBPATHS))
 const cjsSubpaths = subpaths.filter((k) => typeof mainPkg.exports[k] === 'string' || mainPkg.exports[k].require || mainPkg.exports[k].default)
 const spec = (k) => (k === '.' ? 'oxeval' : `oxeval/${k.slice(2)}`)
 writeFileSync(
@@ -190,6 +192,16 @@ const esm = sh(process.execPath, ['esm.mjs'], { cwd: app.dir, env: consumerEnv }
 check('ESM import (every exports subpath)', esm.ok && esm.stdout.includes(join('node_modules', `oxeval-${HOST}`)), esm.ok ? subpaths.map(spec).join(', ') : esm.out.slice(-2000))
 const cjs = sh(process.execPath, ['cjs.cjs'], { cwd: app.dir, env: consumerEnv })
 check('CJS require', cjs.ok, cjs.ok ? cjsSubpaths.map(spec).join(', ') : cjs.out.slice(-2000))
+
+// without its optional peer, a peer subpath fails at import with an error naming the peer
+for (const [sub, peer] of Object.entries(PEER_SUBPATHS)) {
+  if (!(sub in mainPkg.exports)) continue
+  writeFileSync(join(app.dir, 'peer.cjs'), `require(${JSON.stringify(spec(sub))})`)
+  writeFileSync(join(app.dir, 'peer.mjs'), `await import(${JSON.stringify(spec(sub))})`)
+  const c = sh(process.execPath, ['peer.cjs'], { cwd: app.dir, env: consumerEnv })
+  const m = sh(process.execPath, ['peer.mjs'], { cwd: app.dir, env: consumerEnv })
+  check(`${spec(sub)} without ${peer}: a clear error naming it (CJS and ESM)`, !c.ok && !m.ok && c.out.includes(peer) && m.out.includes(peer), `${c.out.slice(-500)}\n${m.out.slice(-500)}`)
+}
 
 // types: typescript and @types/node come from this checkout's node_modules, by path
 writeFileSync(
