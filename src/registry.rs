@@ -5,7 +5,7 @@ use crate::scorer::NativeScorer;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use oxeval_core::scorers::llm::common::{with_external_model, ExternalJudge};
-use oxeval_core::scorers::registry;
+use oxeval_core::scorers::registry::{self, FactoryDescriptor};
 use oxeval_core::InvalidArgument;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,67 +18,6 @@ use std::sync::Arc;
 )]
 pub fn registry() -> Value {
     registry::describe()
-}
-
-/// What the facade tells about the factory call beyond the options' JSON text.
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct FactoryDescriptor {
-    /// JS type of the options argument.
-    #[serde(rename = "type")]
-    kind: String,
-    /// Why the options could not be serialized, if they could not.
-    serialize_error: Option<String>,
-    /// Path of the first NaN/Infinity number in the options (JSON would turn it into null).
-    non_finite: Option<String>,
-    non_finite_value: Option<String>,
-    /// `data`, `function` or `languageModel` (an object with `doGenerate`).
-    model: String,
-    /// JS type of `options.contextExtractor` (`undefined` when absent).
-    context_extractor: String,
-    /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
-    model_provider: String,
-    model_id: String,
-}
-
-fn check(
-    factory: &str,
-    spec: &registry::ScorerSpec,
-    d: &FactoryDescriptor,
-) -> std::result::Result<(), InvalidArgument> {
-    let bad = |m: String| Err(InvalidArgument::options(m));
-    if d.kind != "object" {
-        return bad(format!(
-            "{factory}() expects an options object like {{ model: 'openai/gpt-4o-mini' }}; got {}",
-            d.kind
-        ));
-    }
-    if let Some(why) = &d.serialize_error {
-        return bad(format!(
-            "options must be plain JSON-serializable data ({why})"
-        ));
-    }
-    if let Some(path) = &d.non_finite {
-        return bad(format!(
-            "'{path}' is {}; numbers must be finite",
-            d.non_finite_value.as_deref().unwrap_or("not finite")
-        ));
-    }
-    if d.model == "unsupportedLanguageModel" {
-        return bad(format!(
-            "{factory}(): options.model is a language model object of an unsupported specification version ({}); AI SDK models of specification v2 and v3 are supported",
-            d.model_id
-        ));
-    }
-    if spec.context_extractor
-        && !matches!(d.context_extractor.as_str(), "" | "undefined" | "function")
-    {
-        return bad(format!(
-            "{factory}(): options.contextExtractor must be a function (input, output) => string[]; got {}",
-            d.context_extractor
-        ));
-    }
-    Ok(())
 }
 
 /// Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`
@@ -108,7 +47,7 @@ pub fn create_scorer(
                 InvalidArgument::options(format!("there is no scorer factory named '{factory}'"))
             })?;
             let d: FactoryDescriptor = serde_json::from_str(&descriptor).unwrap_or_default();
-            check(&factory, spec, &d)?;
+            d.check(&factory, spec)?;
             let value: Value = serde_json::from_str(&options).map_err(|e| {
                 InvalidArgument::options(format!("options is not valid JSON text: {e}"))
             })?;

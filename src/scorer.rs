@@ -141,15 +141,10 @@ impl RunTicket {
     /// failure outcome, shaped like the core's.
     #[napi(ts_return_type = "Record<string, unknown>")]
     pub fn fail(&self, step: String, kind: String, message: String, cause_name: String) -> Outcome {
-        let (code, message) = match kind.as_str() {
-            "deadline" => (ErrorCode::Deadline, "the run's deadline passed".to_string()),
-            "aborted" => (ErrorCode::Aborted, "The run was aborted".to_string()),
-            _ => (ErrorCode::ContextExtractor, message),
-        };
-        let f = ScorerFailure::outside(
+        let f = ScorerFailure::callback(
             Some(self.run_id.clone()),
             &step,
-            code,
+            &kind,
             &message,
             &cause_name,
         );

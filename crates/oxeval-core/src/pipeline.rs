@@ -100,6 +100,36 @@ impl ScorerFailure {
         }
     }
 
+    /// A user callback (`contextExtractor`) failed at `step`: `kind` is `threw` (with the
+    /// error's message and name), `deadline` or `aborted`.
+    pub fn callback(
+        run_id: Option<String>,
+        step: &str,
+        kind: &str,
+        message: &str,
+        cause_name: &str,
+    ) -> ScorerFailure {
+        match kind {
+            "deadline" => ScorerFailure::outside(
+                run_id,
+                step,
+                ErrorCode::Deadline,
+                "the run's deadline passed",
+                "",
+            ),
+            "aborted" => {
+                ScorerFailure::outside(run_id, step, ErrorCode::Aborted, "The run was aborted", "")
+            }
+            _ => ScorerFailure::outside(
+                run_id,
+                step,
+                ErrorCode::ContextExtractor,
+                message,
+                cause_name,
+            ),
+        }
+    }
+
     /// A caught panic: an internal error (please report it), never a crash.
     pub fn internal(run_id: Option<String>, detail: &str) -> ScorerFailure {
         let mut f =

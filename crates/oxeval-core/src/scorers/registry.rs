@@ -59,6 +59,68 @@ pub struct ScorerSpec {
     pub build: fn(&Value) -> Result<Box<dyn Scorer>, InvalidArgument>,
 }
 
+/// What the JS facade tells about a factory call beyond the options' JSON text (a function,
+/// a model object or a non-finite number cannot be JSON).
+#[derive(Debug, serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FactoryDescriptor {
+    /// JS type of the options argument.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Why the options could not be serialized, if they could not.
+    pub serialize_error: Option<String>,
+    /// Path of the first NaN/Infinity number in the options (JSON would turn it into null).
+    pub non_finite: Option<String>,
+    pub non_finite_value: Option<String>,
+    /// `data`, `function` or `languageModel` (an object with `doGenerate`).
+    pub model: String,
+    /// JS type of `options.contextExtractor` (`undefined` when absent).
+    pub context_extractor: String,
+    /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
+    pub model_provider: String,
+    pub model_id: String,
+}
+
+impl FactoryDescriptor {
+    /// Check what JSON could not carry; the message names the factory and the option.
+    pub fn check(&self, factory: &str, spec: &ScorerSpec) -> Result<(), InvalidArgument> {
+        let d = self;
+        let bad = |m: String| Err(InvalidArgument::options(m));
+        if d.kind != "object" {
+            return bad(format!(
+            "{factory}() expects an options object like {{ model: 'openai/gpt-4o-mini' }}; got {}",
+            d.kind
+        ));
+        }
+        if let Some(why) = &d.serialize_error {
+            return bad(format!(
+                "options must be plain JSON-serializable data ({why})"
+            ));
+        }
+        if let Some(path) = &d.non_finite {
+            return bad(format!(
+                "'{path}' is {}; numbers must be finite",
+                d.non_finite_value.as_deref().unwrap_or("not finite")
+            ));
+        }
+        if d.model == "unsupportedLanguageModel" {
+            return bad(format!(
+            "{factory}(): options.model is a language model object of an unsupported specification version ({}); AI SDK models of specification v2 and v3 are supported",
+            d.model_id
+        ));
+        }
+        if spec.context_extractor
+            && !matches!(d.context_extractor.as_str(), "" | "undefined" | "function")
+        {
+            return bad(format!(
+            "{factory}(): options.contextExtractor must be a function (input, output) => string[]; got {}",
+            d.context_extractor
+        ));
+        }
+        Ok(())
+    }
+}
+
 /// Every scorer, one line each.
 pub static REGISTRY: &[&ScorerSpec] = &[
     &answer_relevancy::SPEC,
