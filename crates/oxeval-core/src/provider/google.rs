@@ -375,7 +375,7 @@ impl Provider for GoogleProvider {
         req: &'a ChatRequest,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        self.complete_with(req, &NO_OPTIONS, timeout)
+        self.complete_with(req, &CallOptions::NONE, timeout)
     }
 
     fn complete_with<'a>(
@@ -391,10 +391,6 @@ impl Provider for GoogleProvider {
         })
     }
 }
-
-static NO_OPTIONS: CallOptions = CallOptions {
-    reasoning_effort: None,
-};
 
 #[cfg(test)]
 mod tests {

@@ -88,6 +88,13 @@ pub struct CallOptions {
     pub reasoning_effort: Option<ReasoningEffort>,
 }
 
+impl CallOptions {
+    /// No options: what a plain [`Provider::complete`] call carries.
+    pub const NONE: CallOptions = CallOptions {
+        reasoning_effort: None,
+    };
+}
+
 /// The first line of the schema description the engine puts in the system message when
 /// the schema does not travel natively (prompt style, JSON mode, and every fallback
 /// attempt), followed by the schema's name. A request whose system message has a line

@@ -629,7 +629,7 @@ impl Provider for OpenAiProvider {
         req: &'a ChatRequest,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        self.complete_with(req, &NO_OPTIONS, timeout)
+        self.complete_with(req, &CallOptions::NONE, timeout)
     }
 
     fn complete_with<'a>(
@@ -649,10 +649,6 @@ impl Provider for OpenAiProvider {
         self.learn(req, opts, err)
     }
 }
-
-static NO_OPTIONS: CallOptions = CallOptions {
-    reasoning_effort: None,
-};
 
 #[cfg(test)]
 mod tests {
