@@ -83,8 +83,7 @@ export declare class OxevalEvalsReporter {
 export { OxevalEvalsReporter as MastraEvalsReporter }
 
 declare module 'vitest' {
-  interface Assertion<T = any> extends EvalMatchers<T> {}
-  interface AsymmetricMatchersContaining extends EvalMatchers {}
+  interface Matchers<T = any> extends EvalMatchers<T> {}
   interface TaskMeta {
     oxevalEval?: OxevalEvalMeta
   }
