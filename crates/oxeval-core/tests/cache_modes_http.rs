@@ -9,6 +9,7 @@ use oxeval_core::engine::cache::{CacheEnv, ResponseCache};
 use oxeval_core::engine::RunContext;
 use oxeval_core::scorers::llm::answer_relevancy::{AnswerRelevancy, Options};
 use oxeval_core::scorers::llm::factual_correctness::FactualCorrectness;
+use oxeval_core::scorers::llm::nvidia::AnswerAccuracy;
 use oxeval_core::{ErrorCode, Judge, ModelConfig, ModelSettings, RunError, Scorer};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -255,5 +256,73 @@ async fn steps_with_several_calls_replay_each_call() {
     let r = replay.run(run(q), item("fc1")).await.unwrap();
     assert_eq!(r.score, recorded.score);
     assert_eq!(request_count(&server).await, 4);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The NVIDIA metrics score with one judge when the other gives no valid rating; a replay
+/// that cannot replay one of them fails instead (it reproduces the recording or says why).
+#[tokio::test]
+async fn a_dual_judge_replay_fails_when_one_judge_misses() {
+    let server = server_with(|s: &Seen| {
+        let first = s.data.get("candidate_answer").is_some();
+        completion(if first {
+            r#"{"rating": 4}"#
+        } else {
+            r#"{"rating": 2}"#
+        })
+    })
+    .await;
+    let dir = temp_dir("replay-dual");
+    let d = dir.display().to_string();
+    let q = json!({"input": "Who wrote Hamlet?", "output": "Shakespeare.", "groundTruth": "William Shakespeare"});
+    let make = |mode: &str| {
+        AnswerAccuracy::from_options(&options(
+            &server,
+            json!({"cache": {"dir": d, "mode": mode, "memory": false}}),
+        ))
+        .unwrap()
+    };
+    let recorded = make("record")
+        .run(run(q.clone()), item("aa1"))
+        .await
+        .unwrap();
+    assert_eq!(recorded.score, Some(0.75));
+    assert_eq!(request_count(&server).await, 2);
+    let replay = make("replay");
+    assert_eq!(
+        replay.run(run(q.clone()), item("aa1")).await.unwrap().score,
+        Some(0.75)
+    );
+    // lose the second judge's recording
+    let second = requests(&server).await[1].clone();
+    assert!(second.data.get("candidate_answer").is_none());
+    let entries = dir.join("v3").join("entries");
+    let mut removed = 0;
+    for shard in std::fs::read_dir(&entries).unwrap() {
+        for f in std::fs::read_dir(shard.unwrap().path()).unwrap() {
+            let path = f.unwrap().path();
+            if std::fs::read_to_string(&path)
+                .unwrap()
+                .contains(r#"{\"rating\": 2}"#)
+            {
+                std::fs::remove_file(path).unwrap();
+                removed += 1;
+            }
+        }
+    }
+    assert_eq!(removed, 1);
+    let f = fails(&replay, q, item("aa1")).await;
+    assert_eq!(
+        (f.code, f.failed_step.as_str()),
+        (ErrorCode::CacheMiss, "analyze")
+    );
+    assert!(
+        f.message.contains("call 'judge2'") && f.message.contains("missing or damaged"),
+        "{}",
+        f.message
+    );
+    // each judge asked once: a miss is final, never retried
+    assert_eq!(f.result.judge["analyze"].executions.len(), 2);
+    assert_eq!(request_count(&server).await, 2);
     let _ = std::fs::remove_dir_all(dir);
 }
