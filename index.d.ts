@@ -85,12 +85,22 @@ export interface ModelSettings {
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high'
 }
 
-/** Response cache: `true` (in memory), `{ dir }` (also on disk, shareable across processes),
- * `false` (off even if OXEVAL_CACHE_DIR is set). Only validated successful answers are stored. */
+/** How a response cache answers (`cache.mode`, else `OXEVAL_CACHE_MODE`, else `'auto'`):
+ * `'auto'` answers hits and asks the judge on a miss, storing the reply; `'record'` always asks
+ * the judge and stores (overwrites) the reply; `'replay'` answers only from the cache and never
+ * sends a request (no API key needed): a miss rejects with code `OXEVAL_CACHE_MISS`. */
+export type CacheMode = 'auto' | 'record' | 'replay'
+
+/** Response cache: `true` (in memory), `{ dir }` (also on disk, shareable across processes and
+ * committable: see docs/cache.md), `false` (off even if OXEVAL_CACHE_DIR is set). Only validated
+ * successful answers are stored. */
 export type CacheOption =
   | boolean
   | {
+      /** The disk layer's directory (default: OXEVAL_CACHE_DIR). Required for `mode: 'replay'`. */
       dir?: string
+      /** Default: OXEVAL_CACHE_MODE, else 'auto'. */
+      mode?: CacheMode
       memory?: boolean
       /** Bound of the process-wide memory layer in bytes (the largest asked for wins). Default 64 MiB; 0 = no memory layer. */
       memoryBytes?: number
@@ -104,6 +114,8 @@ export interface CacheStats {
   memoryHits: number
   diskHits: number
   misses: number
+  /** Misses of a `'replay'` cache (each rejected its run with `OXEVAL_CACHE_MISS`). */
+  replayMisses: number
   writes: number
   errors: number
   timeouts: number
@@ -171,6 +183,10 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Overall deadline for the whole run (contextExtractor included), in ms. */
   deadlineMs?: number
+  /** The data item (and trial) this run scores, e.g. `'q-17'` or `'q-17#2'` (1 to 256
+   * characters). The response cache names it in a replay miss; without it, the item is a
+   * digest of the run's input. */
+  itemId?: string
 }
 
 /** The keys a result sets itself (anything else is the run's own field, echoed). */

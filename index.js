@@ -306,6 +306,14 @@ function describeRunOptions(options) {
   d.deadlineMs = typeof ms === 'number' && !Number.isFinite(ms) ? (ms === Infinity ? 1e308 : String(ms)) : ms
   const s = options.signal
   d.signal = s === undefined || s === null ? 'absent' : s instanceof AbortSignal ? (s.aborted ? 'AbortSignal:aborted' : 'AbortSignal') : jsType(s)
+  // every other option crosses as data for the core to check (e.g. itemId); a value JSON
+  // cannot carry is described by its type
+  d.data = {}
+  for (const [k, v] of Object.entries(options)) {
+    if (k === 'signal' || k === 'deadlineMs' || v === undefined) continue
+    const plain = typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v))
+    d.data[k] = plain ? wellFormed(k, v) : { jsType: jsType(v) }
+  }
   return d
 }
 

@@ -307,9 +307,9 @@ describe('7. the disk cache can never hang a run', () => {
     }
     return out
   }
-  /** Turn every index entry of a disk cache into a FIFO: a read of it blocks (a stalled mount). */
+  /** Turn every entry file of a disk cache into a FIFO: a read of it blocks (a stalled mount). */
   function stall(dir: string): string[] {
-    const entries = files(join(dir, 'index-v5'))
+    const entries = files(join(dir, 'v3', 'entries'))
     for (const f of entries) {
       unlinkSync(f)
       execFileSync('mkfifo', [f])

@@ -19,6 +19,7 @@ export type OxevalErrorCode =
   | 'OXEVAL_ABORTED'
   | 'OXEVAL_DEADLINE'
   | 'OXEVAL_NO_VALID_JUDGMENT'
+  | 'OXEVAL_CACHE_MISS'
   | 'OXEVAL_INTERNAL'
 
 // --------------------------------------------------------------------------------------

@@ -198,7 +198,9 @@ impl RunTicket {
             let ctx = RunContext {
                 cancel: token,
                 deadline: started.deadline,
-            };
+                ..RunContext::default()
+            }
+            .with_item(started.item_id.take());
             let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
             let fut = AssertUnwindSafe(
                 oxeval_core::provider::external::RUN_ID

@@ -51,6 +51,10 @@ pub enum ErrorCode {
     /// The judge's valid answers did not allow a score (e.g. no valid rating from any judge).
     #[serde(rename = "OXEVAL_NO_VALID_JUDGMENT")]
     NoValidJudgment,
+    /// `cache.mode` is `replay` and no reply is recorded for a judge request; none was
+    /// sent. The message names the call (scorer, step, item) and why its key differs.
+    #[serde(rename = "OXEVAL_CACHE_MISS")]
+    CacheMiss,
     /// A bug in oxeval (a caught panic). Please report it.
     #[serde(rename = "OXEVAL_INTERNAL")]
     Internal,
@@ -74,6 +78,7 @@ impl ErrorCode {
         ErrorCode::Aborted,
         ErrorCode::Deadline,
         ErrorCode::NoValidJudgment,
+        ErrorCode::CacheMiss,
         ErrorCode::Internal,
     ];
 
@@ -94,6 +99,7 @@ impl ErrorCode {
             ErrorCode::Aborted => "OXEVAL_ABORTED",
             ErrorCode::Deadline => "OXEVAL_DEADLINE",
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
+            ErrorCode::CacheMiss => "OXEVAL_CACHE_MISS",
             ErrorCode::Internal => "OXEVAL_INTERNAL",
         }
     }
@@ -140,6 +146,7 @@ impl JudgeError {
             ErrorCode::Aborted => "AbortError",
             ErrorCode::Deadline => "DeadlineError",
             ErrorCode::NoValidJudgment => "NoValidJudgmentError",
+            ErrorCode::CacheMiss => "CacheMissError",
             _ => "Error",
         };
         JudgeError {

@@ -201,7 +201,8 @@ impl<'a> Pipeline<'a> {
         system: &str,
         prompt: &str,
     ) -> Result<Structured<T>, RunError> {
-        let call = self.judge.structured::<T>(system, prompt, self.ctx).await;
+        let ctx = self.ctx.at(step);
+        let call = self.judge.structured::<T>(system, prompt, &ctx).await;
         self.take(step, call)
     }
 
@@ -214,9 +215,10 @@ impl<'a> Pipeline<'a> {
         prompt: &str,
         expect: impl Fn(&T) -> Option<String> + Send + Sync,
     ) -> Result<Structured<T>, RunError> {
+        let ctx = self.ctx.at(step);
         let call = self
             .judge
-            .structured_expect::<T>(system, prompt, self.ctx, expect)
+            .structured_expect::<T>(system, prompt, &ctx, expect)
             .await;
         self.take(step, call)
     }
@@ -228,7 +230,8 @@ impl<'a> Pipeline<'a> {
         system: &str,
         prompt: &str,
     ) -> Result<String, RunError> {
-        let call = self.judge.text(system, prompt, self.ctx).await;
+        let ctx = self.ctx.at(step);
+        let call = self.judge.text(system, prompt, &ctx).await;
         self.take(step, call)
     }
 

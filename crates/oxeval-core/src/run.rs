@@ -16,6 +16,9 @@ pub struct RunInput {
 /// Largest run accepted, as JSON text: far beyond any judge's context window.
 pub const MAX_RUN_BYTES: usize = 4 * 1024 * 1024;
 
+/// Longest run option `itemId`, in characters.
+pub const MAX_ITEM_ID_CHARS: usize = 256;
+
 impl RunInput {
     /// Parse and validate a run sent as JSON text (what the JS facade sends).
     pub fn from_json(text: &str) -> Result<Self, InvalidArgument> {
@@ -36,6 +39,22 @@ impl RunInput {
             }
         })?;
         Self::from_value(value)
+    }
+
+    /// The run's identity for the response cache when the host names no item (run option
+    /// `itemId`): `input:<digest>` of the run's input (the question: stable while the output
+    /// under test changes), or `output:<digest>` when it has none. The first 12 hex digits
+    /// of a SHA-256 of the JSON text.
+    pub fn item_digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let (what, v) = match &self.input {
+            Some(v) => ("input", v),
+            None => ("output", &self.output),
+        };
+        let text = serde_json::to_string(v).unwrap_or_default();
+        let d = Sha256::digest(text.as_bytes());
+        let hex: String = d.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        format!("{what}:{hex}")
     }
 
     /// Validate the shape of `run`. `runId` defaults to a fresh UUID v4.
@@ -89,9 +108,10 @@ impl RunInput {
 }
 
 /// `scorer.run()`'s second argument, described as data by the JS facade (an AbortSignal
-/// cannot cross into Rust): `{ type, deadlineMs, signal }` where `type` is the JS type of the
-/// options value and `signal` is `absent`, `AbortSignal`, `AbortSignal:aborted` or the JS
-/// type of whatever was passed.
+/// cannot cross into Rust): `{ type, deadlineMs, signal, data }` where `type` is the JS type
+/// of the options value, `signal` is `absent`, `AbortSignal`, `AbortSignal:aborted` or the JS
+/// type of whatever was passed, and `data` holds every other option as it was passed (a
+/// string, finite number, boolean or null), or `{ jsType }` for a value JSON cannot carry.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RunOptionsDescriptor {
@@ -99,14 +119,18 @@ pub struct RunOptionsDescriptor {
     pub kind: String,
     pub deadline_ms: Option<Value>,
     pub signal: String,
+    pub data: serde_json::Map<String, Value>,
 }
 
-/// A run accepted at `scorer.run()`: its input and its deadline, which starts now, before
-/// any user callback (`contextExtractor`) runs.
+/// A run accepted at `scorer.run()`: its input, its deadline, which starts now, before
+/// any user callback (`contextExtractor`) runs, and the data item it scores.
 #[derive(Debug, Clone)]
 pub struct StartedRun {
     pub input: RunInput,
     pub deadline: Option<tokio::time::Instant>,
+    /// Run option `itemId`: the data item (and trial) this run scores, as the eval runner
+    /// names it; the response cache's locator (see [`RunInput::item_digest`] without it).
+    pub item_id: Option<String>,
 }
 
 /// Why a run could not start.
@@ -127,7 +151,7 @@ impl StartedRun {
         let invalid = |m: String| StartError::Invalid(InvalidArgument::input(m));
         if !matches!(options.kind.as_str(), "" | "undefined" | "object") {
             return Err(invalid(format!(
-                "scorer.run() options must be an object like {{ signal, deadlineMs }}; got {}",
+                "scorer.run() options must be an object like {{ signal, deadlineMs, itemId }}; got {}",
                 options.kind
             )));
         }
@@ -148,6 +172,30 @@ impl StartedRun {
                 ))
             }
         };
+        let item_id = match options.data.get("itemId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.is_empty() => {
+                return Err(invalid(
+                    "run options.itemId must be a non-empty string; got an empty string".into(),
+                ))
+            }
+            Some(Value::String(s)) if s.chars().count() > MAX_ITEM_ID_CHARS => {
+                return Err(invalid(format!(
+                    "run options.itemId must be at most {MAX_ITEM_ID_CHARS} characters; got {}",
+                    s.chars().count()
+                )))
+            }
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                let got = other
+                    .get("jsType")
+                    .and_then(Value::as_str)
+                    .unwrap_or_else(|| type_name(other));
+                return Err(invalid(format!(
+                    "run options.itemId must be a string naming the data item (e.g. its id, or 'q-17#2' for a trial); got {got}"
+                )));
+            }
+        };
         if options.signal == "AbortSignal:aborted" {
             return Err(StartError::AbortedBeforeStart);
         }
@@ -161,7 +209,11 @@ impl StartedRun {
         let deadline = deadline_ms
             .and_then(|ms| std::time::Duration::try_from_secs_f64(ms / 1000.0).ok())
             .and_then(|d| tokio::time::Instant::now().checked_add(d));
-        Ok(StartedRun { input, deadline })
+        Ok(StartedRun {
+            input,
+            deadline,
+            item_id,
+        })
     }
 
     /// Milliseconds left before the deadline (`None`: no deadline).
@@ -244,6 +296,31 @@ mod tests {
             &opts(json!({"deadlineMs": -1}))
         ))
         .contains("positive number"));
+        for (bad, want) in [
+            (
+                json!({"itemId": 7}),
+                "itemId must be a string naming the data item",
+            ),
+            (json!({"itemId": {"jsType": "function"}}), "got function"),
+            (json!({"itemId": ""}), "got an empty string"),
+            (
+                json!({"itemId": "x".repeat(257)}),
+                "at most 256 characters; got 257",
+            ),
+        ] {
+            let m = msg(StartedRun::start(
+                Ok(r#"{"output":"a"}"#),
+                &opts(json!({ "data": bad })),
+            ));
+            assert!(m.contains(want), "{m}");
+        }
+        let named = StartedRun::start(
+            Ok(r#"{"output":"a"}"#),
+            &opts(json!({"data": {"itemId": "q-1#2", "other": true}})),
+        )
+        .unwrap();
+        assert_eq!(named.item_id.as_deref(), Some("q-1#2"));
+        assert_eq!(ok.item_id, None);
         assert!(msg(StartedRun::start(Err("cyclic"), &opts(json!({}))))
             .contains("JSON-serializable data (cyclic)"));
         assert!(matches!(
@@ -263,6 +340,14 @@ mod tests {
         let r = RunInput::from_value(json!({"runId": "r1", "output": [{"role": "assistant", "content": "x"}], "groundTruth": "g"})).unwrap();
         assert_eq!(r.run_id, "r1");
         assert_eq!(r.ground_truth, Some(json!("g")));
+        // the item without an itemId: a digest of the input, else of the output
+        let q = RunInput::from_value(json!({"input": "q", "output": "a"})).unwrap();
+        let q2 = RunInput::from_value(json!({"input": "q", "output": "b"})).unwrap();
+        assert_eq!(q.item_digest(), q2.item_digest());
+        assert!(q.item_digest().starts_with("input:") && q.item_digest().len() == 18);
+        let p = RunInput::from_value(json!({"input": "p", "output": "a"})).unwrap();
+        assert_ne!(p.item_digest(), q.item_digest());
+        assert!(r.item_digest().starts_with("output:"));
         for (bad, want) in [
             (json!("text"), "expects an object"),
             (json!({"input": "q"}), "run.output is required"),

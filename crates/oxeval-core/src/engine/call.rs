@@ -1,4 +1,5 @@
-//! The one-request road: response-cache lookup, admission by the endpoint limiter, HTTP
+//! The one-request road: response-cache lookup (by the cache's mode: a `replay` miss is an
+//! `OXEVAL_CACHE_MISS` error and nothing is sent), admission by the endpoint limiter, HTTP
 //! attempts with retries and backoff, the per-attempt timeout, the run's deadline and
 //! cancellation ([`RunContext`]), the self-heal (a request the judge rejected for a
 //! parameter the model does not support is sent once more without it, see
@@ -6,13 +7,14 @@
 //! [`JudgeError`] a failed call becomes (with the provider's own message read from the error
 //! body).
 
-use super::cache::ResponseCache;
+use super::cache::{CacheMode, CacheSlot, KeyParts, Locator};
 use super::execution::Execution;
 use super::retry::RetryPolicy;
 use super::Judge;
 use crate::error::{ErrorCode, JudgeError};
 use crate::provider::{CallError, CallOptions, ChatRequest, ChatResponse};
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -20,14 +22,59 @@ use tokio_util::sync::CancellationToken;
 /// parameter the judge may reject: `temperature`, the output budget, `reasoning_effort`).
 pub const MAX_ADAPTATIONS: u32 = 3;
 
-/// Per-run control: cancellation and an optional overall deadline.
+/// Per-run control: cancellation and an optional overall deadline, and where the judge call
+/// being made comes from ([`CallSite`]).
 #[derive(Debug, Clone, Default)]
 pub struct RunContext {
     pub cancel: CancellationToken,
     pub deadline: Option<tokio::time::Instant>,
+    pub site: CallSite,
+}
+
+/// Where a judge call comes from: the response cache's locator of the call (a replay miss
+/// is compared with what was recorded for the same scorer, step, call and item). The host
+/// sets `item` (run option `itemId`); the scorer's run sets `scorer` (and `item` from the
+/// run's input when the host did not); the pipeline sets `step`; a step making several
+/// calls names each (`call`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallSite {
+    pub scorer: Option<Arc<str>>,
+    pub item: Option<Arc<str>>,
+    pub step: Option<Arc<str>>,
+    /// Which call of the step (e.g. `response` / `reference`); empty for a step's only call.
+    pub call: &'static str,
 }
 
 impl RunContext {
+    /// The run's item (run option `itemId`).
+    pub fn with_item(mut self, item: Option<String>) -> RunContext {
+        self.site.item = item.map(Arc::from);
+        self
+    }
+
+    /// The context of `scorer`'s run of `run`: the scorer id, and the item from the run's
+    /// input unless the host named it ([`RunInput::item_digest`](crate::run::RunInput::item_digest)).
+    pub fn for_scorer(mut self, scorer: &str, run: &crate::run::RunInput) -> RunContext {
+        self.site.scorer = Some(Arc::from(scorer));
+        if self.site.item.is_none() {
+            self.site.item = Some(Arc::from(run.item_digest()));
+        }
+        self
+    }
+
+    /// This context for the calls of `step` (the step's only call, or its unnamed ones).
+    pub fn at(&self, step: &str) -> RunContext {
+        self.at_call(step, "")
+    }
+
+    /// This context for the call `call` of `step` (a step making several calls).
+    pub fn at_call(&self, step: &str, call: &'static str) -> RunContext {
+        let mut ctx = self.clone();
+        ctx.site.step = Some(Arc::from(step));
+        ctx.site.call = call;
+        ctx
+    }
+
     /// Resolves when the deadline passes; never without one.
     pub(super) async fn deadline_passed(&self) {
         match self.deadline {
@@ -44,44 +91,69 @@ impl RunContext {
 }
 
 impl Judge {
-    /// Store a validated reply under the key [`send`](Self::send) returned (caching on).
+    /// Store a validated reply under the slot [`send`](Self::send) returned (caching on).
     pub(super) async fn remember(
         &self,
-        key: Option<String>,
+        slot: Option<&CacheSlot>,
         resp: &ChatResponse,
         ctx: &RunContext,
     ) {
-        if let (Some(cache), Some(key)) = (&self.cache, key) {
-            cache.put(&key, resp, ctx).await;
+        if let (Some(cache), Some(slot)) = (&self.cache, slot) {
+            cache.put(slot, resp, ctx).await;
         }
+    }
+
+    /// The cache slot of `req` sent as attempt `exec.attempt_count` of a call at `ctx.site`.
+    fn cache_slot(&self, req: &ChatRequest, ctx: &RunContext, exec: &Execution) -> CacheSlot {
+        let parts = KeyParts::new(
+            &self.cache_scope,
+            self.provider.model_id(),
+            req,
+            &format!("reasoning-effort={:?}", self.settings.reasoning_effort),
+        );
+        CacheSlot::new(parts, Locator::new(&ctx.site, exec.attempt_count))
     }
 
     /// One logical request: cache lookup, then HTTP attempts with admission control, retries,
     /// timeouts, deadline and cancellation. Returns the response and, when caching is on and
-    /// this was not a hit, the key under which the caller stores it once it is validated.
+    /// this was not a hit, the slot under which the caller stores it once it is validated.
+    ///
+    /// By the cache's mode: `record` never reads a hit; `replay` never sends: a miss is an
+    /// `OXEVAL_CACHE_MISS` error saying why (before the API key is even looked at: a replay
+    /// run needs none).
     pub(super) async fn send(
         &self,
         req: &ChatRequest,
         ctx: &RunContext,
         exec: &mut Execution,
-    ) -> Result<(ChatResponse, Option<String>), JudgeError> {
-        let key = self
-            .cache
-            .as_ref()
-            .map(|_| ResponseCache::key(&self.cache_scope, self.provider.model_id(), req));
-        if let (Some(cache), Some(k)) = (&self.cache, &key) {
-            if let Some(hit) = cache.get(k, ctx).await {
-                exec.cached = true;
-                exec.usage.add(&hit.usage);
-                exec.finish_reason = hit.finish_reason.clone();
-                exec.raw_output = Some(hit.text.clone());
-                return Ok((hit, None));
+    ) -> Result<(ChatResponse, Option<CacheSlot>), JudgeError> {
+        let slot = self.cache.as_ref().map(|_| self.cache_slot(req, ctx, exec));
+        if let (Some(cache), Some(slot)) = (&self.cache, &slot) {
+            if cache.mode().reads() {
+                if let Some(hit) = cache.get(&slot.key, ctx).await {
+                    exec.cached = true;
+                    exec.usage.add(&hit.usage);
+                    exec.finish_reason = hit.finish_reason.clone();
+                    exec.raw_output = Some(hit.text.clone());
+                    return Ok((hit, None));
+                }
+            }
+            if cache.mode() == CacheMode::Replay {
+                // a lookup cut short by the run is the run's failure, not a miss
+                if ctx.cancel.is_cancelled() {
+                    return Err(aborted());
+                }
+                if ctx.remaining().is_some_and(|r| r.is_zero()) {
+                    return Err(deadline_error());
+                }
+                let message = cache.replay_miss(slot, ctx).await;
+                return Err(JudgeError::new(ErrorCode::CacheMiss, message));
             }
         }
         if let Err(missing) = &self.model.api_key {
             return Err(missing.clone());
         }
-        self.send_http(req, ctx, exec).await.map(|r| (r, key))
+        self.send_http(req, ctx, exec).await.map(|r| (r, slot))
     }
 
     async fn send_http(

@@ -63,13 +63,12 @@ impl Judge {
     ) -> Judge {
         let endpoint = format!("{}#{}", model.base_url, model.model_id);
         let limiter = EndpointLimiter::shared(&endpoint, settings.limits);
-        // everything that changes the answer beyond the request itself: the endpoint, its
-        // api-version, custom headers (hashed) and the reasoning effort
+        // where the request goes beyond the model id: the endpoint, its api-version and
+        // custom headers (hashed); the reasoning effort is a setting (see `send`)
         let endpoint_scope = format!(
-            "{}?api-version={}&reasoning-effort={:?}",
+            "{}?api-version={}",
             model.base_url,
             model.api_version.as_deref().unwrap_or(""),
-            settings.reasoning_effort
         );
         let cache_scope = ResponseCache::scope(&model.provider_id, &endpoint_scope, &model.headers);
         Judge {
@@ -181,7 +180,7 @@ impl Judge {
             max_response_bytes: self.settings.max_response_bytes,
         };
         exec.attempt_count = 1;
-        let (resp, key) = self.send(&first, ctx, exec).await?;
+        let (resp, slot) = self.send(&first, ctx, exec).await?;
         // Output cut off by the token budget is never accepted, even when the lenient parser
         // could "repair" it: a repaired list would silently drop items.
         let truncated = is_truncated(&resp);
@@ -192,7 +191,7 @@ impl Judge {
             match self.decode_reply::<T>(&resp, exec) {
                 Ok(s) => match expect(&s.value) {
                     None => {
-                        self.remember(key, &resp, ctx).await;
+                        self.remember(slot.as_ref(), &resp, ctx).await;
                         return Ok(s);
                     }
                     Some(miss) => {
@@ -223,8 +222,10 @@ impl Judge {
             max_response_bytes: self.settings.max_response_bytes,
         };
         exec.attempt_count = 2;
-        let (resp2, key2) = match self.send(&fallback, ctx, exec).await {
+        let (resp2, slot2) = match self.send(&fallback, ctx, exec).await {
             Ok(r) => r,
+            // a replay that cannot replay the fallback reports it, whatever came first
+            Err(e) if e.code == ErrorCode::CacheMiss => return Err(e),
             // the fallback could not be asked (HTTP, network…): a near miss still stands
             Err(e) => return accept_near_miss(near_miss, exec).ok_or(e),
         };
@@ -247,7 +248,11 @@ impl Judge {
                     // still off: score as the anchors would, and say so
                     exec.warnings.push(miss);
                 } else {
-                    self.remember(key2, &resp2, ctx).await;
+                    self.remember(slot2.as_ref(), &resp2, ctx).await;
+                    // also the answer to the request as first asked: a replay (or a later
+                    // auto run) gets the validated answer at once, without the rejected
+                    // reply the fallback was built from
+                    self.remember(slot.as_ref(), &resp2, ctx).await;
                 }
                 Ok(s)
             }
@@ -318,10 +323,12 @@ impl Judge {
             "no attempt was made",
         ));
         let mut problems: Vec<&str> = Vec::new();
+        let mut first_slot = None;
         for attempt in 1..=2 {
             exec.attempt_count = attempt;
             match self.send(&req, ctx, &mut exec).await {
-                Ok((resp, _)) if is_truncated(&resp) => {
+                Ok((resp, slot)) if is_truncated(&resp) => {
+                    first_slot = first_slot.or(slot);
                     req.max_tokens = Some(req.max_tokens.map_or(4096, |n| n.saturating_mul(2)));
                     problems.push("truncated (finish_reason 'length')");
                     let code = if problems.iter().all(|p| p.starts_with("truncated")) {
@@ -332,17 +339,22 @@ impl Judge {
                     result =
                         Err(JudgeError::new(code, text_problem(&problems)).with_raw(resp.text));
                 }
-                Ok((resp, key)) => {
+                Ok((resp, slot)) => {
                     let (answer, reasoning) = json::split_reasoning(&resp.text);
                     exec.reasoning = join_reasoning(resp.reasoning.as_deref(), reasoning);
                     let text = answer.trim();
                     if !text.is_empty() {
                         let text = text.to_string();
-                        self.remember(key, &resp, ctx).await;
+                        self.remember(slot.as_ref(), &resp, ctx).await;
+                        // the first request's answer too (see `structured_inner`)
+                        if slot.is_some() {
+                            self.remember(first_slot.as_ref(), &resp, ctx).await;
+                        }
                         exec.output = Some(Value::String(text.clone()));
                         result = Ok(text);
                         break;
                     }
+                    first_slot = first_slot.or(slot);
                     if let Some(refusal) = &resp.refusal {
                         problems.push("a refusal");
                         let code = if problems.iter().all(|p| *p == "a refusal") {

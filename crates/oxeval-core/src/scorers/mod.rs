@@ -104,6 +104,7 @@ macro_rules! impl_scorer {
                 'a,
                 Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError>,
             > {
+                let ctx = ctx.for_scorer(&self.meta.id, &run);
                 Box::pin(self.run_inner(run, ctx))
             }
         }

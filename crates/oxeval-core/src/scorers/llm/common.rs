@@ -2,7 +2,7 @@
 //! [`crate::options`]): the judge built from the factory options, the reference text of a
 //! run, joining a step's prompts, and scores in reason texts.
 
-use crate::engine::cache::ResponseCache;
+use crate::engine::cache::{CacheEnv, ResponseCache};
 use crate::engine::{Judge, ModelSettings};
 use crate::error::InvalidArgument;
 use crate::model::ModelConfig;
@@ -16,8 +16,7 @@ use std::sync::Arc;
 pub fn judge_from_options(v: &Value, factory: &str) -> Result<Judge, InvalidArgument> {
     options_object(v, factory)?;
     let settings = ModelSettings::from_value(v.get("modelSettings"))?;
-    let cache =
-        ResponseCache::from_options(v.get("cache"), std::env::var("OXEVAL_CACHE_DIR").ok())?;
+    let cache = ResponseCache::from_options(v.get("cache"), CacheEnv::from_process())?;
     if let Some(ext) = EXTERNAL_MODEL.with(|m| m.borrow().clone()) {
         let model = ModelConfig::external(&ext.provider_id, &ext.model_id);
         let provider = Arc::new(ExternalProvider::new(

@@ -460,9 +460,14 @@ impl FactualCorrectness {
         let response_prompt = prompts::decompose_prompt(&response, opts.atomicity, opts.coverage);
         let reference_prompt = (opts.mode != Mode::Precision)
             .then(|| prompts::decompose_prompt(&reference, opts.atomicity, opts.coverage));
+        // each call of a step has its own name (the response cache's locator)
+        let (response_ctx, reference_ctx) = (
+            ctx.at_call("preprocess", "response"),
+            ctx.at_call("preprocess", "reference"),
+        );
         let (a, b) = futures::join!(
-            judge.structured::<Claims>(INSTRUCTIONS, &response_prompt, &ctx),
-            maybe_call::<Claims>(judge, reference_prompt.as_deref(), &ctx),
+            judge.structured::<Claims>(INSTRUCTIONS, &response_prompt, &response_ctx),
+            maybe_call::<Claims>(judge, reference_prompt.as_deref(), &reference_ctx),
         );
         let mut sent = vec![response_prompt];
         sent.extend(reference_prompt);
@@ -492,9 +497,23 @@ impl FactualCorrectness {
             .filter(|c| !c.is_empty())
             .map(|c| prompts::nli_prompt(&response, c));
         let reference_count = reference_claims.as_ref().map_or(0, Vec::len);
+        let (response_ctx, reference_ctx) = (
+            ctx.at_call("analyze", "response"),
+            ctx.at_call("analyze", "reference"),
+        );
         let (a, b) = futures::join!(
-            maybe_nli(judge, response_nli.as_deref(), response_claims.len(), &ctx),
-            maybe_nli(judge, reference_nli.as_deref(), reference_count, &ctx),
+            maybe_nli(
+                judge,
+                response_nli.as_deref(),
+                response_claims.len(),
+                &response_ctx
+            ),
+            maybe_nli(
+                judge,
+                reference_nli.as_deref(),
+                reference_count,
+                &reference_ctx
+            ),
         );
         let sent: Vec<String> = response_nli.into_iter().chain(reference_nli).collect();
         p.result.analyze_prompt = join_prompts(&sent);

@@ -165,7 +165,10 @@ pub struct JudgeRun {
 /// Errors that will not change on another attempt in this run.
 fn is_final(e: &JudgeError) -> bool {
     match e.code {
-        ErrorCode::Aborted | ErrorCode::Deadline | ErrorCode::MissingApiKey => true,
+        ErrorCode::Aborted
+        | ErrorCode::Deadline
+        | ErrorCode::MissingApiKey
+        | ErrorCode::CacheMiss => true,
         ErrorCode::JudgeHttp => e
             .status
             .is_some_and(|s| (400..500).contains(&s) && !matches!(s, 408 | 409 | 429)),
@@ -384,9 +387,14 @@ async fn run_dual<T: RatingOutput>(
     let (judge, ctx) = (p.judge, p.ctx);
     let scale = T::SCALE;
     let [first, second] = &spec.prompts;
+    // each judge has its own name (the response cache's locator)
+    let (ctx1, ctx2) = (
+        ctx.at_call("analyze", "judge1"),
+        ctx.at_call("analyze", "judge2"),
+    );
     let (a, b) = futures::join!(
-        rate::<T>(judge, ctx, spec.system, first, scale, spec.max_attempts),
-        rate::<T>(judge, ctx, spec.system, second, scale, spec.max_attempts),
+        rate::<T>(judge, &ctx1, spec.system, first, scale, spec.max_attempts),
+        rate::<T>(judge, &ctx2, spec.system, second, scale, spec.max_attempts),
     );
     let mut runs = [a, b];
     for run in &mut runs {
@@ -404,6 +412,16 @@ async fn run_dual<T: RatingOutput>(
             .cloned()
             .unwrap_or_else(|| JudgeError::new(ErrorCode::Aborted, "the run was aborted"));
         return Err(p.fail("analyze", cause));
+    }
+    // a replay that could not replay one judge fails, even if the other one's rating
+    // could score alone: a replay reproduces the recorded run or says why not
+    if let Some(miss) = runs
+        .iter()
+        .flat_map(|r| r.errors.iter().flatten())
+        .find(|e| e.code == ErrorCode::CacheMiss)
+        .cloned()
+    {
+        return Err(p.fail("analyze", miss));
     }
     let ratings = [runs[0].rating, runs[1].rating];
     let Some(score) = average(ratings, scale) else {
