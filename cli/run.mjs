@@ -49,7 +49,9 @@ Data
                              output, groundTruth, id, context). An item: { id?, input, output?,
                              groundTruth?, context? } (context: strings; in CSV a JSON array or
                              "a|b|c"). Bad rows are reported on stderr and skipped.
-      --shard K/N            run only rows i (0-based, file order) with i % N == K - 1
+      --shard K/N            run only rows i (0-based, file order) with i % N == K - 1; combine
+                             the shards' --out files with oxeval merge (which applies the
+                             thresholds: a shard's exit status reflects its gates only)
 
 Scorers and judge
   -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without
@@ -248,8 +250,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       process.exit(sig === 'SIGINT' ? 130 : 143)
     }
     interrupted = sig
-    progress.stop()
     say(`oxeval: ${sig}: stopping; finished items are kept (press Ctrl-C again to exit at once)`)
+    progress.stop()
     controller.abort(new Error(`interrupted (${sig})`))
   }
   const onInt = () => onSignal('SIGINT')
@@ -292,7 +294,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   const report = { header, summary, items: keep || [], prices: cfg.prices }
   if (cfg.html) await writeHtmlReport(cfg.html, report)
   if (cfg.junit) await writeJunitReport(cfg.junit, report)
-  io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices }))
+  io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
   if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }
-  return { code: verdictExitCode(summary) }
+  return { code: verdictExitCode(summary, { shard: cfg.shard }) }
 }

@@ -47,7 +47,7 @@ export class WorstItems {
  * The summary text. `run`: EvalRunResult (no items); `scorers`: `[{ id, threshold? }]`;
  * `gates`: ids; `worst`: a WorstItems; `skipped`: the number of bad rows skipped.
  */
-export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, prices, title }) {
+export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, prices, title, shard = null }) {
   const out = []
   const total = run.summary ? run.summary.totalItems : 0
   const secs = typeof run.durationMs === 'number' ? `, ${(run.durationMs / 1000).toFixed(1)} s` : ''
@@ -87,6 +87,7 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
   if (gatesFailed.length) verdictLine += ` (gate failed: ${gatesFailed.join(', ')})`
   if (failed.length) verdictLine += ` (below threshold: ${failed.join(', ')})`
   out.push(verdictLine)
+  if (shard && failed.length) out.push(`(shard ${shard.index}/${shard.count}: thresholds apply to the merged run; oxeval merge decides them)`)
   if (worst) {
     for (const s of all) {
       const low = worst.low[s.id] || []
@@ -106,9 +107,13 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
   return `${out.join('\n')}\n`
 }
 
-/** Exit status from a run result: 1 when a gate or a threshold failed, else 0. */
-export function verdictExitCode(run) {
+/**
+ * Exit status from a run result: 1 when a gate or a threshold failed, else 0. A shard's means
+ * are not the run's: with `shard`, only gates (every item must pass) decide; `oxeval merge`
+ * applies the thresholds to the whole run.
+ */
+export function verdictExitCode(run, { shard = null } = {}) {
   if ((run.gateResults || []).some((g) => !g.passed)) return 1
-  if ((run.thresholdResults || []).some((t) => !t.passed)) return 1
+  if (!shard && (run.thresholdResults || []).some((t) => !t.passed)) return 1
   return 0
 }
