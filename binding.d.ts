@@ -15,6 +15,16 @@ export declare class CancelHandle {
   cancel(): void
 }
 
+export declare class NativeEvalAccumulator {
+  /**
+   * Add one item (`{ index, targetError?, runs: { [id]: [{ score?, judge? }] } }` as JSON
+   * text) → `{ ok, value: { trials, failed } }`.
+   */
+  add(item: string): Record<string, unknown>
+  /** The run summary so far → `{ ok, value }`. */
+  summary(): Record<string, unknown>
+}
+
 export declare class NativeScorer {
   /** `{ id, name, description, type, judge?, steps }`. */
   get meta(): Record<string, unknown>
@@ -53,6 +63,12 @@ export declare class RunTicket {
    */
   run(extra: string | undefined | null, afterCallback: boolean, cancel?: CancelHandle | undefined | null): Promise<Record<string, unknown>>
 }
+
+/**
+ * A new accumulator for `{ scorers: [{ id, threshold? }], gates?: [{ id }], trials? }`, or
+ * a `{ ok: false, kind: 'type' }` outcome naming what is wrong.
+ */
+export declare function createEvalAccumulator(config: string): NativeEvalAccumulator | Record<string, unknown>
 
 /**
  * Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`

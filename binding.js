@@ -836,7 +836,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CancelHandle = nativeBinding.CancelHandle
+module.exports.NativeEvalAccumulator = nativeBinding.NativeEvalAccumulator
 module.exports.NativeScorer = nativeBinding.NativeScorer
 module.exports.RunTicket = nativeBinding.RunTicket
+module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator
 module.exports.createScorer = nativeBinding.createScorer
 module.exports.registry = nativeBinding.registry

@@ -290,3 +290,144 @@ export interface OxevalTypeError extends TypeError {
 
 import type { OxevalErrorCode } from './generated/scorers'
 export * from './generated/scorers'
+
+// ---------------------------------------------------------------------------------------
+// runEvals: the dataset runner
+
+/** Anything `runEvals` can score: an oxeval scorer, a Mastra scorer, or any `{ id, run() }`. */
+export interface EvalScorer {
+  readonly id: string
+  run(run: any, options?: any): Promise<{ score: number } & Record<string, any>>
+}
+
+/** A number is a minimum; `{ min?, max? }` bounds (Mastra's `ThresholdConfig`). Each in [0, 1]. */
+export type ThresholdConfig = number | { min?: number; max?: number }
+
+export type EvalScorerEntry = EvalScorer | { scorer: EvalScorer; threshold: ThresholdConfig }
+
+/** One data item. With no `target`, `output` is what gets scored. */
+export interface EvalItem {
+  id?: string
+  input?: unknown
+  output?: unknown
+  groundTruth?: unknown
+  context?: string[]
+  requestContext?: unknown
+}
+
+/** A target produces the output of an item: an async function, or an Agent-style `generate()`. */
+export type EvalTarget =
+  | ((input: any, item: EvalItem) => unknown)
+  | { generate(input: any, options?: any): Promise<any> }
+
+export interface EvalErrorJson {
+  name: string
+  message: string
+  code?: string
+  failedStep?: string
+}
+
+export interface EvalUsage {
+  /** Requests sent to the judge (cache hits send none). */
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+  reasoningTokens: number
+  cachedInputTokens: number
+}
+
+export interface EvalStats {
+  n: number
+  mean: number | null
+  /** Sample standard deviation; null below two values. */
+  std: number | null
+  min: number | null
+  max: number | null
+  /** 95 % Student-t interval of the mean; null below two values. */
+  ci95: [number, number] | null
+}
+
+export interface EvalItemResult {
+  /** Position in `data` (0-based). */
+  index: number
+  id?: string
+  input: unknown
+  output: unknown
+  groundTruth?: unknown
+  /** The target threw (or the item was unusable): no scorer ran for it. */
+  targetError?: EvalErrorJson
+  /** Each scorer's full result (with trials, the first successful trial's). */
+  results: Record<string, ScorerResult & Record<string, any>>
+  /** Scorers whose every trial failed. */
+  errors: Record<string, EvalErrorJson>
+  /** Per scorer, when `trials > 1`: every trial's score (null = failed) and their statistics. */
+  trials?: Record<string, EvalStats & { scores: Array<number | null> }>
+  usage: Record<string, EvalUsage>
+  durationMs: number
+}
+
+/** What `onItemComplete` receives: the item's result plus Mastra's `item`, `targetResult`, `scorerResults`. */
+export interface EvalItemCompletion extends EvalItemResult {
+  item: EvalItem
+  targetResult: unknown
+  scorerResults: Record<string, ScorerResult & Record<string, any>>
+}
+
+export interface RunEvalsOptions {
+  data: EvalItem[] | Iterable<EvalItem> | AsyncIterable<EvalItem>
+  scorers?: EvalScorerEntry[]
+  /** Scorers that must score 1.0 on average (an errored gate run counts as 0). */
+  gates?: EvalScorer[]
+  target?: EvalTarget
+  /** Items in flight at once (default 8). An item's scorers run concurrently. */
+  concurrency?: number
+  /** Runs per (item, scorer) (default 1): item and scorer statistics over trials. */
+  trials?: number
+  /** Keep every item's result in `result.items` (default true). false: items only reach `onItemComplete`. */
+  keepItems?: boolean
+  /** Called once per item, in completion order (awaited one after another). */
+  onItemComplete?: (r: EvalItemCompletion) => void | Promise<void>
+  /** Stops starting items and aborts runs in flight; resolves with what finished (`aborted: true`). */
+  signal?: AbortSignal
+}
+
+export type EvalVerdict = 'passed' | 'scored' | 'failed'
+
+export interface EvalThresholdResult {
+  id: string
+  passed: boolean
+  /** null when no item was scored (the threshold then fails). */
+  averageScore: number | null
+  threshold: ThresholdConfig
+}
+
+export interface RunEvalsResult {
+  /** Mean item score per scorer id over scored items; null when none was scored. */
+  scores: Record<string, number | null>
+  summary: { totalItems: number; failedItems: number }
+  verdict?: EvalVerdict
+  gateResults?: Array<{ id: string; passed: boolean; score: number }>
+  thresholdResults?: EvalThresholdResult[]
+  /** Failed runs per scorer (never turned into a 0). */
+  errors: Record<string, number>
+  coverage: Record<string, { scored: number; total: number }>
+  usage: Record<string, EvalUsage>
+  stats: Record<string, EvalStats>
+  trials: number
+  /** Present unless `keepItems: false`; sorted by index. */
+  items?: EvalItemResult[]
+  durationMs: number
+  aborted?: true
+}
+
+/** Run scorers over a dataset (Mastra's `runEvals` signature and result, plus coverage, errors, usage, statistics). */
+export declare function runEvals(options: RunEvalsOptions): Promise<RunEvalsResult>
+
+/** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
+export declare function summarizeItems(options: {
+  items: EvalItemResult[]
+  scorers: Array<string | { id: string; threshold?: ThresholdConfig }>
+  gates?: Array<string | { id: string }>
+  trials?: number
+}): Omit<RunEvalsResult, 'items' | 'durationMs' | 'aborted'>

@@ -468,6 +468,9 @@ function factory(spec) {
 }
 
 for (const spec of SCORERS) exports[spec.factory] = factory(spec)
+const evals = require('./evals.js')({ native, typeError, toJson })
+exports.runEvals = evals.runEvals
+exports.summarizeItems = evals.summarizeItems
 exports.ScorerRunError = ScorerRunError
 exports.AbortError = AbortError
 exports.Scorer = Scorer

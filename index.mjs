@@ -11,5 +11,7 @@ export const {
   ScorerRunError,
   AbortError,
   Scorer,
+  runEvals,
+  summarizeItems,
 } = oxeval
 export default oxeval

@@ -95,7 +95,7 @@ const dts = parts.join('\n\n').replace(/\n{3,}/g, '\n\n')
 const list = scorers.map((s) => ({ factory: s.factory, id: s.id, contextExtractor: s.contextExtractor }))
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
-const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer']
+const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems']
 const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxeval from './index.js'\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = oxeval\nexport default oxeval\n`
 
 const outputs = [

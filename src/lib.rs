@@ -5,6 +5,7 @@
 //! `ScorerRunError`s and `AbortError`s. One protocol for sync and async calls.
 
 mod error;
+mod evals;
 mod model;
 mod registry;
 mod scorer;

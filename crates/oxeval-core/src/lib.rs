@@ -6,6 +6,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod evals;
 pub mod model;
 pub mod options;
 pub mod pipeline;

@@ -1,0 +1,69 @@
+//! The dataset accumulator behind `runEvals`, the CLI and `merge` (oxeval_core::evals).
+
+use crate::error::{invalid_outcome, panic_outcome};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use oxeval_core::evals::EvalAccumulator;
+use oxeval_core::InvalidArgument;
+use serde_json::{json, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+#[napi]
+pub struct NativeEvalAccumulator {
+    inner: Mutex<EvalAccumulator>,
+}
+
+fn parse(text: &str, what: &str) -> std::result::Result<Value, InvalidArgument> {
+    serde_json::from_str(text)
+        .map_err(|e| InvalidArgument::options(format!("{what} is not valid JSON text: {e}")))
+}
+
+/// Run `f`, turning an `InvalidArgument` or a panic into a `{ ok: false, … }` outcome and a
+/// value into `{ ok: true, value }`.
+fn guarded(f: impl FnOnce() -> std::result::Result<Value, InvalidArgument>) -> Value {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => json!({ "ok": true, "value": value }),
+        Ok(Err(e)) => invalid_outcome(e),
+        Err(panic) => panic_outcome(None, panic),
+    }
+}
+
+/// A new accumulator for `{ scorers: [{ id, threshold? }], gates?: [{ id }], trials? }`, or
+/// a `{ ok: false, kind: 'type' }` outcome naming what is wrong.
+#[napi(ts_return_type = "NativeEvalAccumulator | Record<string, unknown>")]
+pub fn create_eval_accumulator(config: String) -> Either<NativeEvalAccumulator, Value> {
+    let made = catch_unwind(AssertUnwindSafe(|| {
+        EvalAccumulator::new(&parse(&config, "the runEvals configuration")?)
+    }));
+    match made {
+        Ok(Ok(a)) => Either::A(NativeEvalAccumulator {
+            inner: Mutex::new(a),
+        }),
+        Ok(Err(e)) => Either::B(invalid_outcome(e)),
+        Err(panic) => Either::B(panic_outcome(None, panic)),
+    }
+}
+
+#[napi]
+impl NativeEvalAccumulator {
+    /// Add one item (`{ index, targetError?, runs: { [id]: [{ score?, judge? }] } }` as JSON
+    /// text) → `{ ok, value: { trials, failed } }`.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn add(&self, item: String) -> Value {
+        guarded(|| {
+            let v = parse(&item, "an eval item")?;
+            let mut a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            a.add_item(&v)
+        })
+    }
+
+    /// The run summary so far → `{ ok, value }`.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn summary(&self) -> Value {
+        guarded(|| {
+            let a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            Ok(a.summary())
+        })
+    }
+}
