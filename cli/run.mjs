@@ -270,8 +270,10 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       keepItems: false,
       signal: controller.signal,
       onItemComplete: async (r) => {
-        // runEvals counts the items it was given; outputs use the row's index in the file
-        const item = { ...r, index: selected[r.index].index }
+        // runEvals counts the items it was given; outputs use the row's index in the file.
+        // Mastra's onItemComplete extras (item, targetResult, scorerResults) repeat the record.
+        const { item: _raw, targetResult: _target, scorerResults: _results, ...rest } = r
+        const item = { ...rest, index: selected[r.index].index }
         const failed = Boolean(item.targetError) || Object.keys(item.errors || {}).length > 0
         progress.tick(failed)
         worst.add(item)
