@@ -156,6 +156,17 @@ describe('help, version, usage errors (exit 2)', () => {
     expect(judge.requests).toHaveLength(0)
   })
 
+  it('an --out, --html or --junit that cannot be written is exit 2 before any judge call', async () => {
+    const data = write('w.jsonl', jsonl([{ input: 'q', output: 'a' }]))
+    judge.reset()
+    for (const flag of ['--out', '--html', '--junit']) {
+      const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(), flag, p('no-such-dir/file')])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(new RegExp(`${flag} .*no-such-dir/file: cannot write`))
+    }
+    expect(judge.requests).toHaveLength(0)
+  })
+
   it('a factory option the scorer rejects is a usage error naming it (--option reaches the factory)', async () => {
     const data = write('opt.jsonl', jsonl([{ input: 'q', output: 'a' }]))
     const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(), '--option', 'answer-relevancy.modelSettings.temperature=7'])

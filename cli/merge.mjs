@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
-import { JsonlWriter, readResults } from './results.mjs'
+import { JsonlWriter, checkWritable, readResults } from './results.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { slimItem, writeHtmlReport } from '../report/html.mjs'
 import { writeJunitReport } from '../report/junit.mjs'
@@ -45,6 +45,9 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
   if (values.help) return { help: true }
   if (positionals.length === 0) throw new UsageError('merge needs at least one results file (oxeval run --out FILE)')
   const say = (s) => io.stderr.write(`${s}\n`)
+  checkWritable('--html', values.html)
+  checkWritable('--junit', values.junit)
+  checkWritable('--out', values.out)
   const files = positionals.map((f) => ({ file: f, ...readResults(f) }))
   const first = files[0]
   for (const f of files.slice(1)) {

@@ -51,7 +51,8 @@ let code
 try {
   code = await main(process.argv.slice(2))
 } catch (e) {
-  if (e instanceof UsageError || (e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'))) {
+  // usage errors, node:util parseArgs errors and oxeval's own option errors (a TypeError with a code): the message only
+  if (e instanceof UsageError || (e && typeof e.code === 'string' && (e.code.startsWith('ERR_PARSE_ARGS') || e.code.startsWith('OXEVAL_')))) {
     process.stderr.write(`oxeval: ${e.message}\n`)
     code = 2
   } else {

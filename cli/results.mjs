@@ -3,7 +3,8 @@
 // `{ type: 'summary', …EvalRunResult without items }`. Written as a stream (flat memory);
 // `oxeval merge` reads shard files back. Nothing secret is ever written: the model is its id
 // and a URL without userinfo, query or fragment; API keys and headers are never part of it.
-import { createWriteStream, readFileSync } from 'node:fs'
+import { accessSync, constants, createWriteStream, openSync, readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { once } from 'node:events'
 import { UsageError } from './errors.mjs'
 
@@ -29,9 +30,16 @@ export function publicModel(model) {
 
 /** A line-per-record JSONL writer that honours backpressure. */
 export class JsonlWriter {
-  constructor(file) {
+  /** Opens (truncates) `file` at once: a path that cannot be written is a usage error before any work. */
+  constructor(file, flag = '--out') {
     this.file = file
-    this.stream = createWriteStream(file)
+    let fd
+    try {
+      fd = openSync(file, 'w')
+    } catch (e) {
+      throw new UsageError(`${flag} ${file}: cannot write the file (${e.code || e.message})`)
+    }
+    this.stream = createWriteStream('', { fd })
     this.error = null
     this.stream.on('error', (e) => {
       this.error = e
@@ -81,4 +89,15 @@ export function readResults(file) {
   }
   if (!header) throw new UsageError(`${file}: empty results file`)
   return { header, items, summary }
+}
+
+/** Fails early (a UsageError) when `file` could not be created later: its folder is missing or read-only. */
+export function checkWritable(flag, file) {
+  if (file === undefined) return
+  const dir = dirname(resolve(file))
+  try {
+    accessSync(dir, constants.W_OK)
+  } catch (e) {
+    throw new UsageError(`${flag} ${file}: cannot write into ${dir} (${e.code || e.message})`)
+  }
 }

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { inShard, parseShard, readDataset } from './data.mjs'
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
-import { JsonlWriter, publicModel } from './results.mjs'
+import { JsonlWriter, checkWritable, publicModel } from './results.mjs'
 import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { slimItem, writeHtmlReport } from '../report/html.mjs'
@@ -200,6 +200,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   if (values.help) return { help: true }
   const cfg = runConfig(values)
   const say = (s) => io.stderr.write(`${s}\n`)
+  checkWritable('--html', cfg.html)
+  checkWritable('--junit', cfg.junit)
 
   // data: every row has its global index; bad rows are reported and skipped
   const rows = readDataset(cfg.data)
@@ -294,9 +296,19 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     await writer.close()
   }
   const report = { header, summary, items: keep || [], prices: cfg.prices }
-  if (cfg.html) await writeHtmlReport(cfg.html, report)
-  if (cfg.junit) await writeJunitReport(cfg.junit, report)
+  // a report that cannot be written does not cost the summary
+  let writeFailed = false
+  for (const [flag, file, write] of [['--html', cfg.html, writeHtmlReport], ['--junit', cfg.junit, writeJunitReport]]) {
+    if (!file) continue
+    try {
+      await write(file, report)
+    } catch (e) {
+      writeFailed = true
+      say(`oxeval: ${flag} ${file}: ${e.message}`)
+    }
+  }
   io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
   if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }
+  if (writeFailed) return { code: 2 }
   return { code: verdictExitCode(summary, { shard: cfg.shard }) }
 }

@@ -4,7 +4,7 @@
 export type Threshold = number | { min?: number; max?: number }
 
 /** What the report reads of a run. `items` are runEvals' EvalItemResult records (full or `slimItem`'d). */
-export interface HtmlReportInput {
+export interface HtmlReportInput<Item extends { index: number } = { index: number }> {
   header: {
     scorers: Array<{ id: string; threshold?: Threshold }>
     gates?: string[]
@@ -30,18 +30,18 @@ export interface HtmlReportInput {
     aborted?: boolean
     skipped?: Array<{ index: number; line?: number; message: string }>
   }
-  items: ReadonlyArray<Record<string, unknown> & { index: number }>
+  items: ReadonlyArray<Item>
   /** Dollars per 1M input / output tokens: adds a cost per scorer. */
   prices?: { in?: number; out?: number }
   title?: string
 }
 
 /** The report as one HTML string (self-contained: no network access when viewed). */
-export function renderHtmlReport(report: HtmlReportInput): string
+export function renderHtmlReport<Item extends { index: number }>(report: HtmlReportInput<Item>): string
 /** The same, as text chunks (items serialized one at a time). */
-export function htmlReportChunks(report: HtmlReportInput): Generator<string, void, unknown>
+export function htmlReportChunks<Item extends { index: number }>(report: HtmlReportInput<Item>): Generator<string, void, unknown>
 /** Writes the report to `file` chunk by chunk. */
-export function writeHtmlReport(file: string, report: HtmlReportInput): Promise<void>
+export function writeHtmlReport<Item extends { index: number }>(file: string, report: HtmlReportInput<Item>): Promise<void>
 /** What the report keeps of an item: scores, reasons, step results, prompts, errors (no judge record; long strings cut). */
 export function slimItem<T extends { index: number }>(item: T): Record<string, unknown> & { index: number }
 /** An inline SVG histogram of scores (10 bins over [0, 1]). */
