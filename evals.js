@@ -142,12 +142,14 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
       return chain
     }
 
-    async function runScorer(entry, runInput) {
+    async function runScorer(entry, runInput, itemId) {
       const out = []
+      // itemId names the item in the response cache's records (a replay miss says which item)
+      const runOptions = signal ? { signal, itemId } : { itemId }
       await Promise.all(
         Array.from({ length: trials }, async (_, t) => {
           try {
-            const result = await entry.scorer.run(runInput, signal ? { signal } : undefined)
+            const result = await entry.scorer.run(runInput, runOptions)
             out[t] = { ok: true, result }
           } catch (e) {
             out[t] = { ok: false, error: e }
@@ -188,7 +190,8 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
         if (item.groundTruth !== undefined) runInput.groundTruth = item.groundTruth
         if (item.context !== undefined) runInput.context = item.context
         if (item.requestContext !== undefined) runInput.requestContext = item.requestContext
-        const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput)))
+        const itemId = typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id) : `#${index}`
+        const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
         if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
         all.forEach((e, k) => {
           const o = outcomes[k]

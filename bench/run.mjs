@@ -1,6 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,ragas|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,runevals,ragas|all]
+//        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
 // The ragas suite creates (or reuses) a Python venv in .bench/venv from bench/ragas/requirements.txt.
 import { spawn, spawnSync } from 'node:child_process'
@@ -113,6 +114,53 @@ if (want('throughput')) {
   console.log(
     `  floor for this judge, measured: a raw node:http client making the same 3 sequential POSTs per run at concurrency ${conc} took ${raw.wallMs} ms → oxeval at ${(r.wallMs / raw.wallMs).toFixed(3)}× of it`,
   )
+}
+
+// runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,
+// oxeval's runEvals (no target) vs Mastra's runEvals (a mock-model Agent target, the lightest it
+// accepts), same concurrency; then 100 000 items with keepItems: false against the instant judge
+// (RSS sampled every second: the plateau is the median of the second half).
+if (want('runevals')) {
+  const evalsWorker = (lib, url, items, conc, keep) => {
+    const r = spawnSync('node', ['bench/run-evals-worker.mjs', lib, url, String(items), String(conc), String(keep)], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    const line = r.stdout.trim().split('\n').pop()
+    try {
+      return JSON.parse(line)
+    } catch {
+      throw new Error(`${lib} runEvals worker failed: ${r.stderr.slice(-2000)}`)
+    }
+  }
+  const n = Number(flag('evals-items', 1000))
+  const conc = Number(flag('evals-concurrency', 16))
+  const slow = await startJudge(50)
+  const rows = []
+  try {
+    for (const lib of ['oxeval', 'mastra']) {
+      if (only && lib !== only) continue
+      process.stdout.write(`runEvals ${lib}: ${n} items × 2 scorers, concurrency ${conc}, 50 ms judge… `)
+      const r = evalsWorker(lib, slow.url, n, conc, true)
+      rows.push(r)
+      console.log(`${r.wallMs} ms wall, ${r.cpuMs} ms CPU, peak RSS ${r.peakRssMb} MB, ${r.totalItems} items, scores ${JSON.stringify(r.scores)}`)
+    }
+  } finally {
+    await slow.stopAndWait()
+  }
+  const o = rows.find((r) => r.lib === 'oxeval')
+  const m = rows.find((r) => r.lib === 'mastra')
+  if (o && m) console.log(`runEvals ${n} items: Mastra/oxeval wall ${(m.wallMs / o.wallMs).toFixed(1)}×, CPU ${(m.cpuMs / o.cpuMs).toFixed(1)}×, peak RSS ${(m.peakRssMb / o.peakRssMb).toFixed(1)}×`)
+  const big = Number(flag('evals-big-items', 100000))
+  if (big > 0 && (!only || only === 'oxeval')) {
+    const fast = await startJudge(0)
+    try {
+      process.stdout.write(`runEvals oxeval: ${big} items × 2 scorers, keepItems: false, concurrency 64, instant judge… `)
+      const r = evalsWorker('oxeval', fast.url, big, 64, false)
+      const tail = r.rssSamplesMb.slice(Math.floor(r.rssSamplesMb.length / 2)).sort((a, b) => a - b)
+      const plateau = tail.length ? tail[Math.floor(tail.length / 2)] : r.peakRssMb
+      console.log(`${r.wallMs} ms, ${r.totalItems} items, coverage ${JSON.stringify(Object.values(r.coverage).map((c) => `${c.scored}/${c.total}`))}, RSS plateau ${plateau} MB (second-half median; max ${Math.max(...tail)} MB), peak ${r.peakRssMb} MB`)
+    } finally {
+      await fast.stopAndWait()
+    }
+  }
 }
 
 // oxeval vs ragas 0.4.3 (ragas.metrics.collections, Python): FactualCorrectness (mode f1) and

@@ -1,1 +1,2 @@
 export * from './judge-server.mjs'
+export * from './test-judge.mjs'

@@ -229,3 +229,9 @@ export declare function startJudgeServer(options?: JudgeServerOptions): Promise<
  * Missing/unparseable DATA or an unknown schema yields `{status: 500}` with a message.
  */
 export declare function heuristicJudge(req: RecordedRequest): ReplyObject
+
+/** The JSON schema a request asks for (any wire format, or written into the prompt). */
+export declare function requestSchema(req: RecordedRequest): Record<string, unknown> | undefined
+
+/** A valid instance of `schema`, shaped by the prompt's DATA (see the source for the rules). */
+export declare function schemaInstance(schema: Record<string, unknown>, data?: Record<string, unknown>): unknown

@@ -876,10 +876,134 @@ export function heuristicJudge(req) {
         content: `The score is ${score} because the heuristic judge found the output ${high ? 'largely' : 'poorly'} supported by the given data.`,
       }
     }
-    default:
+    default: {
+      // Any other scorer's step: a valid instance of the schema the request carries, shaped
+      // by the DATA (one array item per item of the DATA's list, the texts' sentences).
+      const requested = requestSchema(req)
+      if (requested) return { json: schemaInstance(requested, data) }
       return fail(
-        `unknown schema name ${JSON.stringify(schema)}; expected one of ${[...KNOWN_SCHEMAS].join(', ')} ` +
+        `unknown schema name ${JSON.stringify(schema)} and no JSON schema in the request; known: ${[...KNOWN_SCHEMAS].join(', ')} ` +
           '(via response_format.json_schema.name or an "Output schema name: <name>" prompt line)',
       )
+    }
   }
+}
+
+/**
+ * The JSON schema a request asks for: OpenAI/Azure `response_format.json_schema.schema`,
+ * Anthropic's forced tool's `input_schema`, Gemini's `responseJsonSchema`, or the schema
+ * written into the prompt (`… matches this JSON schema:` then the JSON). Undefined when none.
+ * @param {import('./judge-server').RecordedRequest} req
+ */
+export function requestSchema(req) {
+  const body = req.body
+  if (body && typeof body === 'object') {
+    const openai = body.response_format?.json_schema?.schema
+    if (openai && typeof openai === 'object') return openai
+    if (body.tool_choice?.type === 'tool' && Array.isArray(body.tools)) {
+      const tool = body.tools.find((t) => t?.name === body.tool_choice.name)
+      if (tool?.input_schema) return tool.input_schema
+    }
+    const g = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema
+    if (g && typeof g === 'object') return g
+  }
+  const m = /JSON schema:\s*\n(\{[^\n]*\})/.exec(req.text ?? '')
+  if (m) {
+    try {
+      return JSON.parse(m[1])
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+const REASON_KEYS = /reason|explanation|assessment|rationale|analysis|justification/i
+
+/**
+ * A valid instance of `schema` (a JSON Schema as oxeval's steps send them: objects, arrays,
+ * enums, `$ref`s to `$defs`, nullable unions), shaped by the prompt's DATA: an array of objects
+ * gets one item per element of the DATA's first non-empty list (so verdict counts match the
+ * statements or contexts they judge; an `…index` integer is the item's position), an array of strings gets the sentences of the DATA's
+ * longest text, a string property named like a DATA list's singular (`statement` for
+ * `statements`) copies that element, enums prefer "yes", numbers take their maximum.
+ * @param {object} schema
+ * @param {Record<string, unknown>} [data]
+ */
+export function schemaInstance(schema, data = {}) {
+  const root = schema
+  const lists = Object.entries(data ?? {}).filter(([, v]) => Array.isArray(v) && v.length > 0)
+  const texts = Object.values(data ?? {}).filter((v) => typeof v === 'string')
+  const longest = texts.sort((a, b) => b.length - a.length)[0] ?? ''
+  const resolve = (s) => {
+    let cur = s
+    for (let i = 0; i < 32 && cur && typeof cur.$ref === 'string'; i++) {
+      const path = cur.$ref.replace(/^#\//, '').split('/')
+      cur = path.reduce((o, k) => (o == null ? undefined : o[k]), root)
+    }
+    return cur ?? {}
+  }
+  const gen = (raw, key, element, depth, idx = 0) => {
+    const s = resolve(raw)
+    if (depth > 24) return null
+    if (Array.isArray(s.enum) && s.enum.length) {
+      if (s.enum.includes('yes')) return 'yes'
+      const nums = s.enum.filter((x) => typeof x === 'number')
+      return nums.length ? Math.max(...nums) : s.enum[0]
+    }
+    if (s.const !== undefined) return s.const
+    const union = s.anyOf ?? s.oneOf
+    if (Array.isArray(union) && union.length) {
+      const pickOne = union.map(resolve).find((u) => u.type !== 'null') ?? union[0]
+      return gen(pickOne, key, element, depth + 1, idx)
+    }
+    let type = s.type
+    if (Array.isArray(type)) type = type.find((t) => t !== 'null') ?? type[0]
+    if (!type && s.properties) type = 'object'
+    if (!type && s.items) type = 'array'
+    switch (type) {
+      case 'object': {
+        const out = {}
+        for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = gen(v, k, element, depth + 1, idx)
+        return out
+      }
+      case 'array': {
+        const item = resolve(s.items ?? {})
+        const itemIsString = item.type === 'string' && !item.enum
+        let n
+        let elements = []
+        if (itemIsString) {
+          elements = splitSentences(longest)
+          if (elements.length === 0) elements = ['(test judge) no text in DATA']
+          n = elements.length
+        } else {
+          elements = lists.length ? lists[0][1] : [undefined]
+          n = elements.length
+        }
+        if (typeof s.minItems === 'number') n = Math.max(n, s.minItems)
+        if (typeof s.maxItems === 'number') n = Math.min(n, s.maxItems)
+        return Array.from({ length: n }, (_, i) => (itemIsString ? (elements[i] ?? elements[0]) : gen(s.items ?? {}, key, elements[i] ?? elements[0], depth + 1, i)))
+      }
+      case 'string': {
+        if (key && element !== undefined) {
+          const singular = lists.find(([name]) => name === key || name === `${key}s` || name.replace(/s$/, '') === key)
+          if (singular) return typeof element === 'string' ? element : JSON.stringify(element)
+        }
+        if (key && REASON_KEYS.test(key)) return 'Default reply of the oxeval test judge.'
+        return typeof element === 'string' ? element : 'test'
+      }
+      case 'integer':
+        if (key && /index/i.test(key)) return idx
+        return typeof s.maximum === 'number' ? Math.floor(s.maximum) : 1
+      case 'number':
+        return typeof s.maximum === 'number' ? s.maximum : 1
+      case 'boolean':
+        return true
+      case 'null':
+        return null
+      default:
+        return null
+    }
+  }
+  return gen(root, undefined, undefined, 0)
 }

@@ -1,0 +1,70 @@
+// Type-checked in `npm test`: runEvals, oxeval/vitest and oxeval/testing as a user writes them.
+import { createAnswerRelevancyScorer, runEvals, summarizeItems, type RunEvalsResult, type EvalItemResult } from 'oxeval'
+import { expectEvals, expectEval, registerEvalMatchers, OxevalEvalsReporter, EvalPassRateError } from 'oxeval/vitest'
+import { createTestJudge, type TestJudge } from 'oxeval/testing'
+import { expect } from 'vitest'
+
+export async function positive(): Promise<number | null> {
+  const judge: TestJudge = await createTestJudge({
+    rules: [
+      { step: 'answer_relevancy_verdicts', json: { results: [{ result: 'yes', reason: 'ok' }] }, times: 1 },
+      { match: /France/, fault: 'http500' },
+      { step: 'text', text: (req) => `reason for ${req.user.length}` },
+    ],
+  })
+  const relevancy = createAnswerRelevancyScorer({ model: judge.model })
+  const custom = { id: 'custom', async run(run: { output: unknown }) { return { score: String(run.output).length > 3 ? 1 : 0 } } }
+  const r: RunEvalsResult = await runEvals({
+    data: [{ input: 'q', output: 'a', groundTruth: 'g', context: ['c'] }],
+    scorers: [relevancy, { scorer: custom, threshold: { min: 0.5 } }],
+    gates: [custom],
+    target: async (input: string) => `answer to ${input}`,
+    concurrency: 4,
+    trials: 2,
+    keepItems: true,
+    signal: AbortSignal.timeout(1000),
+    onItemComplete: async (item) => {
+      const e: EvalItemResult = item
+      void e.results[relevancy.id]?.reason
+      void item.scorerResults
+    },
+  })
+  const mean: number | null = r.scores[relevancy.id]
+  const cov: number = r.coverage[relevancy.id].scored / r.coverage[relevancy.id].total
+  void r.stats[relevancy.id].ci95?.[0]
+  void r.usage[relevancy.id].totalTokens
+  void r.verdict
+  void cov
+  const again = summarizeItems({ items: r.items ?? [], scorers: [relevancy.id, { id: 'custom', threshold: 0.5 }], trials: 2 })
+  void again.scores
+  registerEvalMatchers()
+  expect(r).toHaveScoreAbove(relevancy.id, 0.5)
+  expect({ score: 1 }).toHaveScoreBelow(2)
+  expect(r).toPassThresholds()
+  expect(r).toHaveVerdict('passed')
+  const passed: RunEvalsResult = await expectEvals({ data: [{ input: 'q', output: 'a' }], scorers: [custom] }).toPass(0.9)
+  await expectEval({ data: { input: 'q', output: 'a' }, scorers: [custom] }).toPass()
+  void passed
+  void new OxevalEvalsReporter({ color: false })
+  void EvalPassRateError
+  await judge.close()
+  return mean
+}
+
+export async function negative(): Promise<void> {
+  const s = createAnswerRelevancyScorer({ model: 'openai/x' })
+  // @ts-expect-error data is required
+  await runEvals({ scorers: [s] })
+  // @ts-expect-error a threshold is a number or { min, max }
+  await runEvals({ data: [], scorers: [{ scorer: s, threshold: 'high' }] })
+  const r = await runEvals({ data: [], scorers: [s] })
+  // @ts-expect-error a mean may be null (no scored item)
+  const m: number = r.scores[s.id]
+  void m
+  // @ts-expect-error not a verdict
+  expect(r).toHaveVerdict('ok')
+  // @ts-expect-error a rule needs one of json/text/fault/reply
+  await createTestJudge({ rules: [{ step: 'x', json: {}, fault: 'hang' }] })
+  // @ts-expect-error unknown fault
+  await createTestJudge({ rules: [{ fault: 'boom' }] })
+}

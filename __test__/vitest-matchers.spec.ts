@@ -1,0 +1,138 @@
+// oxeval/vitest: the matchers pass and fail when they should (in process), and a real Vitest
+// run of a user's project (setup file + reporter) reports failures with scorer, gap and worst
+// items, and prints the per-scorer table at the end.
+import { describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { evalMatchers, expectEvals, expectEval, EvalPassRateError, registerEvalMatchers, toEvalMeta, OxevalEvalsReporter, worstItems } from '../vitest/index.mjs'
+import { failure, oxeval, type Any } from './helpers/setup'
+
+registerEvalMatchers()
+const { runEvals } = oxeval
+
+const table: Record<string, number | string> = { a: 1, b: 0.9, c: 0.2, d: 'error' }
+const quality = {
+  id: 'quality',
+  async run(run: Any) {
+    const s = table[run.input]
+    if (s === 'error') throw Object.assign(new Error('the judge refused'), { code: 'OXEVAL_JUDGE_REFUSAL', failedStep: 'analyze' })
+    return { score: s as number, reason: `graded ${run.input}` }
+  },
+}
+const perfect = { id: 'gate', async run() { return { score: 1 } } }
+const half = { id: 'half', async run(run: Any) { return { score: run.input === 'a' ? 1 : 0 } } }
+const data = Object.keys(table).map((input) => ({ input, output: 'x' }))
+
+describe('matchers (in process)', () => {
+  it('toHaveScoreAbove / toHaveScoreBelow on a runEvals result', async () => {
+    const r = await runEvals({ data, scorers: [quality] })
+    expect(r).toHaveScoreAbove('quality', 0.69)
+    expect(r).toHaveScoreBelow('quality', 0.71)
+    expect(r).not.toHaveScoreAbove('quality', 0.71)
+    expect({ ...r, scores: { quality: 0.7 } }).not.toHaveScoreAbove('quality', 0.7) // strict
+    const m = evalMatchers.toHaveScoreAbove(r, 'quality', 0.9)
+    expect(m.pass).toBe(false)
+    const msg = m.message()
+    expect(msg).toContain('expected the mean of "quality" (0.7) to be above 0.9, off by 0.2')
+    expect(msg).toContain('scored 3/4, 1 failed run')
+    expect(msg).toMatch(/#3 error: error OXEVAL_JUDGE_REFUSAL in analyze: the judge refused\n\s+#2 0\.2: graded c/)
+    expect(() => expect(r).toHaveScoreAbove('quality', 0.9)).toThrow(/off by 0\.2/)
+    expect(evalMatchers.toHaveScoreAbove(r, 'nope', 0).message()).toContain('scorer "nope" not found in the result. Scorers: quality')
+  })
+
+  it('on a single scorer result', () => {
+    const result = { score: 0.4, reason: 'two of five statements are relevant' }
+    expect(result).toHaveScoreAbove(0.3)
+    expect(result).toHaveScoreBelow(0.5)
+    const m = evalMatchers.toHaveScoreAbove(result, 0.7)
+    expect(m.pass).toBe(false)
+    expect(m.message()).toBe('expected score 0.4 to be above 0.7 (off by 0.3)\n  reason: two of five statements are relevant')
+    expect(evalMatchers.toHaveScoreAbove(42, 0.7).message()).toContain('expects a runEvals result or a scorer result')
+  })
+
+  it('a scorer with no scored item cannot pass a score matcher', async () => {
+    const broken = { id: 'broken', async run() { throw new Error('down') } }
+    const r = await runEvals({ data: [{ input: 'a', output: 'x' }], scorers: [broken] })
+    const m = evalMatchers.toHaveScoreBelow(r, 'broken', 1)
+    expect(m.pass).toBe(false)
+    expect(m.message()).toContain('scorer "broken" has no scored item (scored 0/1, 1 failed run)')
+  })
+
+  it('toHaveVerdict, toPassThresholds, toPassGates', async () => {
+    const r = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.95 }], gates: [perfect] })
+    expect(r).toHaveVerdict('scored')
+    expect(r).toPassGates()
+    expect(r).not.toPassThresholds()
+    const m = evalMatchers.toPassThresholds(r)
+    expect(m.message()).toContain('✗ threshold quality: mean 0.7 (threshold: min 0.95, short by 0.25) (scored 3/4, 1 failed run)')
+    const none = await runEvals({ data, scorers: [quality] })
+    expect(evalMatchers.toPassGates(none)).toMatchObject({ pass: false })
+    expect(evalMatchers.toPassGates(none).message()).toBe('no gates were configured on this eval run')
+    expect(evalMatchers.toPassThresholds(none).pass).toBe(false)
+    expect(evalMatchers.toHaveVerdict(none, 'passed').message()).toContain('no verdict (no gates or thresholds configured)')
+    const g = await runEvals({ data: [{ input: 'a', output: 'x' }, { input: 'b', output: 'x' }], scorers: [quality], gates: [half] })
+    expect(g).toHaveVerdict('failed')
+    expect(evalMatchers.toPassGates(g).message()).toContain('✗ half: pass rate 50%')
+  })
+
+  it('expectEvals(...).toPass(minPassRate) resolves or rejects with EvalPassRateError', async () => {
+    const r = await expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }] }).toPass()
+    expect(r.scores.quality).toBeCloseTo(0.7, 12)
+    const e = await failure(expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.8 }] }).toPass())
+    expect(e).toBeInstanceOf(EvalPassRateError)
+    expect(e.message).toContain('Eval did not pass (required pass rate: 100%).')
+    expect(e.message).toContain('short by 0.1')
+    expect(e.result.scores.quality).toBeCloseTo(0.7, 12)
+    // a gate at 50 % passes toPass(0.5), not toPass()
+    const gated = { data: [{ input: 'a', output: 'x' }, { input: 'b', output: 'x' }], gates: [half] }
+    await expectEvals(gated).toPass(0.5)
+    expect((await failure(expectEvals(gated).toPass())).message).toContain('gate half: pass rate 50% < required 100%')
+    await expectEval({ data: { input: 'a', output: 'x' }, scorers: [{ scorer: quality, threshold: 1 }] }).toPass()
+    expect(await failure(expectEvals(gated).toPass(2))).toBeInstanceOf(TypeError)
+  })
+
+  it('worstItems and the reporter render', async () => {
+    const r = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }] })
+    expect(worstItems(r, 'quality').map((w) => w.index)).toEqual([3, 2, 1, 0])
+    const meta = toEvalMeta(r)
+    expect(JSON.parse(JSON.stringify(meta))).toEqual(meta) // serializable across workers
+    const text = new OxevalEvalsReporter({ color: false }).render([{ fullName: 'suite > test', meta }])
+    expect(text).toContain('✓ suite > test (4 items)')
+    expect(text).toMatch(/quality \(threshold: min 0\.5\)\s+0\.7 \[[-\d.]+, [\d.]+\]\s+3\/4\s+✓/)
+    expect(text).toContain('#3 error: error OXEVAL_JUDGE_REFUSAL in analyze: the judge refused')
+    expect(text).toContain('Eval runs: 1 (1 passed)')
+  })
+})
+
+describe('a real Vitest run of a project using oxeval/vitest', () => {
+  it('fails exactly the failing evals, with useful messages, and prints the report', () => {
+    const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'vitest-project')
+    const nm = join(dir, 'node_modules')
+    rmSync(nm, { recursive: true, force: true })
+    mkdirSync(nm)
+    symlinkSync(join(dir, '..', '..', '..'), join(nm, 'oxeval'), 'dir')
+    try {
+      const r = spawnSync(process.execPath, [join(dir, '..', '..', '..', 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir], {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', VITEST: undefined, VITEST_POOL_ID: undefined, VITEST_WORKER_ID: undefined } as Any,
+        timeout: 60000,
+      })
+      const out = r.stdout + r.stderr
+      expect(r.status, out).toBe(1)
+      expect(out).toMatch(/Tests\s+2 failed \| 4 passed \(6\)/)
+      expect(out).toContain('FAIL  evals.check.mjs > oxeval evals > FAILS a strict threshold')
+      expect(out).toContain('EvalPassRateError: Eval did not pass (required pass rate: 100%).')
+      expect(out).toContain('✗ threshold quality: mean 0.7 (threshold: min 0.95, short by 0.25)')
+      expect(out).toContain('expected the mean of "quality" (0.7) to be above 0.9, off by 0.2')
+      // the reporter's table
+      expect(out).toContain(' oxeval evals ')
+      expect(out).toContain('• oxeval evals > FAILS a strict threshold (expected to fail) (4 items)')
+      expect(out).toContain("✓ oxeval evals > single item 'What is 2+2?' (1 item)")
+      expect(out).toContain('Eval runs: 4 (3 passed, 1 scored)')
+    } finally {
+      rmSync(nm, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,90 @@
+import type { RunEvalsOptions, RunEvalsResult, EvalItem, EvalVerdict, EvalThresholdResult } from '../index.js'
+
+export type ExpectEvalsOptions = RunEvalsOptions
+export type ExpectEvalOptions = Omit<RunEvalsOptions, 'data'> & { data: EvalItem }
+
+/** Thrown by `.toPass()` when a gate's pass rate or a threshold is not met. */
+export declare class EvalPassRateError extends Error {
+  readonly name: 'EvalPassRateError'
+  readonly result: RunEvalsResult
+  constructor(message: string, result: RunEvalsResult)
+}
+
+export interface EvalScoresAssertion {
+  /**
+   * Runs the eval; every gate's pass rate must be `>= minPassRate` (default 1) and every
+   * threshold must pass. Resolves with the result; rejects with `EvalPassRateError` naming
+   * each failure, by how much, and the worst items with their reasons.
+   */
+  toPass(minPassRate?: number): Promise<RunEvalsResult>
+}
+
+export declare function expectEvals(options: ExpectEvalsOptions): EvalScoresAssertion
+export declare function expectEval(options: ExpectEvalOptions): EvalScoresAssertion
+
+export interface WorstItem {
+  index: number
+  id?: string
+  /** null: the scorer failed on this item. */
+  score: number | null
+  reason: string
+}
+
+/** The lowest-scoring items of a scorer in a runEvals result (errors first). */
+export declare function worstItems(result: RunEvalsResult, scorerId: string, n?: number): WorstItem[]
+
+export interface OxevalEvalMeta {
+  scores: Record<string, number | null>
+  totalItems: number
+  coverage?: RunEvalsResult['coverage']
+  errors?: RunEvalsResult['errors']
+  stats?: Record<string, { ci95: [number, number] | null }>
+  verdict?: EvalVerdict
+  gateResults?: RunEvalsResult['gateResults']
+  thresholdResults?: EvalThresholdResult[]
+  worst?: Record<string, WorstItem[]>
+}
+
+export declare function toEvalMeta(result: RunEvalsResult): OxevalEvalMeta
+
+export interface EvalMatchers<R = unknown> {
+  /** The run's verdict (`passed`, `scored`, `failed`). */
+  toHaveVerdict(verdict: EvalVerdict): R
+  /** A scorer's mean (dot-paths allowed) is strictly above `min`; on a single scorer result: `toHaveScoreAbove(min)`. */
+  toHaveScoreAbove(scorerId: string, min: number): R
+  toHaveScoreAbove(min: number): R
+  /** A scorer's mean is strictly below `max`; on a single scorer result: `toHaveScoreBelow(max)`. */
+  toHaveScoreBelow(scorerId: string, max: number): R
+  toHaveScoreBelow(max: number): R
+  /** All gates passed (fails when none were configured). */
+  toPassGates(): R
+  /** All thresholds passed (fails when none were configured). */
+  toPassThresholds(): R
+}
+
+type MatcherResult = { pass: boolean; message: () => string }
+export declare const evalMatchers: {
+  toHaveVerdict(received: unknown, verdict: EvalVerdict): MatcherResult
+  toHaveScoreAbove(received: unknown, scorerOrMin: string | number, min?: number): MatcherResult
+  toHaveScoreBelow(received: unknown, scorerOrMax: string | number, max?: number): MatcherResult
+  toPassGates(received: unknown): MatcherResult
+  toPassThresholds(received: unknown): MatcherResult
+}
+
+/** Registers the matchers on Vitest's `expect` (or use `setupFiles: ['oxeval/vitest/setup']`). */
+export declare function registerEvalMatchers(): void
+
+/** Prints per-scorer means, intervals, coverage and the worst items after the test run. */
+export declare class OxevalEvalsReporter {
+  constructor(options?: { color?: boolean; write?: (text: string) => void })
+  onTestRunEnd(testModules: ReadonlyArray<unknown>): void
+  render(entries: Array<{ fullName: string; meta: OxevalEvalMeta }>): string
+}
+export { OxevalEvalsReporter as MastraEvalsReporter }
+
+declare module 'vitest' {
+  interface Matchers<T = any> extends EvalMatchers<T> {}
+  interface TaskMeta {
+    oxevalEval?: OxevalEvalMeta
+  }
+}

@@ -1,0 +1,304 @@
+// `oxeval/vitest`: @mastra/evals/vitest's names over oxeval's runEvals (Mastra not needed):
+// expectEvals / expectEval(...).toPass(minPassRate), the matchers (on a runEvals result, and
+// toHaveScoreAbove/Below also on a single scorer result), a setup file, and a reporter that
+// prints per-scorer means, coverage and the worst items at the end of the run.
+import { expect } from 'vitest'
+import oxeval from '../index.js'
+
+const { runEvals } = oxeval
+const WORST = 5
+const REASON_CHARS = 160
+
+const isRunResult = (v) => typeof v === 'object' && v !== null && typeof v.scores === 'object' && v.scores !== null && typeof v.summary === 'object'
+const isScoreResult = (v) => typeof v === 'object' && v !== null && typeof v.score === 'number' && !('scores' in v)
+const short = (s, n = REASON_CHARS) => {
+  const t = String(s ?? '').replace(/\s+/g, ' ').trim()
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t
+}
+const fmt = (x) => (x === null || x === undefined ? 'n/a' : Number.isInteger(x) ? x.toFixed(1) : x.toFixed(3).replace(/0+$/, '').replace(/\.$/, '.0'))
+const rate = (x) => `${Math.round(x * 1000) / 10}%`
+
+/** The lowest-scoring items of a scorer (errors first), as serializable rows. */
+export function worstItems(result, scorerId, n = WORST) {
+  const rows = []
+  for (const item of result.items ?? []) {
+    const r = item.results?.[scorerId]
+    const e = item.errors?.[scorerId] ?? (item.targetError ? { message: `target: ${item.targetError.message}` } : undefined)
+    if (r) rows.push({ index: item.index, id: item.id, score: item.trials?.[scorerId]?.mean ?? r.score, reason: short(r.reason) })
+    else if (e) rows.push({ index: item.index, id: item.id, score: null, reason: short(`error${e.code ? ` ${e.code}` : ''}${e.failedStep ? ` in ${e.failedStep}` : ''}: ${e.message}`) })
+  }
+  rows.sort((a, b) => (a.score ?? -1) - (b.score ?? -1) || a.index - b.index)
+  return rows.slice(0, n)
+}
+
+function worstLines(result, scorerId, indent = '    ') {
+  return worstItems(result, scorerId).map((w) => `${indent}#${w.index}${w.id !== undefined ? ` (${w.id})` : ''} ${w.score === null ? 'error' : fmt(w.score)}: ${w.reason}`)
+}
+
+function coverageText(result, id) {
+  const c = result.coverage?.[id]
+  return c ? ` (scored ${c.scored}/${c.total}${result.errors?.[id] ? `, ${result.errors[id]} failed run${result.errors[id] === 1 ? '' : 's'}` : ''})` : ''
+}
+
+function lookup(scores, name) {
+  const v = name.split('.').reduce((acc, k) => (acc == null ? undefined : acc[k]), scores)
+  return v
+}
+
+function notFound(matcher, received, name) {
+  return { pass: false, message: () => `${matcher}: scorer "${name}" not found in the result. Scorers: ${Object.keys(received.scores).join(', ') || '(none)'}` }
+}
+
+function invalid(matcher, received) {
+  let shown
+  try {
+    shown = JSON.stringify(received)?.slice(0, 200)
+  } catch {
+    shown = String(received)
+  }
+  return { pass: false, message: () => `${matcher} expects a runEvals result${matcher.startsWith('toHaveScore') ? ' or a scorer result' : ''}, received: ${shown}` }
+}
+
+function scoreMatcher(name, cmp, word) {
+  return function (received, scorerOrBound, bound) {
+    if (isScoreResult(received) && typeof scorerOrBound === 'number') {
+      const s = received.score
+      const pass = cmp(s, scorerOrBound)
+      const by = Math.abs(s - scorerOrBound)
+      return {
+        pass,
+        message: () =>
+          pass
+            ? `expected score ${fmt(s)} not to be ${word} ${scorerOrBound}`
+            : `expected score ${fmt(s)} to be ${word} ${scorerOrBound} (off by ${fmt(by)})${received.reason ? `\n  reason: ${short(received.reason, 400)}` : ''}`,
+      }
+    }
+    if (!isRunResult(received)) return invalid(name, received)
+    const id = scorerOrBound
+    if (typeof id !== 'string') return invalid(name, received)
+    const raw = lookup(received.scores, id)
+    if (raw === undefined) return notFound(name, received, id)
+    if (raw === null) {
+      return { pass: false, message: () => `scorer "${id}" has no scored item${coverageText(received, id)}, so it has no mean to compare\n${worstLines(received, id).join('\n')}` }
+    }
+    const pass = cmp(raw, bound)
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected the mean of "${id}" (${fmt(raw)}) not to be ${word} ${bound}`
+          : [`expected the mean of "${id}" (${fmt(raw)}) to be ${word} ${bound}, off by ${fmt(Math.abs(raw - bound))}${coverageText(received, id)}`, ...(received.items ? ['  worst items:', ...worstLines(received, id)] : [])].join('\n'),
+    }
+  }
+}
+
+export const evalMatchers = {
+  toHaveVerdict(received, verdict) {
+    if (!isRunResult(received)) return invalid('toHaveVerdict', received)
+    const actual = received.verdict
+    return {
+      pass: actual === verdict,
+      message: () =>
+        actual === verdict
+          ? `expected verdict not to be "${verdict}"`
+          : `expected verdict "${verdict}", got ${actual === undefined ? 'no verdict (no gates or thresholds configured)' : `"${actual}"`}\n${failedLines(received, 1).join('\n')}`,
+    }
+  },
+  toHaveScoreAbove: scoreMatcher('toHaveScoreAbove', (s, b) => s > b, 'above'),
+  toHaveScoreBelow: scoreMatcher('toHaveScoreBelow', (s, b) => s < b, 'below'),
+  toPassGates(received) {
+    if (!isRunResult(received)) return invalid('toPassGates', received)
+    const gates = received.gateResults ?? []
+    if (gates.length === 0) return { pass: false, message: () => 'no gates were configured on this eval run' }
+    const failed = gates.filter((g) => !g.passed)
+    return {
+      pass: failed.length === 0,
+      message: () =>
+        failed.length === 0
+          ? `expected at least one gate to fail, but all ${gates.length} passed`
+          : [`expected all gates to pass, but ${failed.length} failed:`, ...failed.flatMap((g) => [`  ✗ ${g.id}: pass rate ${rate(g.score)}${coverageText(received, g.id)}`, ...worstLines(received, g.id)])].join('\n'),
+    }
+  },
+  toPassThresholds(received) {
+    if (!isRunResult(received)) return invalid('toPassThresholds', received)
+    const ts = received.thresholdResults ?? []
+    if (ts.length === 0) return { pass: false, message: () => 'no scorer thresholds were configured on this eval run' }
+    const failed = ts.filter((t) => !t.passed)
+    return {
+      pass: failed.length === 0,
+      message: () =>
+        failed.length === 0
+          ? `expected at least one threshold to fail, but all ${ts.length} passed`
+          : [`expected all thresholds to pass, but ${failed.length} failed:`, ...failed.flatMap((t) => thresholdLines(received, t))].join('\n'),
+    }
+  },
+}
+
+function thresholdText(t) {
+  return typeof t === 'number' ? `min ${t}` : Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')
+}
+
+function thresholdLines(result, t) {
+  const by =
+    t.averageScore === null
+      ? ''
+      : typeof t.threshold === 'number'
+        ? `, short by ${fmt(t.threshold - t.averageScore)}`
+        : t.threshold.min !== undefined && t.averageScore < t.threshold.min
+          ? `, short by ${fmt(t.threshold.min - t.averageScore)}`
+          : t.threshold.max !== undefined && t.averageScore > t.threshold.max
+            ? `, over by ${fmt(t.averageScore - t.threshold.max)}`
+            : ''
+  return [`  ✗ threshold ${t.id}: mean ${fmt(t.averageScore)} (threshold: ${thresholdText(t.threshold)}${by})${coverageText(result, t.id)}`, ...worstLines(result, t.id)]
+}
+
+function failedLines(result, minPassRate) {
+  const lines = []
+  for (const g of result.gateResults ?? []) if (g.score < minPassRate) lines.push(`  ✗ gate ${g.id}: pass rate ${rate(g.score)} < required ${rate(minPassRate)}${coverageText(result, g.id)}`, ...worstLines(result, g.id))
+  for (const t of result.thresholdResults ?? []) if (!t.passed) lines.push(...thresholdLines(result, t))
+  return lines
+}
+
+/** Registers the matchers on Vitest's `expect`. */
+export function registerEvalMatchers() {
+  expect.extend(evalMatchers)
+}
+
+/** Thrown by `.toPass()` when the eval does not pass. */
+export class EvalPassRateError extends Error {
+  constructor(message, result) {
+    super(message)
+    this.name = 'EvalPassRateError'
+    this.result = result
+  }
+}
+
+/** The serializable summary the reporter prints (stored in `task.meta.oxevalEval`). */
+export function toEvalMeta(result) {
+  const meta = { scores: { ...result.scores }, totalItems: result.summary.totalItems }
+  if (result.coverage) meta.coverage = result.coverage
+  if (result.errors) meta.errors = result.errors
+  if (result.stats) meta.stats = Object.fromEntries(Object.entries(result.stats).map(([k, s]) => [k, { ci95: s.ci95 }]))
+  if (result.verdict !== undefined) meta.verdict = result.verdict
+  if (result.gateResults) meta.gateResults = result.gateResults.map((g) => ({ ...g }))
+  if (result.thresholdResults) meta.thresholdResults = result.thresholdResults.map((t) => ({ ...t }))
+  if (result.items) meta.worst = Object.fromEntries(Object.keys(result.coverage ?? result.scores).map((id) => [id, worstItems(result, id, 3)]))
+  return meta
+}
+
+async function attachMeta(result) {
+  try {
+    const vitest = await import('vitest')
+    const task = vitest.TestRunner?.getCurrentTest?.() ?? (await import('vitest/suite').catch(() => ({}))).getCurrentTest?.()
+    if (task && task.meta) task.meta.oxevalEval = toEvalMeta(result)
+  } catch {
+    // outside a test: nothing to attach to
+  }
+}
+
+function assertPass(result, minPassRate) {
+  if (typeof minPassRate !== 'number' || !Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1) {
+    throw new TypeError(`toPass(minPassRate): minPassRate must be a number in [0, 1], got ${String(minPassRate)}`)
+  }
+  const lines = failedLines(result, minPassRate)
+  if (lines.length > 0) throw new EvalPassRateError([`Eval did not pass (required pass rate: ${rate(minPassRate)}).`, ...lines].join('\n'), result)
+}
+
+function assertion(options) {
+  return {
+    async toPass(minPassRate = 1) {
+      const result = await runEvals(options)
+      await attachMeta(result)
+      assertPass(result, minPassRate)
+      return result
+    },
+  }
+}
+
+/** Runs `runEvals(options)` when awaited with `.toPass(minPassRate)`. */
+export function expectEvals(options) {
+  return assertion(options)
+}
+
+/** `expectEvals` with one data item (`data: item`), for `test.each`. */
+export function expectEval(options) {
+  return assertion({ ...options, data: [options.data] })
+}
+
+// ---------------------------------------------------------------------------------------
+// Reporter
+
+const C = { green: '\x1b[32m', red: '\x1b[31m', yellow: '\x1b[33m', bold: '\x1b[1m', dim: '\x1b[2m', reset: '\x1b[0m' }
+const ANSI = /\u001b\[[0-9;]*m/g
+
+/**
+ * Prints, after the run, one table per test that ran an eval (`expectEvals`/`expectEval`, or
+ * any test that set `task.meta.oxevalEval`): per scorer mean, 95 % interval, coverage,
+ * threshold/gate marks, then the worst items with their reasons.
+ * `vitest.config.ts`: `test: { reporters: ['default', new OxevalEvalsReporter()] }`.
+ */
+export class OxevalEvalsReporter {
+  constructor(options = {}) {
+    this.color = options.color ?? (process.stdout.isTTY === true && process.env.NO_COLOR === undefined)
+    this.out = options.write ?? ((s) => process.stdout.write(s))
+  }
+  style(code, s) {
+    return this.color ? `${code}${s}${C.reset}` : s
+  }
+  onTestRunEnd(testModules) {
+    const entries = []
+    for (const m of testModules ?? []) {
+      for (const t of m.children.allTests()) {
+        const meta = t.meta().oxevalEval
+        if (meta) entries.push({ fullName: t.fullName, meta })
+      }
+    }
+    if (entries.length > 0) this.out(`${this.render(entries)}\n`)
+  }
+  /** The report as text (exposed for tests). */
+  render(entries) {
+    const lines = ['', this.style(C.bold, ' oxeval evals ')]
+    let passed = 0
+    let failed = 0
+    for (const { fullName, meta } of entries) {
+      const badge = meta.verdict === 'passed' ? this.style(C.green, '✓') : meta.verdict === 'failed' ? this.style(C.red, '✗') : this.style(C.yellow, '•')
+      if (meta.verdict === 'passed') passed++
+      if (meta.verdict === 'failed') failed++
+      lines.push('', `${badge} ${this.style(C.bold, fullName)} ${this.style(C.dim, `(${meta.totalItems} item${meta.totalItems === 1 ? '' : 's'})`)}`)
+      const rows = []
+      const mark = (ok) => (ok ? this.style(C.green, '✓') : this.style(C.red, '✗'))
+      const th = new Map((meta.thresholdResults ?? []).map((t) => [t.id, t]))
+      for (const g of meta.gateResults ?? []) rows.push([`${g.id} ${this.style(C.dim, '(gate)')}`, rate(g.score), this.cov(meta, g.id), mark(g.passed)])
+      for (const [id, mean] of Object.entries(meta.scores)) {
+        const t = th.get(id)
+        const ci = meta.stats?.[id]?.ci95
+        const label = t ? `${id} ${this.style(C.dim, `(threshold: ${thresholdText(t.threshold)})`)}` : id
+        rows.push([label, `${fmt(mean)}${ci ? this.style(C.dim, ` [${fmt(ci[0])}, ${fmt(ci[1])}]`) : ''}`, this.cov(meta, id), t ? mark(t.passed) : ''])
+      }
+      const w = rows.length ? Math.max(...rows.map((r) => r[0].replace(ANSI, '').length)) : 0
+      const w2 = rows.length ? Math.max(...rows.map((r) => r[1].replace(ANSI, '').length)) : 0
+      for (const [a, b, c, d] of rows) lines.push(`   ${a}${' '.repeat(w - a.replace(ANSI, '').length)}  ${b}${' '.repeat(w2 - b.replace(ANSI, '').length)}  ${c}  ${d}`.trimEnd())
+      for (const [id, worst] of Object.entries(meta.worst ?? {})) {
+        if (!worst.length) continue
+        lines.push(`   ${this.style(C.dim, `worst ${id}:`)}`)
+        for (const x of worst) lines.push(`     #${x.index}${x.id !== undefined ? ` (${x.id})` : ''} ${x.score === null ? this.style(C.red, 'error') : fmt(x.score)}: ${x.reason}`)
+      }
+    }
+    const scored = entries.length - passed - failed
+    const parts = []
+    if (passed) parts.push(this.style(C.green, `${passed} passed`))
+    if (failed) parts.push(this.style(C.red, `${failed} failed`))
+    if (scored) parts.push(this.style(C.yellow, `${scored} scored`))
+    lines.push('', ` Eval runs: ${entries.length} ${this.style(C.dim, `(${parts.join(', ')})`)}`, '')
+    return lines.join('\n')
+  }
+  cov(meta, id) {
+    const c = meta.coverage?.[id]
+    if (!c) return ''
+    const s = `${c.scored}/${c.total}`
+    return c.scored < c.total ? this.style(C.yellow, s) : this.style(C.dim, s)
+  }
+}
+
+/** Mastra's reporter name, for configs written for @mastra/evals/vitest. */
+export { OxevalEvalsReporter as MastraEvalsReporter }
