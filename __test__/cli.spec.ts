@@ -272,9 +272,17 @@ describe('exit codes: thresholds and gates', () => {
   it('a gate every item must pass with 1: exit 1 when one item scores less', async () => {
     const ok = write('gate-ok.jsonl', jsonl([DATASET[0]]))
     expect((await cli(['run', '--data', ok, '--scorer', 'factual-correctness', '--gate', 'answer-relevancy', ...judgeArgs()])).code).toBe(0)
-    const r = await cli(['run', '--data', data(), '--scorer', 'factual-correctness', '--gate', 'answer-relevancy', ...judgeArgs()])
+    const r = await cli(['run', '--data', data(), '--scorer', 'factual-correctness', '--gate', 'answer-relevancy', ...judgeArgs(), '--out', p('gate.jsonl'), '--html', p('gate.html'), '--junit', p('gate.xml')])
     expect(r.code, r.stdout).toBe(1)
-    expect(r.stdout).toMatch(/gate FAIL/)
+    const gate = readOut(p('gate.jsonl')).summary.gateResults[0]
+    expect(gate).toMatchObject({ id: 'answer-relevancy-scorer', passed: false })
+    expect(r.stdout).toMatch(new RegExp(`answer-relevancy-scorer\\s+${gate.score.toFixed(3)}\\s+15/15.*gate FAIL`))
+    const html = readFileSync(p('gate.html'), 'utf8')
+    expect(html).toMatch(new RegExp(`data-scorer="answer-relevancy-scorer">[\\s\\S]*?class="big">${gate.score.toFixed(3)}<[\\s\\S]*?gate \\(every item scores 1\\): <span class="fail">FAIL`))
+    const xml = readFileSync(p('gate.xml'), 'utf8')
+    expect(xml).toMatch(/<testsuite name="answer-relevancy-scorer" tests="15" failures="[1-9]\d*" errors="0"/)
+    // no MaxListenersExceededWarning: every run in flight listens to the one abort signal
+    expect(r.stderr).not.toMatch(/MaxListeners/)
   })
 })
 

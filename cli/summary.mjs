@@ -66,9 +66,10 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
     const t = thr.get(s.id)
     const gate = s.gate && (run.gateResults || []).find((g) => g.id === s.id)
     const verdict = s.gate ? (gate ? `gate ${gate.passed ? 'PASS' : 'FAIL'}` : 'gate') : t ? `${thresholdText(t.threshold)} ${t.passed ? 'PASS' : 'FAIL'}` : ''
+    const mean = run.scores && typeof run.scores[s.id] === 'number' ? run.scores[s.id] : gate ? gate.score : (st.mean ?? null)
     const row = [
       s.id,
-      fmt(run.scores ? run.scores[s.id] : null),
+      fmt(mean),
       cov ? `${cov.scored}/${cov.total}` : '-',
       int(run.errors ? run.errors[s.id] ?? 0 : 0),
       fmt(st.std),

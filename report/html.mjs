@@ -128,7 +128,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f7;padding:8px;bo
 // The page's script: renders the items from the JSON blob with textContent only.
 const SCRIPT = `(function(){'use strict'
 var data=JSON.parse(document.getElementById('oxeval-data').textContent)
-var scorers=data.scorers,items=data.items,PAGE=100
+var scorers=data.scorers.concat((data.gates||[]).map(function(g){return{id:g,threshold:{min:1},gate:true}})),items=data.items,PAGE=100
 var state={q:'',errorsOnly:false,key:null,dir:1,page:0,open:{}}
 function text(v){if(v===undefined||v===null)return'';if(typeof v==='string')return v;try{return JSON.stringify(v)}catch(e){return String(v)}}
 function score(it,id){var t=it.trials&&it.trials[id];if(t)return typeof t.mean==='number'?t.mean:null;var r=it.results&&it.results[id];return r&&typeof r.score==='number'?r.score:null}
@@ -141,11 +141,11 @@ function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cl
 function clip(s,n){s=text(s).replace(/\\s+/g,' ');return s.length>n?s.slice(0,n-1)+'…':s}
 function view(){var out=[],q=state.q.toLowerCase();for(var i=0;i<items.length;i++){if(state.errorsOnly&&!hasErr(items[i]))continue;if(q&&haystack(i).indexOf(q)<0)continue;out.push(i)}
 if(state.key!==null){var k=state.key,d=state.dir;out.sort(function(a,b){if(k==='#')return d*(items[a].index-items[b].index);var x=score(items[a],k),y=score(items[b],k);if(x===null&&y===null)return items[a].index-items[b].index;if(x===null)return 1;if(y===null)return -1;return d*(x-y)||items[a].index-items[b].index})}return out}
-var cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.map(function(s){return{key:s.id,label:s.id,scorer:s}}))
+var cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.map(function(s){return{key:s.id,label:s.gate?s.id+' (gate)':s.id,scorer:s}}))
 function header(){var tr=document.getElementById('head');tr.textContent='';cols.forEach(function(c){var th=el('th',null,c.label);if(c.key!==null){th.dataset.key=c.key;th.title='sort by '+c.label;if(state.key===c.key)th.className=state.dir>0?'sorted-asc':'sorted-desc';th.addEventListener('click',function(){if(state.key===c.key)state.dir=-state.dir;else{state.key=c.key;state.dir=1}state.page=0;render()})}else th.style.cursor='default';tr.appendChild(th)})}
 function kv(parent,label,value){var d=el('div');d.appendChild(el('strong',null,label+': '));d.appendChild(document.createTextNode(value));parent.appendChild(d)}
 function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
-scorers.concat((data.gates||[]).map(function(g){return{id:g}})).forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
+scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
 if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){if(/Prompt$/.test(k)&&typeof r[k]==='string'){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,r[k]));box.appendChild(dd)}})}
 td.appendChild(box)});var tr=el('tr','detail');tr.appendChild(td);return tr}
 function render(){header();var v=view(),body=document.getElementById('rows');body.textContent='';var pages=Math.max(1,Math.ceil(v.length/PAGE));if(state.page>=pages)state.page=pages-1;var start=state.page*PAGE,end=Math.min(v.length,start+PAGE)
@@ -163,12 +163,13 @@ render()})()
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 
 function scorerCard(s, { summary, scores, prices, gate }) {
-  const mean = summary.scores ? summary.scores[s.id] : null
   const st = (summary.stats && summary.stats[s.id]) || {}
   const cov = summary.coverage && summary.coverage[s.id]
   const usage = summary.usage && summary.usage[s.id]
   const tr = (summary.thresholdResults || []).find((t) => t.id === s.id)
   const gr = (summary.gateResults || []).find((g) => g.id === s.id)
+  // runEvals' `scores` holds the scorers; a gate's mean is its gateResults score
+  const mean = summary.scores && typeof summary.scores[s.id] === 'number' ? summary.scores[s.id] : gr ? gr.score : (st.mean ?? null)
   const verdict = gate
     ? gr
       ? `<div>gate (every item scores 1): <span class="${gr.passed ? 'pass' : 'fail'}">${gr.passed ? 'PASS' : 'FAIL'}</span></div>`
