@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// The `oxeval` command (package.json `bin`): `oxeval run …`, `oxeval merge …`.
+import { UsageError } from './errors.mjs'
+import { RUN_HELP, VERSION, run } from './run.mjs'
+import { MERGE_HELP, merge } from './merge.mjs'
+import { scorerNamesHelp } from './scorers.mjs'
+
+const HELP = `oxeval ${VERSION}: LLM-as-a-judge evals from the command line
+
+Usage:
+  oxeval run --data items.jsonl --scorer answer-relevancy --model openai/gpt-4o-mini [options]
+  oxeval merge out-*.jsonl [--out merged.jsonl] [--html report.html] [--junit report.xml]
+  oxeval <command> --help
+  oxeval --version
+
+Commands:
+  run     score a dataset (.jsonl, .json, .csv) with one or more scorers; summary on stdout,
+          progress on stderr; --out JSONL, --html report, --junit XML; --shard K/N, --cache DIR
+  merge   combine the --out files of sharded runs into one result
+
+Scorers:
+${scorerNamesHelp()}
+
+Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error, 130 interrupted.
+`
+
+async function main(argv) {
+  const [cmd, ...rest] = argv
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    const topic = cmd === 'help' ? rest[0] : undefined
+    if (topic === 'run') process.stdout.write(`${RUN_HELP}${scorerNamesHelp()}\n`)
+    else if (topic === 'merge') process.stdout.write(MERGE_HELP)
+    else process.stdout.write(HELP)
+    return cmd === undefined ? 2 : 0
+  }
+  if (cmd === '--version' || cmd === '-v' || cmd === '-V') {
+    process.stdout.write(`${VERSION}\n`)
+    return 0
+  }
+  const commands = { run, merge }
+  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge; see oxeval --help)`)
+  const r = await commands[cmd](rest)
+  if (r.help) {
+    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : MERGE_HELP)
+    return 0
+  }
+  return r.code
+}
+
+let code
+try {
+  code = await main(process.argv.slice(2))
+} catch (e) {
+  // usage errors, node:util parseArgs errors and oxeval's own option errors (a TypeError with a code): the message only
+  if (e instanceof UsageError || (e && typeof e.code === 'string' && (e.code.startsWith('ERR_PARSE_ARGS') || e.code.startsWith('OXEVAL_')))) {
+    process.stderr.write(`oxeval: ${e.message}\n`)
+    code = 2
+  } else {
+    process.stderr.write(`oxeval: error: ${e && e.stack ? e.stack : e}\n`)
+    code = 2
+  }
+}
+process.exit(code)

@@ -1,0 +1,317 @@
+// `oxeval run`: score a dataset with registry scorers through runEvals, stream the results
+// (--out), write the reports (--html, --junit), print the summary; exit 0 / 1 (a threshold or
+// gate failed) / 2 (usage or data error) / 130 (interrupted: what finished is still written).
+import { basename, resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { parseArgs } from 'node:util'
+import { setMaxListeners } from 'node:events'
+import { UsageError } from './errors.mjs'
+import { inShard, parseShard, readDataset } from './data.mjs'
+import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
+import { JsonlWriter, checkWritable, publicModel } from './results.mjs'
+import { Progress } from './progress.mjs'
+import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
+import { slimItem, writeHtmlReport } from '../report/html.mjs'
+import { writeJunitReport } from '../report/junit.mjs'
+
+const require = createRequire(import.meta.url)
+export const VERSION = require('../package.json').version
+
+export const RUN_OPTIONS = {
+  data: { type: 'string', short: 'd' },
+  scorer: { type: 'string', short: 's', multiple: true },
+  model: { type: 'string', short: 'm' },
+  'model-url': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  concurrency: { type: 'string', short: 'c' },
+  threshold: { type: 'string', short: 't', multiple: true },
+  gate: { type: 'string', multiple: true },
+  trials: { type: 'string' },
+  cache: { type: 'string' },
+  'cache-mode': { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  junit: { type: 'string' },
+  html: { type: 'string' },
+  shard: { type: 'string' },
+  option: { type: 'string', multiple: true },
+  'price-in': { type: 'string' },
+  'price-out': { type: 'string' },
+  worst: { type: 'string' },
+  'no-progress': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+}
+
+export const RUN_HELP = `Usage: oxeval run --data FILE --scorer NAME [--scorer NAME…] --model PROVIDER/MODEL [options]
+
+Scores every item of FILE with each scorer (LLM-as-a-judge) and prints a summary.
+
+Data
+  -d, --data FILE            .jsonl (one item per line), .json (an array) or .csv (columns input,
+                             output, groundTruth, id, context). An item: { id?, input, output?,
+                             groundTruth?, context? } (context: strings; in CSV a JSON array or
+                             "a|b|c"). Bad rows are reported on stderr and skipped.
+      --shard K/N            run only rows i (0-based, file order) with i % N == K - 1; combine
+                             the shards' --out files with oxeval merge (which applies the
+                             thresholds: a shard's exit status reflects its gates only)
+
+Scorers and judge
+  -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without
+                             "-scorer" (answer-relevancy) or the factory (createAnswerRelevancyScorer)
+  -m, --model ID             the judge: 'provider/model' (key from the provider's env var, e.g.
+                             OPENAI_API_KEY); default: $OXEVAL_MODEL
+      --model-url URL        an OpenAI-compatible endpoint for --model (→ { id, url })
+      --api-key-env VAR      read the judge's API key from $VAR
+      --option S.KEY=VALUE   a factory option of scorer S (KEY may be dotted: modelSettings.maxRetries;
+                             S may be * for every scorer); VALUE is JSON when it parses, else text
+  -t, --threshold S=V        fail (exit 1) when S's mean is below V; also S=<=V (a maximum), S=LO..HI
+      --gate NAME            a scorer every item must pass with score 1 (else exit 1)
+      --trials N             runs per item and scorer (default 1); the item score is their mean
+  -c, --concurrency N        items in flight (default 8)
+      --cache DIR            judge response cache on disk: rerunning resumes without paying again
+      --cache-mode MODE      auto (default: read and write), record (write only) or replay (read only)
+
+Outputs
+  -o, --out FILE             results as JSONL: a header, one line per item, a summary
+      --html FILE            a self-contained HTML report (charts, sortable/filterable items)
+      --junit FILE           JUnit XML: one testsuite per scorer, one testcase per item
+      --price-in USD         price per 1M input tokens (adds cost to the summary and the report)
+      --price-out USD        price per 1M output tokens
+      --worst N              worst items listed per scorer in the summary (default 5)
+      --no-progress          no progress output on stderr
+
+Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error, 130 interrupted
+(Ctrl-C: items that finished are written to --out/--html/--junit and summarized).
+
+Scorers:
+`
+
+function positiveInt(flag, text, max = 1_000_000) {
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (!/^\d+$/.test(String(text).trim()) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new UsageError(`--${flag} must be an integer from 1 to ${max}; got "${text}"`)
+  }
+  return n
+}
+
+function price(flag, text) {
+  if (text === undefined) return undefined
+  const n = Number(text)
+  if (String(text).trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${flag} must be a non-negative number (dollars per 1M tokens); got "${text}"`)
+  return n
+}
+
+/** Validated run configuration from parsed flags (throws UsageError). */
+export function runConfig(values, env = process.env) {
+  if (!values.data) throw new UsageError('--data FILE is required')
+  const names = values.scorer || []
+  const gateNames = values.gate || []
+  if (names.length === 0 && gateNames.length === 0) throw new UsageError('at least one --scorer NAME is required')
+  const scorers = []
+  for (const n of names) {
+    const spec = resolveScorer(n)
+    if (scorers.some((s) => s.spec === spec)) throw new UsageError(`--scorer ${n}: given twice`)
+    scorers.push({ spec, threshold: undefined, options: {} })
+  }
+  const gates = []
+  for (const n of gateNames) {
+    const spec = resolveScorer(n, '--gate')
+    if (scorers.some((s) => s.spec === spec) || gates.some((g) => g.spec === spec)) {
+      throw new UsageError(`--gate ${n}: this scorer is already a --scorer or a --gate (results are keyed by scorer id)`)
+    }
+    gates.push({ spec, options: {} })
+  }
+  for (const t of values.threshold || []) {
+    const { spec, threshold } = parseThreshold(t)
+    const s = scorers.find((x) => x.spec === spec)
+    if (!s) throw new UsageError(`--threshold ${t}: ${spec.id} is not one of the --scorer scorers`)
+    s.threshold = threshold
+  }
+  for (const o of values.option || []) {
+    const { target, path, value } = parseOption(o)
+    const targets = [...scorers, ...gates].filter((s) => target === '*' || s.spec === target)
+    if (!targets.length) throw new UsageError(`--option ${o}: ${target.id} is not a --scorer or --gate of this run`)
+    for (const s of targets) setPath(s.options, path, value)
+  }
+  const modelId = values.model || env.OXEVAL_MODEL
+  if (!modelId) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
+  if (!modelId.includes('/')) throw new UsageError(`--model must be 'provider/model' (e.g. openai/gpt-4o-mini); got "${modelId}"`)
+  let model = modelId
+  if (values['model-url'] !== undefined || values['api-key-env'] !== undefined) {
+    model = { id: modelId }
+    if (values['model-url'] !== undefined) {
+      try {
+        new URL(values['model-url'])
+      } catch {
+        throw new UsageError(`--model-url is not a URL: "${values['model-url']}"`)
+      }
+      model.url = values['model-url']
+    }
+    if (values['api-key-env'] !== undefined) {
+      const key = env[values['api-key-env']]
+      if (!key) throw new UsageError(`--api-key-env ${values['api-key-env']}: that environment variable is not set`)
+      model.apiKey = key
+    }
+  }
+  const mode = values['cache-mode']
+  if (mode !== undefined && !['auto', 'record', 'replay'].includes(mode)) throw new UsageError(`--cache-mode must be auto, record or replay; got "${mode}"`)
+  if (mode !== undefined && values.cache === undefined) throw new UsageError('--cache-mode needs --cache DIR')
+  const cache = values.cache !== undefined ? { dir: resolve(values.cache), mode: mode || 'auto' } : undefined
+  const prices = { in: price('price-in', values['price-in']), out: price('price-out', values['price-out']) }
+  return {
+    data: values.data,
+    scorers,
+    gates,
+    model,
+    cache,
+    concurrency: positiveInt('concurrency', values.concurrency, 10_000),
+    trials: positiveInt('trials', values.trials, 1000) ?? 1,
+    shard: values.shard !== undefined ? parseShard(values.shard) : null,
+    out: values.out,
+    html: values.html,
+    junit: values.junit,
+    prices: prices.in === undefined && prices.out === undefined ? undefined : prices,
+    worst: values.worst !== undefined ? Number(values.worst) : 5,
+    progress: !values['no-progress'],
+  }
+}
+
+/** Loads the library (the native addon) only when a command needs it. */
+function loadOxeval() {
+  const oxeval = require('../index.js')
+  if (typeof oxeval.runEvals !== 'function' || typeof oxeval.summarizeItems !== 'function') {
+    throw new Error('this build of oxeval has no runEvals/summarizeItems')
+  }
+  return oxeval
+}
+
+/** Builds a scorer from its registry entry (a factory TypeError is a usage error). */
+function createScorer(oxeval, spec, cfg, options) {
+  const opts = { ...options, model: options.model ?? cfg.model }
+  if (cfg.cache && opts.cache === undefined) opts.cache = cfg.cache
+  try {
+    return oxeval[spec.factory](opts)
+  } catch (e) {
+    throw new UsageError(`${spec.id}: ${e.message}`)
+  }
+}
+
+export async function run(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
+  const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true })
+  if (values.help) return { help: true }
+  const cfg = runConfig(values)
+  const say = (s) => io.stderr.write(`${s}\n`)
+  checkWritable('--html', cfg.html)
+  checkWritable('--junit', cfg.junit)
+
+  // data: every row has its global index; bad rows are reported and skipped
+  const rows = readDataset(cfg.data)
+  const good = rows.filter((r) => r.item)
+  if (rows.length === 0 || good.length === 0) throw new UsageError(`--data ${cfg.data}: no valid items${rows.length ? ` (${rows.length} bad rows)` : ''}`)
+  const mine = rows.filter((r) => inShard(r.index, cfg.shard))
+  const skipped = mine.filter((r) => r.error).map((r) => ({ index: r.index, line: r.line, message: r.error }))
+  for (const s of skipped) say(`oxeval: ${basename(cfg.data)}:${s.line ?? '?'}: skipped row ${s.index}: ${s.message}`)
+  const selected = mine.filter((r) => r.item)
+  if (cfg.shard && selected.length === 0) say(`oxeval: shard ${cfg.shard.index}/${cfg.shard.count} has no items`)
+
+  const oxeval = loadOxeval()
+  const scorerEntries = cfg.scorers.map((s) => {
+    const scorer = createScorer(oxeval, s.spec, cfg, s.options)
+    return s.threshold !== undefined ? { scorer, threshold: s.threshold } : scorer
+  })
+  const gateScorers = cfg.gates.map((g) => createScorer(oxeval, g.spec, cfg, g.options))
+  const scorerList = cfg.scorers.map((s, i) => {
+    const e = scorerEntries[i]
+    const id = (e.scorer || e).id
+    return s.threshold !== undefined ? { id, threshold: s.threshold } : { id }
+  })
+  const gateIds = gateScorers.map((g) => g.id)
+
+  const header = {
+    type: 'run',
+    version: VERSION,
+    scorers: scorerList,
+    gates: gateIds,
+    trials: cfg.trials,
+    shard: cfg.shard,
+    totalItems: selected.length,
+    model: publicModel(cfg.model),
+    data: basename(cfg.data),
+    startedAt: new Date().toISOString(),
+  }
+  const writer = cfg.out ? new JsonlWriter(cfg.out) : null
+  if (writer) await writer.write(header)
+
+  const keep = cfg.html || cfg.junit ? [] : null
+  const worst = new WorstItems([...scorerList.map((s) => s.id), ...gateIds], Number.isInteger(cfg.worst) && cfg.worst >= 0 ? cfg.worst : 5)
+  const progress = new Progress(selected.length, { stream: io.stderr, enabled: cfg.progress })
+  const controller = new AbortController()
+  // every scorer run in flight listens to this one signal (concurrency x scorers x trials)
+  setMaxListeners(0, controller.signal)
+  let interrupted = null
+  const onSignal = (sig) => {
+    if (interrupted) {
+      say(`oxeval: ${sig} again: exiting without writing results`)
+      process.exit(sig === 'SIGINT' ? 130 : 143)
+    }
+    interrupted = sig
+    say(`oxeval: ${sig}: stopping; finished items are kept (press Ctrl-C again to exit at once)`)
+    progress.stop()
+    controller.abort(new Error(`interrupted (${sig})`))
+  }
+  const onInt = () => onSignal('SIGINT')
+  const onTerm = () => onSignal('SIGTERM')
+  process.on('SIGINT', onInt)
+  process.on('SIGTERM', onTerm)
+
+  let result
+  try {
+    result = await oxeval.runEvals({
+      data: selected.map((r) => r.item),
+      scorers: scorerEntries,
+      gates: gateScorers,
+      concurrency: cfg.concurrency,
+      trials: cfg.trials,
+      keepItems: false,
+      signal: controller.signal,
+      onItemComplete: async (r) => {
+        // runEvals counts the items it was given; outputs use the row's index in the file.
+        // Mastra's onItemComplete extras (item, targetResult, scorerResults) repeat the record.
+        const { item: _raw, targetResult: _target, scorerResults: _results, ...rest } = r
+        const item = { ...rest, index: selected[r.index].index }
+        const failed = Boolean(item.targetError) || Object.keys(item.errors || {}).length > 0
+        progress.tick(failed)
+        worst.add(item)
+        if (keep) keep.push(slimItem(item))
+        if (writer) await writer.write({ type: 'item', ...item })
+      },
+    })
+  } finally {
+    process.off('SIGINT', onInt)
+    process.off('SIGTERM', onTerm)
+    progress.stop()
+  }
+  const { items: _items, ...summary } = result
+  if (interrupted) summary.aborted = true
+  if (skipped.length) summary.skipped = skipped
+  if (writer) {
+    await writer.write({ type: 'summary', ...summary })
+    await writer.close()
+  }
+  const report = { header, summary, items: keep || [], prices: cfg.prices }
+  // a report that cannot be written does not cost the summary
+  let writeFailed = false
+  for (const [flag, file, write] of [['--html', cfg.html, writeHtmlReport], ['--junit', cfg.junit, writeJunitReport]]) {
+    if (!file) continue
+    try {
+      await write(file, report)
+    } catch (e) {
+      writeFailed = true
+      say(`oxeval: ${flag} ${file}: ${e.message}`)
+    }
+  }
+  io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
+  if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }
+  if (writeFailed) return { code: 2 }
+  return { code: verdictExitCode(summary, { shard: cfg.shard }) }
+}

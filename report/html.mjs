@@ -1,0 +1,289 @@
+// The HTML report of an eval run: ONE self-contained file (inline CSS, inline script, inline
+// SVG charts; nothing is fetched when it is viewed, and its Content-Security-Policy forbids
+// it). Judged inputs/outputs and judge text are untrusted: the server-side parts are HTML-
+// escaped, the items travel as one JSON blob in <script type="application/json"> (with `<`
+// escaped, so no `</script>` can end it) and the page's script renders them with textContent
+// only; the CSP lets only that script (by hash) run. The item table is paginated, so a run of
+// 10 000 items stays usable.
+import { createHash } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import { itemError, itemScore, meetsThreshold, thresholdText, usageCost } from './items.mjs'
+
+/** HTML text (element content or a quoted attribute value). */
+export function escapeHtml(value) {
+  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+}
+
+/** JSON safe inside a <script> element: no `<`, `>`, `&` or line separators in clear. */
+export function scriptJson(value) {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
+}
+
+const MAX_TEXT = 20000
+
+function capText(s) {
+  return typeof s === 'string' && s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}… [${s.length - MAX_TEXT} more characters not shown]` : s
+}
+
+/**
+ * What the report keeps of an EvalItemResult: the item, per scorer its score, reason, step
+ * results (`*StepResult`), prompts (`*Prompt`) and warnings, the errors and trials. The judge
+ * record (raw executions) is left out; long strings are cut at 20 000 characters.
+ */
+export function slimItem(item) {
+  const results = {}
+  for (const [id, r] of Object.entries(item.results || {})) {
+    if (!r || typeof r !== 'object') continue
+    const keep = { score: r.score }
+    for (const [k, v] of Object.entries(r)) {
+      if (k === 'reason' || k === 'warnings' || k.endsWith('StepResult')) keep[k] = v
+      else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = capText(v)
+    }
+    results[id] = keep
+  }
+  const out = { index: item.index }
+  if (item.id !== undefined) out.id = item.id
+  out.input = typeof item.input === 'string' ? capText(item.input) : item.input
+  out.output = typeof item.output === 'string' ? capText(item.output) : item.output
+  if (item.groundTruth !== undefined) out.groundTruth = item.groundTruth
+  if (item.targetError) out.targetError = item.targetError
+  out.results = results
+  if (item.errors && Object.keys(item.errors).length) out.errors = item.errors
+  if (item.trials) out.trials = item.trials
+  if (typeof item.durationMs === 'number') out.durationMs = item.durationMs
+  return out
+}
+
+const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '–')
+const int = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '–')
+
+/** An inline SVG histogram of the item scores of one scorer (10 bins over [0, 1], wider if scores fall outside). */
+export function histogramSvg(scores, { threshold, label } = {}) {
+  const W = 260
+  const H = 110
+  const pad = { l: 28, r: 8, t: 8, b: 22 }
+  const lo = Math.min(0, ...scores)
+  const hi = Math.max(1, ...scores)
+  const bins = new Array(10).fill(0)
+  for (const s of scores) bins[Math.min(9, Math.max(0, Math.floor(((s - lo) / (hi - lo)) * 10)))]++
+  const max = Math.max(1, ...bins)
+  const bw = (W - pad.l - pad.r) / 10
+  const ih = H - pad.t - pad.b
+  const x = (v) => pad.l + ((v - lo) / (hi - lo)) * (W - pad.l - pad.r)
+  const parts = [
+    `<svg class="hist" role="img" aria-label="${escapeHtml(`score histogram${label ? ` of ${label}` : ''}`)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" xmlns="http://www.w3.org/2000/svg">`,
+    `<line x1="${pad.l}" y1="${H - pad.b}" x2="${W - pad.r}" y2="${H - pad.b}" stroke="#888"/>`,
+  ]
+  bins.forEach((n, i) => {
+    const h = (n / max) * ih
+    const a = lo + ((hi - lo) * i) / 10
+    const b = lo + ((hi - lo) * (i + 1)) / 10
+    parts.push(
+      `<rect class="bin" x="${(pad.l + i * bw + 1).toFixed(1)}" y="${(H - pad.b - h).toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="#4a7bd0"><title>${escapeHtml(`${a.toFixed(1)}–${b.toFixed(1)}: ${n} item${n === 1 ? '' : 's'}`)}</title></rect>`,
+    )
+  })
+  const t = typeof threshold === 'number' ? { min: threshold } : threshold || {}
+  for (const v of [t.min, t.max]) {
+    if (typeof v === 'number' && v >= lo && v <= hi) parts.push(`<line class="thr" x1="${x(v).toFixed(1)}" y1="${pad.t}" x2="${x(v).toFixed(1)}" y2="${H - pad.b}" stroke="#c33" stroke-dasharray="4 3"/>`)
+  }
+  parts.push(
+    `<text x="${pad.l}" y="${H - 6}" font-size="10" text-anchor="middle">${fmt(lo, 1)}</text>`,
+    `<text x="${x((lo + hi) / 2)}" y="${H - 6}" font-size="10" text-anchor="middle">${fmt((lo + hi) / 2, 1)}</text>`,
+    `<text x="${W - pad.r}" y="${H - 6}" font-size="10" text-anchor="end">${fmt(hi, 1)}</text>`,
+    `<text x="${pad.l - 4}" y="${pad.t + 8}" font-size="10" text-anchor="end">${max}</text>`,
+    '</svg>',
+  )
+  return parts.join('')
+}
+
+const CSS = `
+:root{--fg:#1d2430;--muted:#5b6474;--line:#dde2ea;--pass:#1f7a3a;--fail:#b42318;--bg:#f6f8fb}
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);margin:0;background:var(--bg)}
+header{padding:16px 24px;background:#fff;border-bottom:1px solid var(--line)}h1{font-size:20px;margin:0 0 4px}
+.meta{color:var(--muted)}.meta span{margin-right:14px}main{padding:16px 24px}
+.cards{display:flex;flex-wrap:wrap;gap:14px;margin-bottom:18px}
+.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px 14px;min-width:290px}
+.card h2{font-size:15px;margin:0 0 6px;word-break:break-all}.big{font-size:26px;font-weight:600}
+.pass{color:var(--pass);font-weight:600}.fail{color:var(--fail);font-weight:600}.kv{color:var(--muted);font-size:13px}
+.banner{padding:8px 12px;border-radius:6px;margin-bottom:12px;background:#fff4e5;border:1px solid #f5c07a}
+.toolbar{display:flex;gap:12px;align-items:center;margin:8px 0;flex-wrap:wrap}
+.toolbar input[type=search]{width:320px;padding:6px 8px;border:1px solid var(--line);border-radius:6px}
+table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line)}
+th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{background:#eef2f7;position:sticky;top:0;cursor:pointer;user-select:none;white-space:nowrap}
+th.sorted-asc::after{content:" ▲"}th.sorted-desc::after{content:" ▼"}
+tr.item{cursor:pointer}tr.item:hover{background:#f3f6fb}td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
+td.err{color:var(--fail)}td.below{color:var(--fail);font-weight:600}td.txt{max-width:380px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+tr.detail>td{background:#fafbfd}.scorer{margin:6px 0 12px}.scorer h3{font-size:14px;margin:4px 0}
+pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f7;padding:8px;border-radius:6px;max-height:420px;overflow:auto;margin:4px 0}
+.pager{display:flex;gap:8px;align-items:center;margin:10px 0}button{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}
+`
+
+// The page's script: renders the items from the JSON blob with textContent only.
+const SCRIPT = `(function(){'use strict'
+var data=JSON.parse(document.getElementById('oxeval-data').textContent)
+var scorers=data.scorers.concat((data.gates||[]).map(function(g){return{id:g,threshold:{min:1},gate:true}})),items=data.items,PAGE=100
+var state={q:'',errorsOnly:false,key:null,dir:1,page:0,open:{}}
+function text(v){if(v===undefined||v===null)return'';if(typeof v==='string')return v;try{return JSON.stringify(v)}catch(e){return String(v)}}
+function score(it,id){var t=it.trials&&it.trials[id];if(t)return typeof t.mean==='number'?t.mean:null;var r=it.results&&it.results[id];return r&&typeof r.score==='number'?r.score:null}
+function err(it,id){return(it.errors&&it.errors[id])||it.targetError||null}
+function hasErr(it){if(it.targetError)return true;for(var k in(it.errors||{}))return true;return false}
+function meets(s,t){if(t===undefined||t===null)return true;if(typeof s!=='number')return false;if(typeof t==='number')t={min:t};return(t.min===undefined||s>=t.min)&&(t.max===undefined||s<=t.max)}
+var hay=[]
+function haystack(i){if(hay[i]===undefined){var it=items[i],p=[text(it.id),text(it.input),text(it.output),text(it.groundTruth)];for(var k in(it.results||{}))p.push(text(it.results[k].reason));for(var e in(it.errors||{}))p.push(text(it.errors[e].message));hay[i]=p.join('\\n').toLowerCase()}return hay[i]}
+function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cls;if(txt!==undefined)e.textContent=txt;return e}
+function clip(s,n){s=text(s).replace(/\\s+/g,' ');return s.length>n?s.slice(0,n-1)+'…':s}
+function view(){var out=[],q=state.q.toLowerCase();for(var i=0;i<items.length;i++){if(state.errorsOnly&&!hasErr(items[i]))continue;if(q&&haystack(i).indexOf(q)<0)continue;out.push(i)}
+if(state.key!==null){var k=state.key,d=state.dir;out.sort(function(a,b){if(k==='#')return d*(items[a].index-items[b].index);var x=score(items[a],k),y=score(items[b],k);if(x===null&&y===null)return items[a].index-items[b].index;if(x===null)return 1;if(y===null)return -1;return d*(x-y)||items[a].index-items[b].index})}return out}
+var cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.map(function(s){return{key:s.id,label:s.gate?s.id+' (gate)':s.id,scorer:s}}))
+function header(){var tr=document.getElementById('head');tr.textContent='';cols.forEach(function(c){var th=el('th',null,c.label);if(c.key!==null){th.dataset.key=c.key;th.title='sort by '+c.label;if(state.key===c.key)th.className=state.dir>0?'sorted-asc':'sorted-desc';th.addEventListener('click',function(){if(state.key===c.key)state.dir=-state.dir;else{state.key=c.key;state.dir=1}state.page=0;render()})}else th.style.cursor='default';tr.appendChild(th)})}
+function kv(parent,label,value){var d=el('div');d.appendChild(el('strong',null,label+': '));d.appendChild(document.createTextNode(value));parent.appendChild(d)}
+function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
+scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
+if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){if(/Prompt$/.test(k)&&typeof r[k]==='string'){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,r[k]));box.appendChild(dd)}})}
+td.appendChild(box)});var tr=el('tr','detail');tr.appendChild(td);return tr}
+function render(){header();var v=view(),body=document.getElementById('rows');body.textContent='';var pages=Math.max(1,Math.ceil(v.length/PAGE));if(state.page>=pages)state.page=pages-1;var start=state.page*PAGE,end=Math.min(v.length,start+PAGE)
+for(var j=start;j<end;j++){(function(i){var it=items[i],tr=el('tr','item');tr.dataset.index=it.index;tr.appendChild(el('td','num',String(it.index)));tr.appendChild(el('td','txt',clip(it.id,40)));tr.appendChild(el('td','txt',clip(it.input,120)));tr.appendChild(el('td','txt',clip(it.output,120)))
+scorers.forEach(function(s){var sc=score(it,s.id),e=err(it,s.id),td;if(e&&sc===null){td=el('td','num err','error');td.title=text(e.message)}else{td=el('td','num'+(meets(sc,s.threshold)?'':' below'),sc===null?'–':sc.toFixed(3))}td.dataset.scorer=s.id;tr.appendChild(td)})
+tr.addEventListener('click',function(){state.open[i]=!state.open[i];render()});body.appendChild(tr);if(state.open[i])body.appendChild(detail(it))})(v[j])}
+document.getElementById('count').textContent=(v.length?(start+1)+'–'+end:'0')+' of '+v.length+' items'+(v.length!==items.length?' (filtered from '+items.length+')':'');document.getElementById('page').textContent='page '+(state.page+1)+' / '+pages;document.getElementById('prev').disabled=state.page===0;document.getElementById('next').disabled=state.page>=pages-1}
+document.getElementById('q').addEventListener('input',function(e){state.q=e.target.value;state.page=0;render()})
+document.getElementById('errorsOnly').addEventListener('change',function(e){state.errorsOnly=e.target.checked;state.page=0;render()})
+document.getElementById('prev').addEventListener('click',function(){state.page--;render()})
+document.getElementById('next').addEventListener('click',function(){state.page++;render()})
+render()})()
+`
+
+const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
+
+function scorerCard(s, { summary, scores, prices, gate }) {
+  const st = (summary.stats && summary.stats[s.id]) || {}
+  const cov = summary.coverage && summary.coverage[s.id]
+  const usage = summary.usage && summary.usage[s.id]
+  const tr = (summary.thresholdResults || []).find((t) => t.id === s.id)
+  const gr = (summary.gateResults || []).find((g) => g.id === s.id)
+  // runEvals' `scores` holds the scorers; a gate's mean is its gateResults score
+  const mean = summary.scores && typeof summary.scores[s.id] === 'number' ? summary.scores[s.id] : gr ? gr.score : (st.mean ?? null)
+  const verdict = gate
+    ? gr
+      ? `<div>gate (every item scores 1): <span class="${gr.passed ? 'pass' : 'fail'}">${gr.passed ? 'PASS' : 'FAIL'}</span></div>`
+      : '<div>gate</div>'
+    : tr
+      ? `<div>threshold ${escapeHtml(thresholdText(tr.threshold))}: <span class="${tr.passed ? 'pass' : 'fail'}">${tr.passed ? 'PASS' : 'FAIL'}</span></div>`
+      : ''
+  const cost = usageCost(usage, prices)
+  const lines = [
+    `<section class="card" data-scorer="${escapeHtml(s.id)}">`,
+    `<h2>${escapeHtml(s.id)}</h2>`,
+    `<div><span class="big">${fmt(mean)}</span> <span class="kv">mean over ${cov ? `${int(cov.scored)}/${int(cov.total)}` : '–'} items scored${
+      st.ci95 ? `, 95% CI [${fmt(st.ci95[0])}, ${fmt(st.ci95[1])}]` : ''
+    }</span></div>`,
+    verdict,
+    `<div class="kv">std ${fmt(st.std)} · min ${fmt(st.min)} · max ${fmt(st.max)} · errors ${int(summary.errors ? summary.errors[s.id] ?? 0 : 0)}</div>`,
+    usage
+      ? `<div class="kv">tokens ${int(usage.totalTokens)} (in ${int(usage.inputTokens)}, out ${int(usage.outputTokens)}${usage.reasoningTokens ? `, reasoning ${int(usage.reasoningTokens)}` : ''}${
+          usage.cachedInputTokens ? `, cached in ${int(usage.cachedInputTokens)}` : ''
+        }) · ${int(usage.calls)} calls${cost !== null ? ` · cost $${cost.toFixed(4)}` : ''}</div>`
+      : '',
+    histogramSvg(scores, { threshold: gate ? undefined : s.threshold, label: s.id }),
+    '</section>',
+  ]
+  return lines.join('\n')
+}
+
+/**
+ * The report as a sequence of text chunks (items are serialized one by one).
+ * `report`: `{ header: { scorers: [{ id, threshold? }], gates?, model?, data?, trials?, shard?, version? },
+ * summary: EvalRunResult (without items), items: EvalItemResult[] (slimItem'd or full),
+ * prices?: { in?, out? } (dollars per 1M tokens), title? }`.
+ */
+export function* htmlReportChunks(report) {
+  const { header, summary } = report
+  const items = [...report.items].sort((a, b) => a.index - b.index)
+  const gates = header.gates || []
+  const scorers = header.scorers.map((s) => (s.threshold !== undefined ? { id: s.id, threshold: s.threshold } : { id: s.id }))
+  const title = report.title || 'oxeval report'
+  const model = header.model === undefined ? '' : typeof header.model === 'string' ? header.model : `${header.model.id}${header.model.url ? ` @ ${header.model.url}` : ''}`
+  const failedGates = (summary.gateResults || []).filter((g) => !g.passed).length
+  const failedThresholds = (summary.thresholdResults || []).filter((t) => !t.passed).length
+  const verdict = failedGates || failedThresholds ? 'FAIL' : 'PASS'
+  const skipped = Array.isArray(summary.skipped) ? summary.skipped.length : 0
+
+  yield `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${SCRIPT_HASH}'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style></head><body>
+<header><h1>${escapeHtml(title)} <span class="${verdict === 'PASS' ? 'pass' : 'fail'}" id="verdict">${verdict}</span></h1>
+<div class="meta">${[
+    model && `<span>model <b>${escapeHtml(model)}</b></span>`,
+    header.data && `<span>data <b>${escapeHtml(header.data)}</b></span>`,
+    `<span><b>${int(summary.summary ? summary.summary.totalItems : items.length)}</b> items</span>`,
+    skipped ? `<span><b>${skipped}</b> bad rows skipped</span>` : '',
+    `<span>trials <b>${escapeHtml(summary.trials ?? header.trials ?? 1)}</b></span>`,
+    header.shard ? `<span>shard <b>${escapeHtml(`${header.shard.index}/${header.shard.count}`)}</b></span>` : '',
+    typeof summary.durationMs === 'number' ? `<span>${(summary.durationMs / 1000).toFixed(1)} s</span>` : '',
+    header.version ? `<span>oxeval ${escapeHtml(header.version)}</span>` : '',
+  ]
+    .filter(Boolean)
+    .join('')}</div></header>
+<main>
+${summary.aborted ? '<div class="banner" id="aborted">This run was interrupted: the report shows the items that finished.</div>' : ''}
+<div class="cards">
+`
+  for (const s of scorers) {
+    const scores = items.map((it) => itemScore(it, s.id)).filter((x) => x !== null)
+    yield `${scorerCard(s, { summary, scores, prices: report.prices, gate: false })}\n`
+  }
+  for (const id of gates) {
+    const scores = items.map((it) => itemScore(it, id)).filter((x) => x !== null)
+    yield `${scorerCard({ id }, { summary, scores, prices: report.prices, gate: true })}\n`
+  }
+  yield `</div>
+<div class="toolbar"><input type="search" id="q" placeholder="Filter input, output, reasons…" aria-label="filter">
+<label><input type="checkbox" id="errorsOnly"> errors only</label><span id="count" class="kv"></span></div>
+<table id="items"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
+<div class="pager"><button id="prev" type="button">‹ prev</button><span id="page" class="kv"></span><button id="next" type="button">next ›</button></div>
+<noscript>The item table needs JavaScript.</noscript>
+</main>
+<script type="application/json" id="oxeval-data">{"scorers":${scriptJson(scorers)},"gates":${scriptJson(gates)},"items":[`
+  let first = true
+  for (const it of items) {
+    yield `${first ? '' : ','}\n${scriptJson(it.judge === undefined ? it : slimItem(it))}`
+    first = false
+  }
+  yield `]}</script>
+<script>${SCRIPT}</script>
+</body></html>
+`
+}
+
+/** The report as one string. */
+export function renderHtmlReport(report) {
+  return Array.from(htmlReportChunks(report)).join('')
+}
+
+/** Writes the report to `file`, chunk by chunk. */
+export async function writeHtmlReport(file, report) {
+  const out = createWriteStream(file)
+  let failed = null
+  out.on('error', (e) => {
+    failed = e
+  })
+  for (const chunk of htmlReportChunks(report)) {
+    if (failed) throw failed
+    if (!out.write(chunk)) await once(out, 'drain')
+  }
+  out.end()
+  await once(out, 'finish')
+  if (failed) throw failed
+}
+
+export { itemScore, itemError, meetsThreshold }
