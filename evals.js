@@ -5,6 +5,7 @@
 // callbacks, and marshals.
 
 const { performance } = require('node:perf_hooks')
+const { setMaxListeners } = require('node:events')
 
 module.exports = function makeEvals({ native, typeError, toJson }) {
   const OPT = 'OXEVAL_INVALID_OPTIONS'
@@ -95,6 +96,8 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
     check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 10000, `concurrency must be an integer in [1, 10000], got ${String(concurrency)}`)
     check(onItemComplete === undefined || onItemComplete === null || typeof onItemComplete === 'function', 'onItemComplete must be a function')
     check(signal === undefined || signal === null || signal instanceof AbortSignal, `signal must be an AbortSignal, got ${jsType(signal)}`)
+    const itemIdOf = config.itemId
+    check(itemIdOf === undefined || itemIdOf === null || typeof itemIdOf === 'function', 'itemId must be a function (item, index) => string')
     const keepItems = config.keepItems ?? true
     check(typeof keepItems === 'boolean', `keepItems must be a boolean, got ${jsType(keepItems)}`)
     const acc = accumulator({
@@ -109,9 +112,15 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
     let stop = false
     let failure
     let aborted = false
+    // every run in flight listens for the abort: one internal signal (no listener limit),
+    // fired by the user's
+    const inner = signal ? new AbortController() : undefined
+    if (inner) setMaxListeners(0, inner.signal)
+    const runSignal = inner ? inner.signal : undefined
     const onAbort = () => {
       stop = true
       aborted = true
+      inner.abort(signal.reason)
     }
     if (signal) {
       if (signal.aborted) onAbort()
@@ -145,7 +154,7 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
     async function runScorer(entry, runInput, itemId) {
       const out = []
       // itemId names the item in the response cache's records (a replay miss says which item)
-      const runOptions = signal ? { signal, itemId } : { itemId }
+      const runOptions = runSignal ? { signal: runSignal, itemId } : { itemId }
       await Promise.all(
         Array.from({ length: trials }, async (_, t) => {
           try {
@@ -172,7 +181,7 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
         r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
       } else if (target) {
         try {
-          ;({ targetResult, output } = await callTarget(target, item, signal))
+          ;({ targetResult, output } = await callTarget(target, item, runSignal))
         } catch (e) {
           r.targetError = errorJson(e)
           if (aborted && r.targetError.name === 'AbortError') return null
@@ -190,7 +199,8 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
         if (item.groundTruth !== undefined) runInput.groundTruth = item.groundTruth
         if (item.context !== undefined) runInput.context = item.context
         if (item.requestContext !== undefined) runInput.requestContext = item.requestContext
-        const itemId = typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id) : `#${index}`
+        const custom = itemIdOf ? itemIdOf(raw, index) : undefined
+        const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
         const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
         if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
         all.forEach((e, k) => {

@@ -406,6 +406,8 @@ export interface RunEvalsOptions {
   onItemComplete?: (r: EvalItemCompletion) => void | Promise<void>
   /** Stops starting items and aborts runs in flight; resolves with what finished (`aborted: true`). */
   signal?: AbortSignal
+  /** How the response cache names an item in its records and replay misses (default: `item.id`, else `#<index>`). */
+  itemId?: (item: EvalItem, index: number) => string
 }
 
 export type EvalVerdict = 'passed' | 'scored' | 'failed'

@@ -354,6 +354,43 @@ describe('data sources, abort, and summarizeItems', () => {
     expect(r.items!.length).toBe(r.summary.totalItems)
   })
 
+  it('a signal with many runs in flight raises no listener-limit warning; itemId names items', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    const seen: string[] = []
+    // like oxeval's own run(): a listener on the signal while the run is in flight
+    const slow = (id: string) => ({
+      id,
+      async run(_r: Any, o: Any) {
+        seen.push(o.itemId)
+        const onAbort = () => {}
+        o.signal.addEventListener('abort', onAbort)
+        await new Promise((r) => setTimeout(r, 5))
+        o.signal.removeEventListener('abort', onAbort)
+        return { score: 1 }
+      },
+    })
+    const ac = new AbortController()
+    try {
+      await runEvals({
+        data: Array.from({ length: 12 }, (_, i) => ({ input: `q${i}`, output: 'x', ...(i === 0 ? { id: 'first' } : {}) })),
+        scorers: [slow('a'), slow('b'), slow('c'), slow('d')],
+        concurrency: 12,
+        signal: ac.signal,
+      })
+      await new Promise((r) => setImmediate(r))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+    expect(seen).toContain('first')
+    expect(seen).toContain('#11')
+    const custom: string[] = []
+    await runEvals({ data: [{ input: 'a', output: 'x' }], scorers: [{ id: 's', async run(_r: Any, o: Any) { custom.push(o.itemId); return { score: 1 } } }], itemId: (_item, i) => `row-${i + 100}` })
+    expect(custom).toEqual(['row-100'])
+  })
+
   it('summarizeItems over the items gives the same numbers (also split and reordered)', async () => {
     const ar = relevancy()
     const s = tableScorer('t', { [qa[0].input]: 1, [qa[1].input]: new Error('x'), [qa[2].input]: 0.25, [qa[3].input]: 0.5 })

@@ -274,6 +274,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       trials: cfg.trials,
       keepItems: false,
       signal: controller.signal,
+      // the cache names an item by its id, else by its row index in the file (not the shard's)
+      itemId: (item, i) => (item.id !== undefined ? String(item.id) : `#${selected[i].index}`),
       onItemComplete: async (r) => {
         // runEvals counts the items it was given; outputs use the row's index in the file.
         // Mastra's onItemComplete extras (item, targetResult, scorerResults) repeat the record.
