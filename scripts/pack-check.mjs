@@ -160,14 +160,31 @@ function project(name, tgzs) {
   const noise = r.out.split('\n').filter((l) => /^npm (warn|error)/i.test(l))
   return { dir, ok: r.ok, out: r.out, noise }
 }
-const app = project('consumer', [main.tgz, plat.tgz])
+// oxeval's runtime dependencies (the CLI's): packed from this checkout's node_modules, so the
+// consumer install stays offline (a real install fetches them from the registry)
+function runtimeDepTarballs() {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'))
+  const dir = join(work, 'deps')
+  mkdirSync(dir, { recursive: true })
+  const out = []
+  for (const [path, meta] of Object.entries(lock.packages ?? {})) {
+    if (!path.startsWith('node_modules/') || meta.dev || meta.devOptional || meta.optional || meta.peer) continue
+    const r = sh('npm', ['pack', '--silent', '--pack-destination', dir, join(root, path)], { cwd: root })
+    if (!r.ok) throw new Error(`npm pack ${path} failed: ${r.out.slice(-500)}`)
+    out.push(join(dir, r.stdout.trim().split('\n').pop()))
+  }
+  return out
+}
+const deps = runtimeDepTarballs()
+check('runtime dependencies are few and small', deps.length <= 12, deps.map((d) => d.split(/[\\/]/).pop()).join(', '))
+const app = project('consumer', [main.tgz, plat.tgz, ...deps])
 check('npm install --offline of both tarballs, silently', app.ok && app.noise.length === 0, app.ok ? app.noise.join(' | ') : app.out.slice(-2000))
 if (!app.ok) finish()
 const installed = join(app.dir, 'node_modules', 'oxeval')
 check('the installed oxeval holds no .node (the addon comes from the platform package)', !readdirSync(installed).some((f) => f.endsWith('.node')) && existsSync(join(app.dir, 'node_modules', `oxeval-${HOST}`, nodeFile)))
 
 // subpaths that need an optional peer dependency (not installed here) are checked apart
-const PEER_SUBPATHS = { './mastra': '@mastra/core' }
+const PEER_SUBPATHS = { './mastra': '@mastra/core', './vitest': 'vitest', './vitest/setup': 'vitest' }
 const subpaths = Object.keys(mainPkg.exports).filter((k) => !k.endsWith('.json') && !(k in PEER_SUBPATHS))
 const cjsSubpaths = subpaths.filter((k) => typeof mainPkg.exports[k] === 'string' || mainPkg.exports[k].require || mainPkg.exports[k].default)
 const spec = (k) => (k === '.' ? 'oxeval' : `oxeval/${k.slice(2)}`)
@@ -192,6 +209,9 @@ const esm = sh(process.execPath, ['esm.mjs'], { cwd: app.dir, env: consumerEnv }
 check('ESM import (every exports subpath)', esm.ok && esm.stdout.includes(join('node_modules', `oxeval-${HOST}`)), esm.ok ? subpaths.map(spec).join(', ') : esm.out.slice(-2000))
 const cjs = sh(process.execPath, ['cjs.cjs'], { cwd: app.dir, env: consumerEnv })
 check('CJS require', cjs.ok, cjs.ok ? cjsSubpaths.map(spec).join(', ') : cjs.out.slice(-2000))
+
+const bin = sh(join(app.dir, 'node_modules', '.bin', 'oxeval'), ['--version'], { cwd: app.dir, env: consumerEnv })
+check('the CLI runs from the installed package (npx oxeval --version)', bin.ok && bin.stdout.trim() === mainPkg.version, bin.ok ? bin.stdout.trim() : bin.out.slice(-1000))
 
 // without its optional peer, a peer subpath fails at import with an error naming the peer
 for (const [sub, peer] of Object.entries(PEER_SUBPATHS)) {
