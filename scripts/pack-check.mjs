@@ -288,7 +288,7 @@ try {
 check('a scorer runs against the local scripted judge', scored.ok && runInfo, scored.ok ? `answer relevancy score ${runInfo?.score}` : scored.out.slice(-2000))
 
 // without the platform package: oxeval's own error, naming the platform and the ways out
-const bare = project('no-platform-package', [main.tgz])
+const bare = project('no-platform-package', [main.tgz, ...deps])
 const bareRun = bare.ok && sh(process.execPath, ['-e', "try { require('oxeval'); process.exit(3) } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })) }"], { cwd: bare.dir, env: consumerEnv })
 let bareErr
 try {
