@@ -195,10 +195,12 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
       r.errors = {}
       const runs = {}
       if (!r.targetError) {
-        const runInput = { input: item.input, output }
-        if (item.groundTruth !== undefined) runInput.groundTruth = item.groundTruth
-        if (item.context !== undefined) runInput.context = item.context
-        if (item.requestContext !== undefined) runInput.requestContext = item.requestContext
+        // the item's own fields reach the scorers (groundTruth, context, requestContext, and any
+        // field a scorer reads from its run, e.g. summarization's `source`); `id` is the item's
+        const runInput = {}
+        for (const k of Object.keys(item)) if (k !== 'id' && item[k] !== undefined) runInput[k] = item[k]
+        runInput.input = item.input
+        runInput.output = output
         const custom = itemIdOf ? itemIdOf(raw, index) : undefined
         const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
         const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))

@@ -329,6 +329,8 @@ export interface EvalItem {
   groundTruth?: unknown
   context?: string[]
   requestContext?: unknown
+  /** Any other field is passed to every scorer's run (e.g. summarization's `source`). */
+  [field: string]: unknown
 }
 
 /** A target produces the output of an item: an async function, or an Agent-style `generate()`. */

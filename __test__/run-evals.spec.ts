@@ -242,6 +242,9 @@ describe('targets', () => {
     const r = await runEvals({ data: [{ input: 'a', groundTruth: 'g', requestContext: { tenant: 1 } }], scorers: [s], target: async (input: string) => `ANSWER ${input}` })
     expect(r.scores.s).toBe(1)
     expect(seen[0]).toEqual({ input: 'a', output: 'ANSWER a', groundTruth: 'g', requestContext: { tenant: 1 } })
+    // the item's other fields reach the run (a scorer may read them); its id does not
+    await runEvals({ data: [{ id: 'x1', input: 'b', output: 'o', source: 'the source text' }], scorers: [s] })
+    expect(seen[1]).toEqual({ input: 'b', output: 'o', source: 'the source text' })
     expect(r.items![0].output).toBe('ANSWER a')
   })
 

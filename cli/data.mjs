@@ -32,6 +32,11 @@ export function toItem(raw) {
     if (!Array.isArray(c) || !c.every((s) => typeof s === 'string')) return { error: '"context" must be an array of strings' }
     item.context = c
   }
+  // any other field is the scorers' (e.g. summarization's `source`, noise sensitivity's
+  // `baselineResponse`): runEvals passes it through to each run
+  for (const [k, v] of Object.entries(raw)) {
+    if (!(k in item) && k !== 'id' && k !== 'context' && v !== undefined && v !== null && v !== '') item[k] = v
+  }
   return { item }
 }
 
