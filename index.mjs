@@ -8,6 +8,7 @@ export const {
   createAnswerAccuracyScorer,
   createContextRelevanceScorer,
   createResponseGroundednessScorer,
+  createFaithfulnessScorer,
   ScorerRunError,
   AbortError,
   Scorer,

@@ -385,3 +385,73 @@ export type ResponseGroundednessScorer = Scorer<ResponseGroundednessPreprocess, 
 
 /** Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness). Default id `response-groundedness-scorer`. */
 export declare function createResponseGroundednessScorer(options: ResponseGroundednessScorerOptions): ResponseGroundednessScorer
+
+// --------------------------------------------------------------------------------------
+// createFaithfulnessScorer (mastra): faithfulness-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface FaithfulnessOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The context to check the output against, when the run has no `context` of its own.
+   */
+  context?: string[]
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The context to check the output against, when the run has no `context` of its own.
+     */
+    context?: string[]
+  }
+}
+
+/** Options of `createFaithfulnessScorer`. */
+export interface FaithfulnessScorerOptions extends LLMScorerOptions, FaithfulnessOwnOptions {}
+
+/**
+ * preprocess output (Mastra's `{ claims }`).
+ */
+export interface FaithfulnessPreprocess {
+  claims: string[]
+}
+
+/**
+ * `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+ * fix is recorded as `unsure`, with a warning; Mastra's math counts it as unsupported too).
+ */
+export interface FaithfulnessAnalysis {
+  /**
+   * Items: One claim's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    /**
+     * Whether the context supports a claim.
+     */
+    verdict: 'yes' | 'no' | 'unsure'
+    reason: string
+  }[]
+}
+
+/** A run of `createFaithfulnessScorer`. */
+export type FaithfulnessRun = ScorerRun & {
+  /** Retrieved passages for this run (else the `context` option, tool results). */
+  context?: string[]
+}
+
+export type FaithfulnessResult<R extends FaithfulnessRun = FaithfulnessRun> = ScorerResult<R, FaithfulnessPreprocess, FaithfulnessAnalysis>
+
+export type FaithfulnessScorer = Scorer<FaithfulnessPreprocess, FaithfulnessAnalysis, FaithfulnessRun>
+
+/** Evaluates how faithful the output's claims are to the provided context, with an LLM judge. Default id `faithfulness-scorer`. */
+export declare function createFaithfulnessScorer(options: FaithfulnessScorerOptions): FaithfulnessScorer

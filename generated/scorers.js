@@ -25,5 +25,10 @@ module.exports = Object.freeze([
     "factory": "createResponseGroundednessScorer",
     "id": "response-groundedness-scorer",
     "contextExtractor": true
+  },
+  {
+    "factory": "createFaithfulnessScorer",
+    "id": "faithfulness-scorer",
+    "contextExtractor": false
   }
 ].map(Object.freeze))

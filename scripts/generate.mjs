@@ -84,7 +84,8 @@ for (const s of scorers) {
   parts.push(`/** Options of \`${s.factory}\`. */\nexport interface ${T}ScorerOptions extends LLMScorerOptions, ${T}OwnOptions {${extractor}}`)
   parts.push(s.preprocess ? await ts(resultSchema(s.preprocess), `${T}Preprocess`) : `export type ${T}Preprocess = undefined`)
   parts.push(s.analyze ? await ts(resultSchema(s.analyze), `${T}Analysis`) : `export type ${T}Analysis = undefined`)
-  const runFields = s.inputs.context !== 'unused' ? '{\n  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */\n  context?: string[]\n}' : '{}'
+  const fallbacks = s.contextExtractor ? 'contextExtractor, the `context` option, tool results' : 'the `context` option, tool results'
+  const runFields = s.inputs.context !== 'unused' ? `{\n  /** Retrieved passages for this run (else ${fallbacks}). */\n  context?: string[]\n}` : '{}'
   parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}`)
   parts.push(`export type ${T}Result<R extends ${T}Run = ${T}Run> = ScorerResult<R, ${T}Preprocess, ${T}Analysis>`)
   parts.push(`export type ${T}Scorer = Scorer<${T}Preprocess, ${T}Analysis, ${T}Run>`)

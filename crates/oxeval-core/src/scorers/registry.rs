@@ -4,7 +4,7 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
-use crate::scorers::llm::{answer_relevancy, factual_correctness, nvidia};
+use crate::scorers::llm::{answer_relevancy, factual_correctness, faithfulness, nvidia};
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
@@ -128,6 +128,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::answer_accuracy::SPEC,
     &nvidia::context_relevance::SPEC,
     &nvidia::response_groundedness::SPEC,
+    &faithfulness::SPEC,
 ];
 
 /// The spec of a factory name.
