@@ -9,6 +9,7 @@ export const {
   createContextRelevanceScorer,
   createResponseGroundednessScorer,
   createFaithfulnessScorer,
+  createHallucinationScorer,
   ScorerRunError,
   AbortError,
   Scorer,

@@ -455,3 +455,93 @@ export type FaithfulnessScorer = Scorer<FaithfulnessPreprocess, FaithfulnessAnal
 
 /** Evaluates how faithful the output's claims are to the provided context, with an LLM judge. Default id `faithfulness-scorer`. */
 export declare function createFaithfulnessScorer(options: FaithfulnessScorerOptions): FaithfulnessScorer
+
+// --------------------------------------------------------------------------------------
+// createHallucinationScorer (mastra): hallucination-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface HallucinationOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The context to check the output against, when the run has no `context` and there is
+   * no `getContext`.
+   */
+  context?: string[]
+  /**
+   * Called (as Mastra calls it) when the analyze prompt and the reason prompt are built,
+   * with the run, the step results so far and the step; returns the context. Used when the
+   * run has no `context` of its own; wins over the `context` option.
+   */
+  getContext?: (params: {
+    run: ScorerRun & {runId: string}
+    results: Record<string, unknown>
+    score?: number
+    step: 'analyze' | 'generateReason'
+  }) => string[] | Promise<string[]>
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The context to check the output against, when the run has no `context` and there is
+     * no `getContext`.
+     */
+    context?: string[]
+    /**
+     * Called (as Mastra calls it) when the analyze prompt and the reason prompt are built,
+     * with the run, the step results so far and the step; returns the context. Used when the
+     * run has no `context` of its own; wins over the `context` option.
+     */
+    getContext?: (params: {
+      run: ScorerRun & {runId: string}
+      results: Record<string, unknown>
+      score?: number
+      step: 'analyze' | 'generateReason'
+    }) => string[] | Promise<string[]>
+  }
+}
+
+/** Options of `createHallucinationScorer`. */
+export interface HallucinationScorerOptions extends LLMScorerOptions, HallucinationOwnOptions {}
+
+export type HallucinationPreprocess = FaithfulnessPreprocess
+
+/**
+ * `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+ * fix is recorded as `no`, with a warning; Mastra's math does not count it either).
+ */
+export interface HallucinationAnalysis {
+  /**
+   * Items: One claim's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    statement: string
+    /**
+     * Whether a claim is a hallucination.
+     */
+    verdict: 'yes' | 'no'
+    reason: string
+  }[]
+}
+
+/** A run of `createHallucinationScorer`. */
+export type HallucinationRun = ScorerRun & {
+  /** Retrieved passages for this run (else the `context` option, tool results). */
+  context?: string[]
+}
+
+export type HallucinationResult<R extends HallucinationRun = HallucinationRun> = ScorerResult<R, HallucinationPreprocess, HallucinationAnalysis>
+
+export type HallucinationScorer = Scorer<HallucinationPreprocess, HallucinationAnalysis, HallucinationRun>
+
+/** Evaluates how much of the output contradicts or is unsupported by the provided context, with an LLM judge (higher is worse). Default id `hallucination-scorer`. */
+export declare function createHallucinationScorer(options: HallucinationScorerOptions): HallucinationScorer

@@ -30,5 +30,10 @@ module.exports = Object.freeze([
     "factory": "createFaithfulnessScorer",
     "id": "faithfulness-scorer",
     "contextExtractor": false
+  },
+  {
+    "factory": "createHallucinationScorer",
+    "id": "hallucination-scorer",
+    "contextExtractor": false
   }
 ].map(Object.freeze))

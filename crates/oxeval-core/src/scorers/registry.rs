@@ -4,7 +4,9 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
-use crate::scorers::llm::{answer_relevancy, factual_correctness, faithfulness, nvidia};
+use crate::scorers::llm::{
+    answer_relevancy, factual_correctness, faithfulness, hallucination, nvidia,
+};
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
@@ -79,6 +81,9 @@ pub struct FactoryDescriptor {
     /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
     pub model_provider: String,
     pub model_id: String,
+    /// Names of the other function-valued options (top-level or under `options`, e.g.
+    /// `getContext`), called through the host's caller (`scorers::llm::callbacks`).
+    pub functions: Vec<String>,
 }
 
 impl FactoryDescriptor {
@@ -129,6 +134,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::context_relevance::SPEC,
     &nvidia::response_groundedness::SPEC,
     &faithfulness::SPEC,
+    &hallucination::SPEC,
 ];
 
 /// The spec of a factory name.
