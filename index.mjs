@@ -10,6 +10,8 @@ export const {
   createResponseGroundednessScorer,
   createFaithfulnessScorer,
   createHallucinationScorer,
+  createContextPrecisionScorer,
+  createContextRecallScorer,
   ScorerRunError,
   AbortError,
   Scorer,

@@ -15,6 +15,8 @@ export const {
   createResponseGroundednessScorer,
   createFaithfulnessScorer,
   createHallucinationScorer,
+  createContextPrecisionScorer,
+  createContextRecallScorer,
   OxevalMastraScorer,
   ScorerRunError,
   AbortError,

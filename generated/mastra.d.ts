@@ -8,6 +8,12 @@ import type {
   AnswerRelevancyAnalysis,
   AnswerRelevancyPreprocess,
   AnswerRelevancyScorerOptions,
+  ContextPrecisionAnalysis,
+  ContextPrecisionPreprocess,
+  ContextPrecisionScorerOptions,
+  ContextRecallAnalysis,
+  ContextRecallPreprocess,
+  ContextRecallScorerOptions,
   ContextRelevanceAnalysis,
   ContextRelevancePreprocess,
   ContextRelevanceScorerOptions,
@@ -46,3 +52,9 @@ export declare function createFaithfulnessScorer<TID extends string = 'faithfuln
 export declare function createHallucinationScorer<TID extends string = 'hallucination-scorer'>(
   options: HallucinationScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, HallucinationPreprocess, HallucinationAnalysis>
+export declare function createContextPrecisionScorer<TID extends string = 'context-precision-scorer'>(
+  options: ContextPrecisionScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContextPrecisionPreprocess, ContextPrecisionAnalysis>
+export declare function createContextRecallScorer<TID extends string = 'context-recall-scorer'>(
+  options: ContextRecallScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContextRecallPreprocess, ContextRecallAnalysis>

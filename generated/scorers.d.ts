@@ -545,3 +545,150 @@ export type HallucinationScorer = Scorer<HallucinationPreprocess, HallucinationA
 
 /** Evaluates how much of the output contradicts or is unsupported by the provided context, with an LLM judge (higher is worse). Default id `hallucination-scorer`. */
 export declare function createHallucinationScorer(options: HallucinationScorerOptions): HallucinationScorer
+
+// --------------------------------------------------------------------------------------
+// createContextPrecisionScorer (mastra): context-precision-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface ContextPrecisionOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The retrieved context pieces, in retrieval order (not empty), when the run has no
+   * `context` of its own and there is no `contextExtractor`.
+   */
+  context?: string[]
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The retrieved context pieces, in retrieval order (not empty), when the run has no
+     * `context` of its own and there is no `contextExtractor`.
+     */
+    context?: string[]
+  }
+}
+
+/** Options of `createContextPrecisionScorer`. */
+export interface ContextPrecisionScorerOptions extends LLMScorerOptions, ContextPrecisionOwnOptions {
+  /** Called with (run.input, run.output) when a run has no `context` of its own. */
+  contextExtractor?: ContextExtractor
+}
+
+export type ContextPrecisionPreprocess = undefined
+
+/**
+ * `analyzeStepResult`: the judge's verdicts sorted by `context_index` (as Mastra's score
+ * step leaves them), labels normalized (a label the fallback did not fix is recorded as
+ * `no`, with a warning; Mastra's math does not count it either).
+ */
+export interface ContextPrecisionAnalysis {
+  /**
+   * Items: One context piece's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    context_index: number
+    /**
+     * Whether a context piece is relevant to producing the output.
+     */
+    verdict: 'yes' | 'no'
+    reason: string
+  }[]
+}
+
+/** A run of `createContextPrecisionScorer`. */
+export type ContextPrecisionRun = ScorerRun & {
+  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */
+  context?: string[]
+}
+
+export type ContextPrecisionResult<R extends ContextPrecisionRun = ContextPrecisionRun> = ScorerResult<R, ContextPrecisionPreprocess, ContextPrecisionAnalysis>
+
+export type ContextPrecisionScorer = Scorer<ContextPrecisionPreprocess, ContextPrecisionAnalysis, ContextPrecisionRun>
+
+/** Evaluates whether the retrieved context pieces are relevant to producing the output and ranked first (mean average precision), with an LLM judge. Default id `context-precision-scorer`. */
+export declare function createContextPrecisionScorer(options: ContextPrecisionScorerOptions): ContextPrecisionScorer
+
+// --------------------------------------------------------------------------------------
+// createContextRecallScorer (mastra): context-recall-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface ContextRecallOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The retrieved context pieces (not empty), when the run has no `context` of its own
+   * and there is no `contextExtractor`.
+   */
+  context?: string[]
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The retrieved context pieces (not empty), when the run has no `context` of its own
+     * and there is no `contextExtractor`.
+     */
+    context?: string[]
+  }
+}
+
+/** Options of `createContextRecallScorer`. */
+export interface ContextRecallScorerOptions extends LLMScorerOptions, ContextRecallOwnOptions {
+  /** Called with (run.input, run.output) when a run has no `context` of its own. */
+  contextExtractor?: ContextExtractor
+}
+
+/**
+ * preprocess output (Mastra's `{ claims }`): the ground truth's claims.
+ */
+export interface ContextRecallPreprocess {
+  claims: string[]
+}
+
+/**
+ * `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+ * fix is recorded as `no`, with a warning; Mastra's math does not count it either).
+ */
+export interface ContextRecallAnalysis {
+  /**
+   * Items: One claim's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    /**
+     * Whether a ground-truth claim can be attributed to the context.
+     */
+    verdict: 'yes' | 'no'
+    reason: string
+  }[]
+}
+
+/** A run of `createContextRecallScorer`. */
+export type ContextRecallRun = ScorerRun & {
+  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */
+  context?: string[]
+}
+
+export type ContextRecallResult<R extends ContextRecallRun = ContextRecallRun> = ScorerResult<R, ContextRecallPreprocess, ContextRecallAnalysis>
+
+export type ContextRecallScorer = Scorer<ContextRecallPreprocess, ContextRecallAnalysis, ContextRecallRun>
+
+/** Evaluates how many of the ground truth's claims the retrieved context supports, with an LLM judge. Default id `context-recall-scorer`. */
+export declare function createContextRecallScorer(options: ContextRecallScorerOptions): ContextRecallScorer

@@ -35,5 +35,15 @@ module.exports = Object.freeze([
     "factory": "createHallucinationScorer",
     "id": "hallucination-scorer",
     "contextExtractor": false
+  },
+  {
+    "factory": "createContextPrecisionScorer",
+    "id": "context-precision-scorer",
+    "contextExtractor": true
+  },
+  {
+    "factory": "createContextRecallScorer",
+    "id": "context-recall-scorer",
+    "contextExtractor": true
   }
 ].map(Object.freeze))

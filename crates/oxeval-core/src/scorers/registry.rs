@@ -5,7 +5,8 @@
 
 use crate::error::InvalidArgument;
 use crate::scorers::llm::{
-    answer_relevancy, factual_correctness, faithfulness, hallucination, nvidia,
+    answer_relevancy, context_precision, context_recall, factual_correctness, faithfulness,
+    hallucination, nvidia,
 };
 use crate::scorers::Scorer;
 use schemars::Schema;
@@ -135,6 +136,8 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::response_groundedness::SPEC,
     &faithfulness::SPEC,
     &hallucination::SPEC,
+    &context_precision::SPEC,
+    &context_recall::SPEC,
 ];
 
 /// The spec of a factory name.
