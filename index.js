@@ -2,10 +2,11 @@
 // oxeval's public entry point: a thin facade over the generated napi binding (binding.js).
 // Rust owns the run contract (argument checks and their messages, runId, deadline, the
 // failure shape). This file only (1) marshals JS values into JSON text and describes what
-// cannot cross (functions, AbortSignals) as data, (2) calls user callbacks
-// (contextExtractor) under the deadline Rust started, (3) shapes results into Mastra's
-// object, and (4) defines the error classes. The factory list is generated from the core's
-// scorer registry (generated/scorers.js, `npm run generate`).
+// cannot cross (functions, AbortSignals) as data, (2) calls user callbacks (contextExtractor,
+// and function options such as getContext when the core asks) under the deadline Rust
+// started, (3) shapes results into Mastra's object, and (4) defines the error classes. The
+// factory list is generated from the core's scorer registry (generated/scorers.js,
+// `npm run generate`).
 
 const native = require('./load-binding.js')
 const SCORERS = require('./generated/scorers.js')
@@ -257,6 +258,52 @@ function functionCaller(fn) {
 /** The `requestContext` of each run in flight (by runId), for judge functions. */
 const runContexts = new Map()
 
+/** Each run in flight (by runId) of a scorer with function options, as those functions get it. */
+const liveRuns = new Map()
+
+/** Options that are functions handled elsewhere (the judge model, contextExtractor). */
+const HANDLED_FUNCTIONS = new Set(['model', 'contextExtractor'])
+
+/**
+ * Names of the other function-valued options, top-level or under `options` (Mastra's form):
+ * e.g. `getContext`. The core decides which it takes; it calls them through one caller.
+ */
+function functionOptionNames(options) {
+  const names = []
+  for (const obj of [options, options.options]) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) continue
+    for (const k of Object.keys(obj)) {
+      if (typeof obj[k] === 'function' && !HANDLED_FUNCTIONS.has(k) && !names.includes(k)) names.push(k)
+    }
+  }
+  return names
+}
+
+/**
+ * The one caller of a scorer's function options: request `{ name, runId, args }` → the
+ * option (top-level wins over `options.`) called with `{ run, ...args }`, `run` being the
+ * run in flight; reply `{ ok: true, value }` or `{ ok: false, error }`. Never rejects.
+ */
+function functionsCaller(options) {
+  return async (json) => {
+    try {
+      const req = JSON.parse(json)
+      const own = options[req.name]
+      const fn = typeof own === 'function' ? own : options.options && options.options[req.name]
+      if (typeof fn !== 'function') throw new TypeError(`options.${req.name} is no longer a function`)
+      const value = await fn({ run: liveRuns.get(req.runId), ...req.args })
+      const t = toJson({ ok: true, value: value === undefined ? null : value })
+      if (t.error !== undefined) throw new TypeError(`${req.name} returned a value that is not JSON-serializable data (${t.error})`)
+      return t.json
+    } catch (e) {
+      return JSON.stringify({
+        ok: false,
+        error: { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) },
+      })
+    }
+  }
+}
+
 /** How `options.model` reaches the core: as data, or as a caller plus its name. */
 function modelOf(m) {
   if (isLanguageModel(m)) {
@@ -281,6 +328,7 @@ function describeOptions(options) {
     options = { ...options, model: `${model.provider}/${model.modelId}` }
   }
   d.contextExtractor = jsType(options.contextExtractor)
+  d.functions = functionOptionNames(options)
   let json
   try {
     json = JSON.stringify(options, (key, value) => {
@@ -294,7 +342,7 @@ function describeOptions(options) {
   } catch (e) {
     d.serializeError = e && e.message ? e.message : String(e)
   }
-  return { json: json ?? 'null', d, caller: model.caller }
+  return { json: json ?? 'null', d, caller: model.caller, functions: d.functions.length ? functionsCaller(options) : undefined }
 }
 
 /** `scorer.run()`'s options as data for the core. */
@@ -381,10 +429,12 @@ class Scorer {
   #native
   #meta
   #extractor
-  constructor(nativeScorer, extractor) {
+  #keepRun
+  constructor(nativeScorer, extractor, keepRun = false) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#extractor = extractor
+    this.#keepRun = keepRun
   }
   get id() {
     return this.#meta.id
@@ -447,12 +497,14 @@ class Scorer {
     const runId = ticket.runId
     const keepContext = run.requestContext !== undefined && run.requestContext !== null
     if (keepContext) runContexts.set(runId, run.requestContext)
+    if (this.#keepRun) liveRuns.set(runId, { ...run, runId })
     let outcome
     try {
       outcome = await ticket.run(extra, afterCallback, handle)
     } finally {
       if (signal) signal.removeEventListener('abort', onAbort)
       if (keepContext) runContexts.delete(runId)
+      if (this.#keepRun) liveRuns.delete(runId)
     }
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
@@ -465,11 +517,11 @@ class Scorer {
 /** The factory of one registry entry. */
 function factory(spec) {
   const create = function (options) {
-    const { json, d, caller } = describeOptions(options)
-    const made = native.createScorer(spec.factory, json, JSON.stringify(d), caller)
+    const { json, d, caller, functions } = describeOptions(options)
+    const made = native.createScorer(spec.factory, json, JSON.stringify(d), caller, functions)
     if (!(made instanceof native.NativeScorer)) raise(made)
     const extractor = spec.contextExtractor && typeof options.contextExtractor === 'function' ? options.contextExtractor : undefined
-    return new Scorer(made, extractor)
+    return new Scorer(made, extractor, functions !== undefined)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

@@ -2,6 +2,8 @@
 //   generated/scorers.js     the factory list the facade (index.js) builds factories from
 //   generated/scorers.d.ts   per scorer: options, step-result and result types, the factory
 //   index.mjs                the ESM entry's named exports
+//   mastra.mjs               oxeval/mastra's ESM entry (its named exports)
+//   generated/mastra.d.ts    oxeval/mastra's factory declarations (re-exported by mastra.d.ts)
 // `node scripts/generate.mjs --check` writes nothing and fails when a file is out of date
 // (run by `npm test`, so CI fails on a registry change whose outputs were not regenerated).
 // The registry comes from the built addon (binding.js): build first.
@@ -84,7 +86,8 @@ for (const s of scorers) {
   parts.push(`/** Options of \`${s.factory}\`. */\nexport interface ${T}ScorerOptions extends LLMScorerOptions, ${T}OwnOptions {${extractor}}`)
   parts.push(s.preprocess ? await ts(resultSchema(s.preprocess), `${T}Preprocess`) : `export type ${T}Preprocess = undefined`)
   parts.push(s.analyze ? await ts(resultSchema(s.analyze), `${T}Analysis`) : `export type ${T}Analysis = undefined`)
-  const runFields = s.inputs.context !== 'unused' ? '{\n  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */\n  context?: string[]\n}' : '{}'
+  const fallbacks = s.contextExtractor ? 'contextExtractor, the `context` option, tool results' : 'the `context` option, tool results'
+  const runFields = s.inputs.context !== 'unused' ? `{\n  /** Retrieved passages for this run (else ${fallbacks}). */\n  context?: string[]\n}` : '{}'
   parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}`)
   parts.push(`export type ${T}Result<R extends ${T}Run = ${T}Run> = ScorerResult<R, ${T}Preprocess, ${T}Analysis>`)
   parts.push(`export type ${T}Scorer = Scorer<${T}Preprocess, ${T}Analysis, ${T}Run>`)
@@ -98,10 +101,43 @@ const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringi
 const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems']
 const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxeval from './index.js'\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = oxeval\nexport default oxeval\n`
 
+// oxeval/mastra: the ESM entry's named exports and the factories' declarations
+const mastraNames = [...scorers.map((s) => s.factory), 'OxevalMastraScorer', 'ScorerRunError', 'AbortError']
+const mastraMjs = `${HEADER}// \`oxeval/mastra\`, ESM: built over the ESM build of @mastra/core, so \`instanceof\` holds
+// against the classes an ESM application imports. See mastra-core.js.
+import { MastraScorer, ScorerRunError as MastraScorerRunError } from '@mastra/core/evals'
+import { MastraError } from '@mastra/core/error'
+import core from './mastra-core.js'
+
+const m = core.build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError })
+
+export const {
+${mastraNames.map((n) => `  ${n},`).join('\n')}
+} = m
+export default m
+`
+const mastraTypes = scorers.flatMap((s) => [`${s.typeName}ScorerOptions`, `${s.typeName}Preprocess`, `${s.typeName}Analysis`]).sort()
+const mastraDts = `${HEADER}// The factories of \`oxeval/mastra\` (re-exported by mastra.d.ts).
+import type { MastraScorerOptions, OxevalMastraScorer } from '../mastra'
+import type {
+${mastraTypes.map((t) => `  ${t},`).join('\n')}
+} from '../index'
+
+${scorers
+  .map(
+    (s) => `export declare function ${s.factory}<TID extends string = '${s.id}'>(
+  options: ${s.typeName}ScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ${s.typeName}Preprocess, ${s.typeName}Analysis>`,
+  )
+  .join('\n')}
+`
+
 const outputs = [
   ['generated/scorers.d.ts', dts],
   ['generated/scorers.js', js],
   ['index.mjs', mjs],
+  ['generated/mastra.d.ts', mastraDts],
+  ['mastra.mjs', mastraMjs],
 ]
 let stale = 0
 for (const [file, text] of outputs) {

@@ -6,6 +6,7 @@ use futures::future::BoxFuture;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
 use oxeval_core::provider::external::ExternalModel;
+use oxeval_core::scorers::llm::callbacks::HostFunctions;
 use std::sync::Arc;
 
 /// `weak`: a scorer holding a JS model never keeps Node from exiting.
@@ -40,6 +41,23 @@ impl ExternalModel for JsModel {
             promise
                 .await
                 .map_err(|e| format!("the judge model failed: {}", e.reason))
+        })
+    }
+}
+
+/// The same wrapper calls the function-valued scorer options (e.g. `getContext`): the facade
+/// hands over one async `(requestJson) => replyJson` that never rejects.
+impl HostFunctions for JsModel {
+    fn call(&self, request: String) -> BoxFuture<'static, std::result::Result<String, String>> {
+        let tsfn = self.tsfn.clone();
+        Box::pin(async move {
+            let promise = tsfn
+                .call_async_catch(request)
+                .await
+                .map_err(|e| format!("the function could not be called: {}", e.reason))?;
+            promise
+                .await
+                .map_err(|e| format!("the function failed: {}", e.reason))
         })
     }
 }

@@ -4,6 +4,7 @@ use crate::error::{invalid_outcome, panic_outcome, Outcome};
 use crate::scorer::NativeScorer;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use oxeval_core::scorers::llm::callbacks::{with_host_functions, HostFunctionSet};
 use oxeval_core::scorers::llm::common::{with_external_model, ExternalJudge};
 use oxeval_core::scorers::registry::{self, FactoryDescriptor};
 use oxeval_core::InvalidArgument;
@@ -22,13 +23,15 @@ pub fn registry() -> Value {
 
 /// Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`
 /// outcome naming what is wrong. Never throws for bad arguments; a panic becomes an
-/// internal-error outcome.
+/// internal-error outcome. `functions` calls the function-valued options the descriptor
+/// names (`functions`), e.g. `getContext`: see `oxeval_core::scorers::llm::callbacks`.
 #[napi(ts_return_type = "NativeScorer | Record<string, unknown>")]
 pub fn create_scorer(
     factory: String,
     options: String,
     descriptor: String,
     model: Option<Function<'_, String, Promise<String>>>,
+    functions: Option<Function<'_, String, Promise<String>>>,
 ) -> Either<NativeScorer, Outcome> {
     let external = match &model {
         None => None,
@@ -37,6 +40,17 @@ pub fn create_scorer(
             Err(e) => {
                 return Either::B(Outcome::Other(invalid_outcome(InvalidArgument::options(
                     format!("options.model could not be prepared: {}", e.reason),
+                ))))
+            }
+        },
+    };
+    let caller = match &functions {
+        None => None,
+        Some(f) => match crate::model::JsModel::new(f) {
+            Ok(m) => Some(Arc::new(m)),
+            Err(e) => {
+                return Either::B(Outcome::Other(invalid_outcome(InvalidArgument::options(
+                    format!("the function options could not be prepared: {}", e.reason),
                 ))))
             }
         },
@@ -56,7 +70,13 @@ pub fn create_scorer(
                 model_id: d.model_id.clone(),
                 model: Arc::new(m),
             });
-            let scorer = with_external_model(judge, || registry::build_spec(spec, &value))?;
+            let host = caller.map(|caller| HostFunctionSet {
+                caller,
+                names: d.functions.clone(),
+            });
+            let scorer = with_host_functions(host, || {
+                with_external_model(judge, || registry::build_spec(spec, &value))
+            })?;
             Ok(NativeScorer::new(Arc::from(scorer), spec))
         },
     ));

@@ -4,7 +4,10 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
-use crate::scorers::llm::{answer_relevancy, factual_correctness, nvidia};
+use crate::scorers::llm::{
+    answer_relevancy, context_precision, context_recall, factual_correctness, faithfulness,
+    hallucination, nvidia,
+};
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
@@ -79,6 +82,9 @@ pub struct FactoryDescriptor {
     /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
     pub model_provider: String,
     pub model_id: String,
+    /// Names of the other function-valued options (top-level or under `options`, e.g.
+    /// `getContext`), called through the host's caller (`scorers::llm::callbacks`).
+    pub functions: Vec<String>,
 }
 
 impl FactoryDescriptor {
@@ -128,6 +134,10 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::answer_accuracy::SPEC,
     &nvidia::context_relevance::SPEC,
     &nvidia::response_groundedness::SPEC,
+    &faithfulness::SPEC,
+    &hallucination::SPEC,
+    &context_precision::SPEC,
+    &context_recall::SPEC,
 ];
 
 /// The spec of a factory name.

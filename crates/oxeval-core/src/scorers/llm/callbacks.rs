@@ -1,0 +1,271 @@
+//! Functions the host supplies as factory options and a scorer calls in the middle of a run
+//! (e.g. hallucination's `getContext({ run, results, step })`, which Mastra calls while
+//! building a step's prompt).
+//!
+//! A function cannot cross into the core as data: the host tells which options were
+//! functions (their names, see [`with_host_functions`]) and hands over ONE caller,
+//! [`HostFunctions`]. A scorer takes its function with [`host_function`] when it is built,
+//! and calls it with [`HostFn::call`], bounded by the run's deadline and cancellation.
+//!
+//! The wire (JSON text both ways): request `{ name, runId, args }`; reply `{ ok: true, value }`
+//! or `{ ok: false, error: { name, message } }`. The host gives the function its own run
+//! object (found by `runId`) as `run`, followed by `args`' fields.
+
+use crate::engine::RunContext;
+use crate::error::{ErrorCode, InvalidArgument, JudgeError};
+use crate::options::scorer_value;
+use futures::future::BoxFuture;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// The host's caller: `request` → reply (see the module docs). Never fails for a function's
+/// own error (that is an `ok: false` reply); `Err` is a failure to call at all.
+pub trait HostFunctions: Send + Sync {
+    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>>;
+}
+
+/// The host functions of the scorer being built: the caller and the names of the options
+/// that were functions.
+#[derive(Clone)]
+pub struct HostFunctionSet {
+    pub caller: Arc<dyn HostFunctions>,
+    pub names: Vec<String>,
+}
+
+thread_local! {
+    static HOST_FUNCTIONS: RefCell<Option<HostFunctionSet>> = const { RefCell::new(None) };
+}
+
+/// Build a scorer (`f`) with `set` available to [`host_function`] for the duration of the
+/// (synchronous) call on this thread.
+pub fn with_host_functions<R>(set: Option<HostFunctionSet>, f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            HOST_FUNCTIONS.with(|h| *h.borrow_mut() = None);
+        }
+    }
+    HOST_FUNCTIONS.with(|h| *h.borrow_mut() = set);
+    let _reset = Reset;
+    f()
+}
+
+/// The function option `name` (top-level or under `options`): `Some` when the host supplied
+/// a function; `None` when absent; a TypeError when the option is present but not a function
+/// (the host drops function values from the JSON, so a value left there is not one).
+pub fn host_function(
+    options: &Value,
+    name: &str,
+    signature: &str,
+) -> Result<Option<HostFn>, InvalidArgument> {
+    let supplied = HOST_FUNCTIONS.with(|h| {
+        h.borrow()
+            .as_ref()
+            .filter(|s| s.names.iter().any(|n| n == name))
+            .map(|s| s.caller.clone())
+    });
+    if let Some(caller) = supplied {
+        return Ok(Some(HostFn {
+            name: name.to_string(),
+            caller,
+        }));
+    }
+    match scorer_value(options, name)? {
+        None => Ok(None),
+        Some((value, path)) => Err(InvalidArgument::options(format!(
+            "{path} must be a function {signature}; got {}",
+            crate::error::type_name(value)
+        ))),
+    }
+}
+
+/// One host function a scorer holds.
+#[derive(Clone)]
+pub struct HostFn {
+    name: String,
+    caller: Arc<dyn HostFunctions>,
+}
+
+impl std::fmt::Debug for HostFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HostFn({})", self.name)
+    }
+}
+
+impl HostFn {
+    /// A function for tests: `f(args)` answers every call.
+    pub fn from_fn(
+        name: &str,
+        f: impl Fn(Value) -> Result<Value, (String, String)> + Send + Sync + 'static,
+    ) -> HostFn {
+        struct Local<F>(F);
+        impl<F> HostFunctions for Local<F>
+        where
+            F: Fn(Value) -> Result<Value, (String, String)> + Send + Sync,
+        {
+            fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+                let req: Value = serde_json::from_str(&request).unwrap_or_default();
+                let reply = match (self.0)(req["args"].clone()) {
+                    Ok(value) => json!({"ok": true, "value": value}),
+                    Err((name, message)) => {
+                        json!({"ok": false, "error": {"name": name, "message": message}})
+                    }
+                };
+                Box::pin(async move { Ok(reply.to_string()) })
+            }
+        }
+        HostFn {
+            name: name.to_string(),
+            caller: Arc::new(Local(f)),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Call the function for `run_id` with `args`, bounded by the run's deadline and
+    /// cancellation. A thrown error is `OXEVAL_CONTEXT_EXTRACTOR` (with the error's name and
+    /// message); the deadline `OXEVAL_DEADLINE`; an abort `OXEVAL_ABORTED`.
+    pub async fn call(
+        &self,
+        ctx: &RunContext,
+        run_id: &str,
+        args: Value,
+    ) -> Result<Value, JudgeError> {
+        let request = json!({"name": self.name, "runId": run_id, "args": args}).to_string();
+        let call = self.caller.call(request);
+        let deadline = async {
+            match ctx.deadline {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        let reply = tokio::select! {
+            r = call => r,
+            _ = ctx.cancel.cancelled() => {
+                return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
+            }
+            _ = deadline => {
+                return Err(JudgeError::new(
+                    ErrorCode::Deadline,
+                    format!("the run's deadline passed while {} was running", self.name),
+                ));
+            }
+        };
+        let failed = |message: String, name: Option<&str>| {
+            let mut e = JudgeError::new(ErrorCode::ContextExtractor, message);
+            if let Some(n) = name.filter(|n| !n.is_empty()) {
+                e.name = n.chars().take(100).collect::<String>().into();
+            }
+            e
+        };
+        let text = reply
+            .map_err(|why| failed(format!("{} could not be called: {why}", self.name), None))?;
+        let mut reply: Value = serde_json::from_str(&text)
+            .map_err(|e| failed(format!("{} gave an unreadable reply: {e}", self.name), None))?;
+        if reply["ok"] == Value::Bool(true) {
+            return Ok(reply["value"].take());
+        }
+        let error = &reply["error"];
+        Err(failed(
+            format!(
+                "{} threw: {}",
+                self.name,
+                error["message"].as_str().unwrap_or("an error")
+            ),
+            error["name"].as_str(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Echo;
+    impl HostFunctions for Echo {
+        fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+            Box::pin(async move {
+                let req: Value = serde_json::from_str(&request).unwrap();
+                Ok(json!({"ok": true, "value": req}).to_string())
+            })
+        }
+    }
+
+    struct Never;
+    impl HostFunctions for Never {
+        fn call(&self, _: String) -> BoxFuture<'static, Result<String, String>> {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    fn set(caller: Arc<dyn HostFunctions>) -> Option<HostFunctionSet> {
+        Some(HostFunctionSet {
+            caller,
+            names: vec!["getContext".into()],
+        })
+    }
+
+    #[tokio::test]
+    async fn supplied_absent_and_wrong_options() {
+        let f = with_host_functions(set(Arc::new(Echo)), || {
+            host_function(&json!({}), "getContext", "(x) => y")
+        })
+        .unwrap()
+        .unwrap();
+        let v = f
+            .call(&RunContext::default(), "r1", json!({"step": "analyze"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            v,
+            json!({"name": "getContext", "runId": "r1", "args": {"step": "analyze"}})
+        );
+        // outside with_host_functions nothing is supplied
+        assert!(host_function(&json!({}), "getContext", "()")
+            .unwrap()
+            .is_none());
+        let e = host_function(
+            &json!({"options": {"getContext": ["a"]}}),
+            "getContext",
+            "(p) => string[]",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "options.options.getContext must be a function (p) => string[]; got array"
+        );
+    }
+
+    #[tokio::test]
+    async fn errors_deadline_and_abort() {
+        let f = HostFn::from_fn("getContext", |_| Err(("RangeError".into(), "boom".into())));
+        let e = f
+            .call(&RunContext::default(), "r", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ContextExtractor);
+        assert_eq!(
+            (&*e.name, e.message.as_str()),
+            ("RangeError", "getContext threw: boom")
+        );
+
+        let never = with_host_functions(set(Arc::new(Never)), || {
+            host_function(&json!({}), "getContext", "")
+        })
+        .unwrap()
+        .unwrap();
+        let ctx = RunContext {
+            deadline: Some(tokio::time::Instant::now() + std::time::Duration::from_millis(20)),
+            ..Default::default()
+        };
+        let e = never.call(&ctx, "r", json!({})).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::Deadline);
+        let ctx = RunContext::default();
+        ctx.cancel.cancel();
+        let e = never.call(&ctx, "r", json!({})).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::Aborted);
+    }
+}

@@ -1,0 +1,492 @@
+//! `createFaithfulnessScorer`: the share of the output's claims that the context supports.
+//!
+//! preprocess (LLM: claims of the output) → analyze (LLM: yes/no/unsure per claim, judged
+//! against the context only) → generateScore (pure) → generateReason (LLM).
+//!
+//! The context is the first source present: `run.context`, the factory's `context` option,
+//! the tool results in `run.output` (see [`crate::scorers::llm::context`]); none is a
+//! TypeError before any judge call (Mastra judges against an empty context and scores 0).
+
+mod prompts;
+
+use super::common::judge_from_options;
+use super::context::{context_option, retrieved_contexts};
+use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::{Judge, RunContext};
+use crate::error::InvalidArgument;
+use crate::options::scorer_number_in;
+use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
+use crate::run::RunInput;
+use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
+use crate::scorers::{ScorerMeta, StepMeta};
+use crate::text::{assistant_text, round2_half_up, user_text};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use prompts::INSTRUCTIONS;
+
+pub const ID: &str = "faithfulness-scorer";
+
+/// Largest accepted `scale` (keeps every score finite).
+pub const MAX_SCALE: f64 = 1e6;
+
+/// The registry entry.
+pub const SPEC: ScorerSpec = ScorerSpec {
+    factory: "createFaithfulnessScorer",
+    id: ID,
+    name: "Faithfulness Scorer",
+    description:
+        "Evaluates how faithful the output's claims are to the provided context, with an LLM judge",
+    family: "mastra",
+    type_name: "Faithfulness",
+    inputs: Inputs {
+        input: Need::Optional,
+        output: Need::Required,
+        ground_truth: Need::Unused,
+        context: Need::Required,
+    },
+    context_extractor: false,
+    options: schema_of::<JsOptions>,
+    preprocess: Some(schema_of::<Claims>),
+    analyze: Some(schema_of::<AnalyzeStep>),
+    build: |v| boxed(Faithfulness::from_options(v)),
+};
+
+/// The scorer's own factory options, top-level or under `options` (Mastra's form).
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsOptions {
+    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
+    scale: Option<f64>,
+    /// The context to check the output against, when the run has no `context` of its own.
+    context: Option<Vec<String>>,
+    /// Mastra's form; merged with the defaults (top-level keys win).
+    options: Option<JsNestedOptions>,
+}
+
+/// `options.options`.
+#[derive(JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+pub struct JsNestedOptions {
+    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
+    scale: Option<f64>,
+    /// The context to check the output against, when the run has no `context` of its own.
+    context: Option<Vec<String>>,
+}
+
+/// preprocess output (Mastra's `{ claims }`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Claims {
+    pub claims: Vec<String>,
+}
+crate::step_output!(Claims, "faithfulness_claims");
+
+/// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Verdict {
+    pub verdict: String,
+    pub reason: String,
+}
+
+/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ verdict, reason }] }`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Verdicts {
+    pub verdicts: Vec<Verdict>,
+}
+
+impl crate::engine::schema::StepOutput for Verdicts {
+    fn schema() -> &'static crate::engine::schema::StepSchema {
+        static SCHEMA: std::sync::OnceLock<crate::engine::schema::StepSchema> =
+            std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            crate::engine::schema::StepSchema::build::<Verdicts>("faithfulness_verdicts")
+        })
+    }
+
+    fn normalize(json: &mut Value) {
+        normalize_labels(json, "verdicts", "verdict");
+    }
+}
+
+/// Whether the context supports a claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// The context states it.
+    Yes,
+    /// The context contradicts it.
+    No,
+    /// The context does not mention it, or it is speculative.
+    Unsure,
+}
+
+impl Label {
+    pub fn parse(text: &str) -> Option<Label> {
+        match text {
+            "yes" => Some(Label::Yes),
+            "no" => Some(Label::No),
+            "unsure" => Some(Label::Unsure),
+            _ => None,
+        }
+    }
+}
+
+/// One claim's verdict in `analyzeStepResult`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct StepVerdict {
+    pub verdict: Label,
+    pub reason: String,
+}
+
+/// `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+/// fix is recorded as `unsure`, with a warning; Mastra's math counts it as unsupported too).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct AnalyzeStep {
+    pub verdicts: Vec<StepVerdict>,
+}
+
+const LABELS: &[&str] = &["yes", "no", "unsure"];
+
+/// One verdict per claim, each yes/no/unsure.
+fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
+        label_problem(
+            v.verdicts.iter().map(|x| x.verdict.as_str()),
+            LABELS,
+            "unsure",
+        )
+    })
+}
+
+/// Scorer options after defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    pub scale: f64,
+    pub context: Option<Vec<String>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            scale: 1.0,
+            context: None,
+        }
+    }
+}
+
+impl Options {
+    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
+        Ok(Options {
+            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
+            context: context_option(v)?,
+        })
+    }
+}
+
+/// Mastra's formula: #yes / #verdicts × scale, rounded half up to 2 decimals; 0 without
+/// verdicts. Labels are compared trimmed and lowercased.
+pub fn score(verdicts: &[Verdict], scale: f64) -> f64 {
+    if verdicts.is_empty() {
+        return 0.0;
+    }
+    let yes = verdicts
+        .iter()
+        .filter(|v| v.verdict.trim().eq_ignore_ascii_case("yes"))
+        .count();
+    round2_half_up(yes as f64 / verdicts.len() as f64 * scale)
+}
+
+pub struct Faithfulness {
+    judge: Judge,
+    opts: Options,
+    meta: ScorerMeta,
+}
+
+impl Faithfulness {
+    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createFaithfulnessScorer")?;
+        let opts = Options::from_value(v)?;
+        Ok(Self::new(judge, opts))
+    }
+
+    pub fn new(judge: Judge, opts: Options) -> Self {
+        let meta = ScorerMeta::agent(
+            SPEC.id,
+            SPEC.name,
+            SPEC.description,
+            &judge,
+            INSTRUCTIONS,
+            vec![
+                StepMeta {
+                    name: "preprocess",
+                    kind: "prompt",
+                    description: "Extract the claims of the output",
+                },
+                StepMeta {
+                    name: "analyze",
+                    kind: "prompt",
+                    description: "Check each claim against the context",
+                },
+                StepMeta {
+                    name: "generateScore",
+                    kind: "function",
+                    description: "Share of claims the context supports",
+                },
+                StepMeta {
+                    name: "generateReason",
+                    kind: "prompt",
+                    description: "Explain the score",
+                },
+            ],
+        );
+        Faithfulness { judge, opts, meta }
+    }
+
+    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+        let contexts = retrieved_contexts(&run, self.opts.context.as_deref())?;
+        if contexts.items.is_empty() {
+            return Err(InvalidArgument::input(format!(
+                "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's context option and the tool results in run.output",
+                contexts.source.describe()
+            ))
+            .into());
+        }
+        let context = contexts.items;
+        let answer = assistant_text(&run.output).ok_or_else(|| {
+            InvalidArgument::input(format!(
+                "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
+            ))
+        })?;
+        let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
+        let scale = self.opts.scale;
+        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
+        if answer.trim().is_empty() {
+            // nothing to check: no judge call, Mastra's empty step results, a score of 0
+            p.result.preprocess_step_result = serde_json::to_value(Claims { claims: vec![] }).ok();
+            p.result.analyze_step_result =
+                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
+            p.result.score = Some(0.0);
+            p.result.reason = Some(
+                "The score is 0 because the output is empty: it makes no claim the context could support."
+                    .into(),
+            );
+            return p.finish();
+        }
+
+        let prompt = prompts::extract_prompt(&answer);
+        let extracted = p
+            .structured::<Claims>("preprocess", INSTRUCTIONS, &prompt)
+            .await?;
+        p.result.preprocess_prompt = Some(prompt);
+        p.result.preprocess_step_result = serde_json::to_value(&extracted.value).ok();
+        p.complete("preprocess");
+
+        let claims = extracted.value.claims;
+        let verdicts = if claims.is_empty() {
+            p.result.analyze_step_result =
+                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
+            Vec::new()
+        } else {
+            let prompt = prompts::judge_prompt(&context, &claims);
+            let want = claims.len();
+            let judged = p
+                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
+                    verdict_problem(v, want)
+                })
+                .await?;
+            p.result.analyze_prompt = Some(prompt);
+            let step = AnalyzeStep {
+                verdicts: judged
+                    .value
+                    .verdicts
+                    .iter()
+                    .map(|v| StepVerdict {
+                        verdict: Label::parse(&v.verdict).unwrap_or(Label::Unsure),
+                        reason: v.reason.clone(),
+                    })
+                    .collect(),
+            };
+            p.result.analyze_step_result = serde_json::to_value(&step).ok();
+            judged.value.verdicts
+        };
+        p.complete("analyze");
+
+        let s = score(&verdicts, scale);
+        p.result.score = Some(s);
+        p.complete("generateScore");
+
+        let empty = Value::Array(Vec::new());
+        let recorded = p
+            .result
+            .analyze_step_result
+            .as_ref()
+            .and_then(|v| v.get("verdicts"))
+            .unwrap_or(&empty);
+        let prompt = prompts::reason_prompt(&question, &answer, &context, s, scale, recorded);
+        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
+        p.result.generate_reason_prompt = Some(prompt);
+        p.result.reason = Some(reason);
+        p.complete("generateReason");
+        p.finish()
+    }
+}
+
+crate::impl_scorer!(Faithfulness);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn v(labels: &[&str]) -> Vec<Verdict> {
+        labels
+            .iter()
+            .map(|l| Verdict {
+                verdict: l.to_string(),
+                reason: String::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn score_table() {
+        let cases: Vec<(Vec<Verdict>, f64, f64)> = vec![
+            // no claims / no verdicts → 0
+            (v(&[]), 1.0, 0.0),
+            (v(&[]), 10.0, 0.0),
+            // all one way
+            (v(&["yes", "yes"]), 1.0, 1.0),
+            (v(&["no", "no"]), 1.0, 0.0),
+            (v(&["unsure"]), 1.0, 0.0),
+            // unsure and no both count as unsupported
+            (v(&["yes", "no", "unsure"]), 1.0, 0.33),
+            (v(&["yes", "yes", "unsure"]), 1.0, 0.67),
+            (v(&["yes", "no"]), 1.0, 0.5),
+            // scale
+            (v(&["yes", "no", "unsure"]), 10.0, 3.33),
+            (v(&["yes", "yes", "no"]), 5.0, 3.33),
+            (v(&["yes"]), 0.5, 0.5),
+            // half up: 1/8 × 1 = 0.125 → 0.13
+            (
+                v(&["yes", "no", "no", "no", "no", "no", "no", "no"]),
+                1.0,
+                0.13,
+            ),
+            // labels trimmed and lowercased (Mastra compares exactly: a deliberate difference)
+            (v(&[" Yes ", "YES", "no"]), 1.0, 0.67),
+            // anything else is not support
+            (v(&["yes.", "supported"]), 1.0, 0.0),
+        ];
+        for (verdicts, scale, want) in cases {
+            let got = score(&verdicts, scale);
+            assert_eq!(
+                got,
+                want,
+                "{:?} × {scale}",
+                verdicts.iter().map(|r| &r.verdict).collect::<Vec<_>>()
+            );
+            assert!(got.is_finite());
+        }
+    }
+
+    #[test]
+    fn options_forms_merge_with_defaults() {
+        let o = |v: Value| Options::from_value(&v);
+        assert_eq!(o(json!({})).unwrap(), Options::default());
+        assert_eq!(
+            o(json!({"options": {"context": ["c"]}})).unwrap(),
+            Options {
+                scale: 1.0,
+                context: Some(vec!["c".into()])
+            }
+        );
+        assert_eq!(
+            o(json!({"scale": 2, "options": {"scale": 3}}))
+                .unwrap()
+                .scale,
+            2.0
+        );
+        assert_eq!(o(json!({"options": {"scale": 5}})).unwrap().scale, 5.0);
+        for (bad, want) in [
+            (
+                json!({"scale": 0}),
+                "options.scale must be a number greater than 0 and at most 1000000; got 0",
+            ),
+            (
+                json!({"options": {"scale": -1}}),
+                "options.options.scale must be a number greater than 0",
+            ),
+            (json!({"scale": "2"}), "options.scale must be a number"),
+            (
+                json!({"context": "c"}),
+                "options.context must be an array of strings; got string",
+            ),
+            (
+                json!({"options": {"context": [1]}}),
+                "options.options.context[0] must be a string; got number",
+            ),
+        ] {
+            let e = o(bad.clone()).unwrap_err();
+            assert!(e.message.contains(want), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn verdict_expectations() {
+        let vs = |labels: &[&str]| Verdicts {
+            verdicts: v(labels),
+        };
+        assert_eq!(verdict_problem(&vs(&["yes", "no", "unsure"]), 3), None);
+        assert_eq!(
+            verdict_problem(&vs(&["yes"]), 3).unwrap(),
+            "1 verdict for 3 claims"
+        );
+        assert_eq!(
+            verdict_problem(&vs(&["yes", "maybe"]), 2).unwrap(),
+            "verdict 2 (\"maybe\") is not yes, no, or unsure (counted as unsure)"
+        );
+    }
+
+    #[tokio::test]
+    async fn missing_context_and_output_are_type_errors() {
+        let s = Faithfulness::from_options(
+            &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
+        )
+        .unwrap();
+        let run = |v: Value| RunInput::from_value(v).unwrap();
+        for (r, want) in [
+            (
+                json!({"output": "Paris."}),
+                "faithfulness-scorer: there is no context to check the output against (the tool results in run.output gave none)",
+            ),
+            (
+                json!({"output": "Paris.", "context": []}),
+                "(run.context gave none)",
+            ),
+            (
+                json!({"output": [{"role": "user", "content": "hi"}], "context": ["c"]}),
+                "run.output has no assistant message",
+            ),
+        ] {
+            match crate::scorers::Scorer::run(&s, run(r.clone()), RunContext::default()).await {
+                Err(RunError::Invalid(e)) => assert!(e.message.contains(want), "{r}: {}", e.message),
+                other => panic!("{r}: {:?}", other.map(|x| x.score)),
+            }
+        }
+        // empty output: 0 without a judge call (the judge URL is unreachable)
+        let r = crate::scorers::Scorer::run(
+            &s,
+            run(json!({"output": " ", "context": ["c"]})),
+            RunContext::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(r.score, Some(0.0));
+        assert!(r.judge.is_empty());
+        assert_eq!(r.preprocess_step_result, Some(json!({"claims": []})));
+        assert_eq!(r.analyze_step_result, Some(json!({"verdicts": []})));
+    }
+}
