@@ -8,12 +8,24 @@ import type {
   AnswerRelevancyAnalysis,
   AnswerRelevancyPreprocess,
   AnswerRelevancyScorerOptions,
+  ContextPrecisionAnalysis,
+  ContextPrecisionPreprocess,
+  ContextPrecisionScorerOptions,
+  ContextRecallAnalysis,
+  ContextRecallPreprocess,
+  ContextRecallScorerOptions,
   ContextRelevanceAnalysis,
   ContextRelevancePreprocess,
   ContextRelevanceScorerOptions,
   FactualCorrectnessAnalysis,
   FactualCorrectnessPreprocess,
   FactualCorrectnessScorerOptions,
+  FaithfulnessAnalysis,
+  FaithfulnessPreprocess,
+  FaithfulnessScorerOptions,
+  HallucinationAnalysis,
+  HallucinationPreprocess,
+  HallucinationScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
@@ -34,3 +46,15 @@ export declare function createContextRelevanceScorer<TID extends string = 'nv-co
 export declare function createResponseGroundednessScorer<TID extends string = 'response-groundedness-scorer'>(
   options: ResponseGroundednessScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ResponseGroundednessPreprocess, ResponseGroundednessAnalysis>
+export declare function createFaithfulnessScorer<TID extends string = 'faithfulness-scorer'>(
+  options: FaithfulnessScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, FaithfulnessPreprocess, FaithfulnessAnalysis>
+export declare function createHallucinationScorer<TID extends string = 'hallucination-scorer'>(
+  options: HallucinationScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, HallucinationPreprocess, HallucinationAnalysis>
+export declare function createContextPrecisionScorer<TID extends string = 'context-precision-scorer'>(
+  options: ContextPrecisionScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContextPrecisionPreprocess, ContextPrecisionAnalysis>
+export declare function createContextRecallScorer<TID extends string = 'context-recall-scorer'>(
+  options: ContextRecallScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContextRecallPreprocess, ContextRecallAnalysis>

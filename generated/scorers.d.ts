@@ -386,3 +386,310 @@ export type ResponseGroundednessScorer = Scorer<ResponseGroundednessPreprocess, 
 
 /** Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness). Default id `response-groundedness-scorer`. */
 export declare function createResponseGroundednessScorer(options: ResponseGroundednessScorerOptions): ResponseGroundednessScorer
+
+// --------------------------------------------------------------------------------------
+// createFaithfulnessScorer (mastra): faithfulness-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface FaithfulnessOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The context to check the output against, when the run has no `context` of its own.
+   */
+  context?: string[]
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The context to check the output against, when the run has no `context` of its own.
+     */
+    context?: string[]
+  }
+}
+
+/** Options of `createFaithfulnessScorer`. */
+export interface FaithfulnessScorerOptions extends LLMScorerOptions, FaithfulnessOwnOptions {}
+
+/**
+ * preprocess output (Mastra's `{ claims }`).
+ */
+export interface FaithfulnessPreprocess {
+  claims: string[]
+}
+
+/**
+ * `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+ * fix is recorded as `unsure`, with a warning; Mastra's math counts it as unsupported too).
+ */
+export interface FaithfulnessAnalysis {
+  /**
+   * Items: One claim's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    /**
+     * Whether the context supports a claim.
+     */
+    verdict: 'yes' | 'no' | 'unsure'
+    reason: string
+  }[]
+}
+
+/** A run of `createFaithfulnessScorer`. */
+export type FaithfulnessRun = ScorerRun & {
+  /** Retrieved passages for this run (else the `context` option, tool results). */
+  context?: string[]
+}
+
+export type FaithfulnessResult<R extends FaithfulnessRun = FaithfulnessRun> = ScorerResult<R, FaithfulnessPreprocess, FaithfulnessAnalysis>
+
+export type FaithfulnessScorer = Scorer<FaithfulnessPreprocess, FaithfulnessAnalysis, FaithfulnessRun>
+
+/** Evaluates how faithful the output's claims are to the provided context, with an LLM judge. Default id `faithfulness-scorer`. */
+export declare function createFaithfulnessScorer(options: FaithfulnessScorerOptions): FaithfulnessScorer
+
+// --------------------------------------------------------------------------------------
+// createHallucinationScorer (mastra): hallucination-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface HallucinationOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The context to check the output against, when the run has no `context` and there is
+   * no `getContext`.
+   */
+  context?: string[]
+  /**
+   * Called (as Mastra calls it) when the analyze prompt and the reason prompt are built,
+   * with the run, the step results so far and the step; returns the context. Used when the
+   * run has no `context` of its own; wins over the `context` option.
+   */
+  getContext?: (params: {
+    run: ScorerRun & {runId: string}
+    results: Record<string, unknown>
+    score?: number
+    step: 'analyze' | 'generateReason'
+  }) => string[] | Promise<string[]>
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The context to check the output against, when the run has no `context` and there is
+     * no `getContext`.
+     */
+    context?: string[]
+    /**
+     * Called (as Mastra calls it) when the analyze prompt and the reason prompt are built,
+     * with the run, the step results so far and the step; returns the context. Used when the
+     * run has no `context` of its own; wins over the `context` option.
+     */
+    getContext?: (params: {
+      run: ScorerRun & {runId: string}
+      results: Record<string, unknown>
+      score?: number
+      step: 'analyze' | 'generateReason'
+    }) => string[] | Promise<string[]>
+  }
+}
+
+/** Options of `createHallucinationScorer`. */
+export interface HallucinationScorerOptions extends LLMScorerOptions, HallucinationOwnOptions {}
+
+export type HallucinationPreprocess = FaithfulnessPreprocess
+
+/**
+ * `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+ * fix is recorded as `no`, with a warning; Mastra's math does not count it either).
+ */
+export interface HallucinationAnalysis {
+  /**
+   * Items: One claim's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    statement: string
+    /**
+     * Whether a claim is a hallucination.
+     */
+    verdict: 'yes' | 'no'
+    reason: string
+  }[]
+}
+
+/** A run of `createHallucinationScorer`. */
+export type HallucinationRun = ScorerRun & {
+  /** Retrieved passages for this run (else the `context` option, tool results). */
+  context?: string[]
+}
+
+export type HallucinationResult<R extends HallucinationRun = HallucinationRun> = ScorerResult<R, HallucinationPreprocess, HallucinationAnalysis>
+
+export type HallucinationScorer = Scorer<HallucinationPreprocess, HallucinationAnalysis, HallucinationRun>
+
+/** Evaluates how much of the output contradicts or is unsupported by the provided context, with an LLM judge (higher is worse). Default id `hallucination-scorer`. */
+export declare function createHallucinationScorer(options: HallucinationScorerOptions): HallucinationScorer
+
+// --------------------------------------------------------------------------------------
+// createContextPrecisionScorer (mastra): context-precision-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface ContextPrecisionOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The retrieved context pieces, in retrieval order (not empty), when the run has no
+   * `context` of its own and there is no `contextExtractor`.
+   */
+  context?: string[]
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The retrieved context pieces, in retrieval order (not empty), when the run has no
+     * `context` of its own and there is no `contextExtractor`.
+     */
+    context?: string[]
+  }
+}
+
+/** Options of `createContextPrecisionScorer`. */
+export interface ContextPrecisionScorerOptions extends LLMScorerOptions, ContextPrecisionOwnOptions {
+  /** Called with (run.input, run.output) when a run has no `context` of its own. */
+  contextExtractor?: ContextExtractor
+}
+
+export type ContextPrecisionPreprocess = undefined
+
+/**
+ * `analyzeStepResult`: the judge's verdicts sorted by `context_index` (as Mastra's score
+ * step leaves them), labels normalized (a label the fallback did not fix is recorded as
+ * `no`, with a warning; Mastra's math does not count it either).
+ */
+export interface ContextPrecisionAnalysis {
+  /**
+   * Items: One context piece's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    context_index: number
+    /**
+     * Whether a context piece is relevant to producing the output.
+     */
+    verdict: 'yes' | 'no'
+    reason: string
+  }[]
+}
+
+/** A run of `createContextPrecisionScorer`. */
+export type ContextPrecisionRun = ScorerRun & {
+  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */
+  context?: string[]
+}
+
+export type ContextPrecisionResult<R extends ContextPrecisionRun = ContextPrecisionRun> = ScorerResult<R, ContextPrecisionPreprocess, ContextPrecisionAnalysis>
+
+export type ContextPrecisionScorer = Scorer<ContextPrecisionPreprocess, ContextPrecisionAnalysis, ContextPrecisionRun>
+
+/** Evaluates whether the retrieved context pieces are relevant to producing the output and ranked first (mean average precision), with an LLM judge. Default id `context-precision-scorer`. */
+export declare function createContextPrecisionScorer(options: ContextPrecisionScorerOptions): ContextPrecisionScorer
+
+// --------------------------------------------------------------------------------------
+// createContextRecallScorer (mastra): context-recall-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form).
+ */
+export interface ContextRecallOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The retrieved context pieces (not empty), when the run has no `context` of its own
+   * and there is no `contextExtractor`.
+   */
+  context?: string[]
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The retrieved context pieces (not empty), when the run has no `context` of its own
+     * and there is no `contextExtractor`.
+     */
+    context?: string[]
+  }
+}
+
+/** Options of `createContextRecallScorer`. */
+export interface ContextRecallScorerOptions extends LLMScorerOptions, ContextRecallOwnOptions {
+  /** Called with (run.input, run.output) when a run has no `context` of its own. */
+  contextExtractor?: ContextExtractor
+}
+
+/**
+ * preprocess output (Mastra's `{ claims }`): the ground truth's claims.
+ */
+export interface ContextRecallPreprocess {
+  claims: string[]
+}
+
+/**
+ * `analyzeStepResult`: the judge's verdicts, labels normalized (a label the fallback did not
+ * fix is recorded as `no`, with a warning; Mastra's math does not count it either).
+ */
+export interface ContextRecallAnalysis {
+  /**
+   * Items: One claim's verdict in `analyzeStepResult`.
+   */
+  verdicts: {
+    /**
+     * Whether a ground-truth claim can be attributed to the context.
+     */
+    verdict: 'yes' | 'no'
+    reason: string
+  }[]
+}
+
+/** A run of `createContextRecallScorer`. */
+export type ContextRecallRun = ScorerRun & {
+  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */
+  context?: string[]
+}
+
+export type ContextRecallResult<R extends ContextRecallRun = ContextRecallRun> = ScorerResult<R, ContextRecallPreprocess, ContextRecallAnalysis>
+
+export type ContextRecallScorer = Scorer<ContextRecallPreprocess, ContextRecallAnalysis, ContextRecallRun>
+
+/** Evaluates how many of the ground truth's claims the retrieved context supports, with an LLM judge. Default id `context-recall-scorer`. */
+export declare function createContextRecallScorer(options: ContextRecallScorerOptions): ContextRecallScorer

@@ -25,5 +25,25 @@ module.exports = Object.freeze([
     "factory": "createResponseGroundednessScorer",
     "id": "response-groundedness-scorer",
     "contextExtractor": true
+  },
+  {
+    "factory": "createFaithfulnessScorer",
+    "id": "faithfulness-scorer",
+    "contextExtractor": false
+  },
+  {
+    "factory": "createHallucinationScorer",
+    "id": "hallucination-scorer",
+    "contextExtractor": false
+  },
+  {
+    "factory": "createContextPrecisionScorer",
+    "id": "context-precision-scorer",
+    "contextExtractor": true
+  },
+  {
+    "factory": "createContextRecallScorer",
+    "id": "context-recall-scorer",
+    "contextExtractor": true
   }
 ].map(Object.freeze))
