@@ -32,6 +32,14 @@ const REPLIES = {
     ],
   },
   rating: { rating: 4 },
+  // faithfulness (Mastra's shape): one verdict per claim of the claims reply
+  verdicts: {
+    verdicts: [
+      { verdict: 'yes', reason: 'Supported by the context.' },
+      { verdict: 'yes', reason: 'Supported by the context.' },
+      { verdict: 'no', reason: 'Not in the context.' },
+    ],
+  },
 }
 
 /** The JSON object that starts at text[start] ('{'), or null (balanced braces, JSON strings skipped). */
@@ -93,6 +101,7 @@ function replyKind(req) {
   if (keys.includes('results')) return 'results'
   if (keys.includes('claims')) return 'claims'
   if (keys.includes('rating')) return 'rating'
+  if (keys.includes('verdicts')) return 'verdicts'
   return 'text'
 }
 
