@@ -8,6 +8,7 @@ export const {
   createAnswerAccuracyScorer,
   createContextRelevanceScorer,
   createResponseGroundednessScorer,
+  createContextRelevanceScorerLLM,
   ScorerRunError,
   AbortError,
   Scorer,

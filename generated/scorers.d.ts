@@ -385,3 +385,110 @@ export type ResponseGroundednessScorer = Scorer<ResponseGroundednessPreprocess, 
 
 /** Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness). Default id `response-groundedness-scorer`. */
 export declare function createResponseGroundednessScorer(options: ResponseGroundednessScorerOptions): ResponseGroundednessScorer
+
+// --------------------------------------------------------------------------------------
+// createContextRelevanceScorerLLM (mastra): context-relevance-scorer
+
+/**
+ * The scorer's own factory options (besides `model`, `modelSettings`, `cache`), top-level
+ * or under `options` (Mastra's form; merged with the defaults, top-level keys win).
+ */
+export interface ContextRelevanceLLMOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The retrieved contexts for every run (a run's own `context` wins). Not empty.
+   */
+  context?: string[]
+  /**
+   * Score penalties, each 0..1.
+   */
+  penalties?: {
+    /**
+     * Subtracted per highly relevant piece the response did not use, 0..1. Default 0.1.
+     */
+    unusedHighRelevanceContext?: number
+    /**
+     * Subtracted per item of missing context, 0..1. Default 0.15.
+     */
+    missingContextPerItem?: number
+    /**
+     * Cap of the missing-context penalty, 0..1. Default 0.5.
+     */
+    maxMissingContextPenalty?: number
+  }
+  /**
+   * The options of `createContextRelevanceScorerLLM`.
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The retrieved contexts for every run (a run's own `context` wins). Not empty.
+     */
+    context?: string[]
+    /**
+     * Score penalties, each 0..1.
+     */
+    penalties?: {
+      /**
+       * Subtracted per highly relevant piece the response did not use, 0..1. Default 0.1.
+       */
+      unusedHighRelevanceContext?: number
+      /**
+       * Subtracted per item of missing context, 0..1. Default 0.15.
+       */
+      missingContextPerItem?: number
+      /**
+       * Cap of the missing-context penalty, 0..1. Default 0.5.
+       */
+      maxMissingContextPenalty?: number
+    }
+  }
+}
+
+/** Options of `createContextRelevanceScorerLLM`. */
+export interface ContextRelevanceLLMScorerOptions extends LLMScorerOptions, ContextRelevanceLLMOwnOptions {
+  /** Called with (run.input, run.output) when a run has no `context` of its own. */
+  contextExtractor?: ContextExtractor
+}
+
+export type ContextRelevanceLLMPreprocess = undefined
+
+/**
+ * analyze output and `analyzeStepResult` (Mastra's shape; `missingContext` defaults to []).
+ */
+export interface ContextRelevanceLLMAnalysis {
+  /**
+   * Items: One context piece's evaluation (Mastra's keys).
+   */
+  evaluations: {
+    context_index: number
+    contextPiece: string
+    /**
+     * A relevance level.
+     */
+    relevanceLevel: 'high' | 'medium' | 'low' | 'none'
+    wasUsed: boolean
+    reasoning: string
+  }[]
+  missingContext: string[]
+  overallAssessment: string
+}
+
+/** A run of `createContextRelevanceScorerLLM`. */
+export type ContextRelevanceLLMRun = ScorerRun & {
+  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */
+  context?: string[]
+}
+
+export type ContextRelevanceLLMResult<R extends ContextRelevanceLLMRun = ContextRelevanceLLMRun> = ScorerResult<R, ContextRelevanceLLMPreprocess, ContextRelevanceLLMAnalysis>
+
+export type ContextRelevanceLLMScorer = Scorer<ContextRelevanceLLMPreprocess, ContextRelevanceLLMAnalysis, ContextRelevanceLLMRun>
+
+/** Evaluates how relevant and useful the provided context was for generating the agent response, with an LLM judge. Default id `context-relevance-scorer`. */
+export declare function createContextRelevanceScorerLLM(options: ContextRelevanceLLMScorerOptions): ContextRelevanceLLMScorer

@@ -25,5 +25,10 @@ module.exports = Object.freeze([
     "factory": "createResponseGroundednessScorer",
     "id": "response-groundedness-scorer",
     "contextExtractor": true
+  },
+  {
+    "factory": "createContextRelevanceScorerLLM",
+    "id": "context-relevance-scorer",
+    "contextExtractor": true
   }
 ].map(Object.freeze))

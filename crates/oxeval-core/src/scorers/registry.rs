@@ -4,7 +4,7 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
-use crate::scorers::llm::{answer_relevancy, factual_correctness, nvidia};
+use crate::scorers::llm::{answer_relevancy, context_relevance_llm, factual_correctness, nvidia};
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
@@ -128,6 +128,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::answer_accuracy::SPEC,
     &nvidia::context_relevance::SPEC,
     &nvidia::response_groundedness::SPEC,
+    &context_relevance_llm::SPEC,
 ];
 
 /// The spec of a factory name.
@@ -239,7 +240,11 @@ mod tests {
         assert_eq!(factories.len(), REGISTRY.len());
         assert_eq!(ids.len(), REGISTRY.len());
         for (item, spec) in items.iter().zip(REGISTRY) {
-            assert!(spec.factory.starts_with("create") && spec.factory.ends_with("Scorer"));
+            // Mastra's names: `create…Scorer`, or `create…ScorerLLM` for its LLM variants
+            assert!(
+                spec.factory.starts_with("create")
+                    && (spec.factory.ends_with("Scorer") || spec.factory.ends_with("ScorerLLM"))
+            );
             assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
         }
         assert!(find("createAnswerRelevancyScorer").is_some());

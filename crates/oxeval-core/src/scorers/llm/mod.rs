@@ -3,5 +3,6 @@
 pub mod answer_relevancy;
 pub mod common;
 pub mod context;
+pub mod context_relevance_llm;
 pub mod factual_correctness;
 pub mod nvidia;
