@@ -9,6 +9,7 @@ export const {
   createContextRelevanceScorer,
   createResponseGroundednessScorer,
   createContextRelevanceScorerLLM,
+  createAnswerSimilarityScorer,
   ScorerRunError,
   AbortError,
   Scorer,

@@ -492,3 +492,125 @@ export type ContextRelevanceLLMScorer = Scorer<ContextRelevanceLLMPreprocess, Co
 
 /** Evaluates how relevant and useful the provided context was for generating the agent response, with an LLM judge. Default id `context-relevance-scorer`. */
 export declare function createContextRelevanceScorerLLM(options: ContextRelevanceLLMScorerOptions): ContextRelevanceLLMScorer
+
+// --------------------------------------------------------------------------------------
+// createAnswerSimilarityScorer (mastra): answer-similarity-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form; merged
+ * with the defaults, top-level keys win).
+ */
+export interface AnswerSimilarityOwnOptions {
+  /**
+   * A run without `groundTruth` is a TypeError (else it scores 0 without a judge call). Default true.
+   */
+  requireGroundTruth?: boolean
+  /**
+   * Credit of a semantic match (a partial match gets half), 0..1. Default 0.8.
+   */
+  semanticThreshold?: number
+  /**
+   * Extra credit of an exact match, 0..1. Default 0.2.
+   */
+  exactMatchBonus?: number
+  /**
+   * Subtracted per missing ground-truth unit (before normalizing), 0..1. Default 0.15.
+   */
+  missingPenalty?: number
+  /**
+   * Subtracted per contradiction, 0..1. Default 1.
+   */
+  contradictionPenalty?: number
+  /**
+   * Subtracted per extra output unit (at most 0.2 in all), 0..1. Default 0.05.
+   */
+  extraInfoPenalty?: number
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The options of `createAnswerSimilarityScorer`.
+   */
+  options?: {
+    /**
+     * A run without `groundTruth` is a TypeError (else it scores 0 without a judge call). Default true.
+     */
+    requireGroundTruth?: boolean
+    /**
+     * Credit of a semantic match (a partial match gets half), 0..1. Default 0.8.
+     */
+    semanticThreshold?: number
+    /**
+     * Extra credit of an exact match, 0..1. Default 0.2.
+     */
+    exactMatchBonus?: number
+    /**
+     * Subtracted per missing ground-truth unit (before normalizing), 0..1. Default 0.15.
+     */
+    missingPenalty?: number
+    /**
+     * Subtracted per contradiction, 0..1. Default 1.
+     */
+    contradictionPenalty?: number
+    /**
+     * Subtracted per extra output unit (at most 0.2 in all), 0..1. Default 0.05.
+     */
+    extraInfoPenalty?: number
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createAnswerSimilarityScorer`. */
+export interface AnswerSimilarityScorerOptions extends LLMScorerOptions, AnswerSimilarityOwnOptions {}
+
+/**
+ * preprocess output and `preprocessStepResult`.
+ */
+export interface AnswerSimilarityPreprocess {
+  outputUnits: string[]
+  groundTruthUnits: string[]
+}
+
+/**
+ * analyze output and `analyzeStepResult` (Mastra's shape).
+ */
+export interface AnswerSimilarityAnalysis {
+  /**
+   * Items: One ground-truth unit's match.
+   */
+  matches: {
+    groundTruthUnit: string
+    /**
+     * `null` when missing.
+     */
+    outputUnit: string | null
+    /**
+     * How a ground-truth unit is matched.
+     */
+    matchType: 'exact' | 'semantic' | 'partial' | 'missing'
+    explanation: string
+  }[]
+  extraInOutput: string[]
+  /**
+   * Items: An output unit that contradicts a ground-truth unit.
+   */
+  contradictions: {
+    outputUnit: string
+    groundTruthUnit: string
+    explanation: string
+  }[]
+}
+
+/** A run of `createAnswerSimilarityScorer`. */
+export type AnswerSimilarityRun = ScorerRun & {}
+
+export type AnswerSimilarityResult<R extends AnswerSimilarityRun = AnswerSimilarityRun> = ScorerResult<R, AnswerSimilarityPreprocess, AnswerSimilarityAnalysis>
+
+export type AnswerSimilarityScorer = Scorer<AnswerSimilarityPreprocess, AnswerSimilarityAnalysis, AnswerSimilarityRun>
+
+/** Evaluates how similar an agent output is to a ground truth answer, with an LLM judge. Default id `answer-similarity-scorer`. */
+export declare function createAnswerSimilarityScorer(options: AnswerSimilarityScorerOptions): AnswerSimilarityScorer

@@ -30,5 +30,10 @@ module.exports = Object.freeze([
     "factory": "createContextRelevanceScorerLLM",
     "id": "context-relevance-scorer",
     "contextExtractor": true
+  },
+  {
+    "factory": "createAnswerSimilarityScorer",
+    "id": "answer-similarity-scorer",
+    "contextExtractor": false
   }
 ].map(Object.freeze))

@@ -4,7 +4,9 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
-use crate::scorers::llm::{answer_relevancy, context_relevance_llm, factual_correctness, nvidia};
+use crate::scorers::llm::{
+    answer_relevancy, answer_similarity, context_relevance_llm, factual_correctness, nvidia,
+};
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
@@ -129,6 +131,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::context_relevance::SPEC,
     &nvidia::response_groundedness::SPEC,
     &context_relevance_llm::SPEC,
+    &answer_similarity::SPEC,
 ];
 
 /// The spec of a factory name.

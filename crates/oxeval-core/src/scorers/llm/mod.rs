@@ -1,6 +1,7 @@
 //! LLM-judged scorers.
 
 pub mod answer_relevancy;
+pub mod answer_similarity;
 pub mod common;
 pub mod context;
 pub mod context_relevance_llm;

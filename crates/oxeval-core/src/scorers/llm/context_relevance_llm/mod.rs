@@ -421,7 +421,7 @@ mod tests {
             (vec![], 0, d, 1.0),
             (vec![], 2, d, 0.0),
             (vec![], 0, scaled(10.0), 10.0),
-            // rounding half up: (1 + 0.7 + 0.3) / 3 = 0.666… → 0.67; 0.7 × 0.5 + …
+            // rounding half up: (1 + 0.7 + 0.3) / 3 → 0.67; (0.7 + 0.7 + 0.3) / 3 → 0.57
             (
                 vec![e(High, true), e(Medium, true), e(Low, true)],
                 0,
