@@ -275,6 +275,20 @@ function extractorOption(options) {
   return nested !== null && typeof nested === 'object' ? nested.contextExtractor : undefined
 }
 
+/** Function-valued options other than `model` and `contextExtractor` (top-level or under `options`). */
+function functionPaths(options) {
+  const paths = []
+  const scan = (o, prefix) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (typeof v === 'function' && !(prefix === '' && k === 'model') && k !== 'contextExtractor') paths.push(prefix + k)
+    }
+  }
+  scan(options, '')
+  const nested = options.options
+  if (nested !== null && typeof nested === 'object' && !Array.isArray(nested)) scan(nested, 'options.')
+  return paths
+}
+
 /** Factory options as JSON text plus a descriptor of what JSON cannot say. */
 function describeOptions(options) {
   const d = { type: jsType(options) }
@@ -288,6 +302,7 @@ function describeOptions(options) {
     options = { ...options, model: `${model.provider}/${model.modelId}` }
   }
   d.contextExtractor = jsType(extractorOption(options))
+  d.functions = functionPaths(options)
   let json
   try {
     json = JSON.stringify(options, (key, value) => {

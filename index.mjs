@@ -10,6 +10,7 @@ export const {
   createResponseGroundednessScorer,
   createContextRelevanceScorerLLM,
   createAnswerSimilarityScorer,
+  createSummarizationScorer,
   ScorerRunError,
   AbortError,
   Scorer,

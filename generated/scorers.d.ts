@@ -614,3 +614,97 @@ export type AnswerSimilarityScorer = Scorer<AnswerSimilarityPreprocess, AnswerSi
 
 /** Evaluates how similar an agent output is to a ground truth answer, with an LLM judge. Default id `answer-similarity-scorer`. */
 export declare function createAnswerSimilarityScorer(options: AnswerSimilarityScorerOptions): AnswerSimilarityScorer
+
+// --------------------------------------------------------------------------------------
+// createSummarizationScorer (mastra): summarization-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form; merged
+ * with the defaults, top-level keys win).
+ */
+export interface SummarizationOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The text every summary is judged against (a run's own `source` wins). Default: the
+   * user message of the run's input.
+   */
+  source?: string
+  /**
+   * Most coverage questions drawn from the source, an integer from 1 to 100. Default 10.
+   */
+  maxQuestions?: number
+  /**
+   * The options of `createSummarizationScorer`.
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The text every summary is judged against (a run's own `source` wins). Default: the
+     * user message of the run's input.
+     */
+    source?: string
+    /**
+     * Most coverage questions drawn from the source, an integer from 1 to 100. Default 10.
+     */
+    maxQuestions?: number
+  }
+}
+
+/** Options of `createSummarizationScorer`. */
+export interface SummarizationScorerOptions extends LLMScorerOptions, SummarizationOwnOptions {}
+
+/**
+ * preprocess output and `preprocessStepResult` (Mastra's shape, as the judge sent it).
+ */
+export interface SummarizationPreprocess {
+  /**
+   * Items: One claim of the summary, judged against the source.
+   */
+  alignment: {
+    claim: string
+    supported: boolean
+    reason: string
+  }[]
+  questions: string[]
+}
+
+/**
+ * analyze output and `analyzeStepResult`.
+ */
+export interface SummarizationAnalysis {
+  /**
+   * Items: One question answered from the summary.
+   */
+  coverage: {
+    question: string
+    answered: boolean
+    reason: string
+  }[]
+}
+
+/**
+ * The run fields this scorer reads besides input and output.
+ */
+export interface SummarizationRunFields {
+  /**
+   * The text this run's summary is judged against (wins over the `source` option and
+   * the user message).
+   */
+  source?: string
+}
+
+/** A run of `createSummarizationScorer`. */
+export type SummarizationRun = ScorerRun & {} & SummarizationRunFields
+
+export type SummarizationResult<R extends SummarizationRun = SummarizationRun> = ScorerResult<R, SummarizationPreprocess, SummarizationAnalysis>
+
+export type SummarizationScorer = Scorer<SummarizationPreprocess, SummarizationAnalysis, SummarizationRun>
+
+/** Evaluates whether a summary stays faithful to its source text and preserves the information the source states, with an LLM judge. Default id `summarization-scorer`. */
+export declare function createSummarizationScorer(options: SummarizationScorerOptions): SummarizationScorer

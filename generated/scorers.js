@@ -35,5 +35,10 @@ module.exports = Object.freeze([
     "factory": "createAnswerSimilarityScorer",
     "id": "answer-similarity-scorer",
     "contextExtractor": false
+  },
+  {
+    "factory": "createSummarizationScorer",
+    "id": "summarization-scorer",
+    "contextExtractor": false
   }
 ].map(Object.freeze))

@@ -6,6 +6,7 @@
 use crate::error::InvalidArgument;
 use crate::scorers::llm::{
     answer_relevancy, answer_similarity, context_relevance_llm, factual_correctness, nvidia,
+    summarization,
 };
 use crate::scorers::Scorer;
 use schemars::Schema;
@@ -81,6 +82,10 @@ pub struct FactoryDescriptor {
     /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
     pub model_provider: String,
     pub model_id: String,
+    /// Paths of the other function-valued options, top-level or under `options` (JSON
+    /// drops functions: without this list a Mastra callback such as `sourceExtractor`
+    /// would vanish silently).
+    pub functions: Vec<String>,
 }
 
 impl FactoryDescriptor {
@@ -119,6 +124,18 @@ impl FactoryDescriptor {
             d.context_extractor
         ));
         }
+        // a Mastra extractor callback oxeval does not take (e.g. summarization's
+        // sourceExtractor): say so rather than ignore it
+        if let Some(path) = d.functions.iter().find(|p| {
+            p.rsplit('.').next().is_some_and(|name| {
+                name.ends_with("Extractor")
+                    && !(spec.context_extractor && name == "contextExtractor")
+            })
+        }) {
+            return bad(format!(
+                "{factory}(): options.{path} is a callback oxeval does not take for this scorer; pass the text it would return as data instead (see the scorer's options and run fields)"
+            ));
+        }
         Ok(())
     }
 }
@@ -132,7 +149,18 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &nvidia::response_groundedness::SPEC,
     &context_relevance_llm::SPEC,
     &answer_similarity::SPEC,
+    &summarization::SPEC,
 ];
+
+/// A schema function (see [`schema_of`]).
+pub type SchemaFn = fn() -> Schema;
+
+/// Run fields a scorer reads besides `input`, `output`, `groundTruth` and `context`, by
+/// factory: their schema types the generated `…Run` (one line per scorer that has any).
+pub static RUN_FIELDS: &[(&str, SchemaFn)] = &[(
+    summarization::SPEC.factory,
+    schema_of::<summarization::JsRunFields>,
+)];
 
 /// The spec of a factory name.
 pub fn find(factory: &str) -> Option<&'static ScorerSpec> {
@@ -200,6 +228,9 @@ fn describe_scorers() -> Value {
                     "options": (s.options)().to_value(),
                     "preprocess": schema(s.preprocess),
                     "analyze": schema(s.analyze),
+                    "runFields": schema(
+                        RUN_FIELDS.iter().find(|(f, _)| *f == s.factory).map(|(_, f)| *f)
+                    ),
                 })
             })
             .collect(),
@@ -271,6 +302,31 @@ mod tests {
         assert!(e
             .message
             .contains("no scorer factory named 'createNopeScorer'"));
+    }
+
+    #[test]
+    fn an_extractor_callback_the_scorer_does_not_take_is_a_type_error() {
+        let d = |functions: &[&str]| FactoryDescriptor {
+            kind: "object".into(),
+            functions: functions.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let summarization = find("createSummarizationScorer").unwrap();
+        let e = d(&["options.sourceExtractor"])
+            .check("createSummarizationScorer", summarization)
+            .unwrap_err();
+        assert!(
+            e.message.starts_with("createSummarizationScorer(): options.options.sourceExtractor is a callback oxeval does not take"),
+            "{}",
+            e.message
+        );
+        // other functions (e.g. Mastra's prepareRun hooks) are not this check's business
+        assert!(d(&["onDone"])
+            .check("createSummarizationScorer", summarization)
+            .is_ok());
+        assert!(d(&[])
+            .check("createSummarizationScorer", summarization)
+            .is_ok());
     }
 
     #[test]

@@ -7,3 +7,4 @@ pub mod context;
 pub mod context_relevance_llm;
 pub mod factual_correctness;
 pub mod nvidia;
+pub mod summarization;
