@@ -11,6 +11,7 @@ export const {
   createContextRelevanceScorerLLM,
   createAnswerSimilarityScorer,
   createSummarizationScorer,
+  createNoiseSensitivityScorerLLM,
   ScorerRunError,
   AbortError,
   Scorer,

@@ -708,3 +708,164 @@ export type SummarizationScorer = Scorer<SummarizationPreprocess, SummarizationA
 
 /** Evaluates whether a summary stays faithful to its source text and preserves the information the source states, with an LLM judge. Default id `summarization-scorer`. */
 export declare function createSummarizationScorer(options: SummarizationScorerOptions): SummarizationScorer
+
+// --------------------------------------------------------------------------------------
+// createNoiseSensitivityScorerLLM (mastra): noise-sensitivity-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form; merged
+ * with the defaults, top-level keys win).
+ */
+export interface NoiseSensitivityLLMOwnOptions {
+  /**
+   * The agent's response to the clean query (a run's own `baselineResponse` wins).
+   */
+  baselineResponse?: string
+  /**
+   * The query with noise added (a run's own `noisyQuery` wins).
+   */
+  noisyQuery?: string
+  /**
+   * What kind of noise was added, e.g. 'misinformation' (a run's own `noiseType` wins).
+   */
+  noiseType?: string
+  /**
+   * How the judge's analysis becomes the score.
+   */
+  scoring?: {
+    /**
+     * Weight of each impact level, 0..1. Defaults: none 1, minimal 0.85, moderate 0.6,
+     * significant 0.3, severe 0.1.
+     */
+    impactWeights?: {
+      none?: number
+      minimal?: number
+      moderate?: number
+      significant?: number
+      severe?: number
+    }
+    /**
+     * Major-issue penalties, 0..1.
+     */
+    penalties?: {
+      /**
+       * Subtracted per major issue, 0..1. Default 0.1.
+       */
+      majorIssuePerItem?: number
+      /**
+       * Cap of the major-issue penalty, 0..1. Default 0.3.
+       */
+      maxMajorIssuePenalty?: number
+    }
+    /**
+     * When the judge's robustnessScore and the weighted dimensions differ by more than this,
+     * the lower one is used, 0..1. Default 0.2.
+     */
+    discrepancyThreshold?: number
+  }
+  /**
+   * The options of `createNoiseSensitivityScorerLLM`.
+   */
+  options?: {
+    /**
+     * The agent's response to the clean query (a run's own `baselineResponse` wins).
+     */
+    baselineResponse?: string
+    /**
+     * The query with noise added (a run's own `noisyQuery` wins).
+     */
+    noisyQuery?: string
+    /**
+     * What kind of noise was added, e.g. 'misinformation' (a run's own `noiseType` wins).
+     */
+    noiseType?: string
+    /**
+     * How the judge's analysis becomes the score.
+     */
+    scoring?: {
+      /**
+       * Weight of each impact level, 0..1. Defaults: none 1, minimal 0.85, moderate 0.6,
+       * significant 0.3, severe 0.1.
+       */
+      impactWeights?: {
+        none?: number
+        minimal?: number
+        moderate?: number
+        significant?: number
+        severe?: number
+      }
+      /**
+       * Major-issue penalties, 0..1.
+       */
+      penalties?: {
+        /**
+         * Subtracted per major issue, 0..1. Default 0.1.
+         */
+        majorIssuePerItem?: number
+        /**
+         * Cap of the major-issue penalty, 0..1. Default 0.3.
+         */
+        maxMajorIssuePenalty?: number
+      }
+      /**
+       * When the judge's robustnessScore and the weighted dimensions differ by more than this,
+       * the lower one is used, 0..1. Default 0.2.
+       */
+      discrepancyThreshold?: number
+    }
+  }
+}
+
+/** Options of `createNoiseSensitivityScorerLLM`. */
+export interface NoiseSensitivityLLMScorerOptions extends LLMScorerOptions, NoiseSensitivityLLMOwnOptions {}
+
+export type NoiseSensitivityLLMPreprocess = undefined
+
+/**
+ * analyze output and `analyzeStepResult` (Mastra's shape; `majorIssues` defaults to []).
+ */
+export interface NoiseSensitivityLLMAnalysis {
+  /**
+   * Items: One dimension's assessment (Mastra's keys).
+   */
+  dimensions: {
+    dimension: string
+    /**
+     * An impact level.
+     */
+    impactLevel: 'none' | 'minimal' | 'moderate' | 'significant' | 'severe'
+    specificChanges: string
+    noiseInfluence: string
+  }[]
+  overallAssessment: string
+  majorIssues: string[]
+  robustnessScore: number
+}
+
+/**
+ * The run fields this scorer reads besides input and output.
+ */
+export interface NoiseSensitivityLLMRunFields {
+  /**
+   * The agent's response to the clean query (wins over the option).
+   */
+  baselineResponse?: string
+  /**
+   * The query with noise added (wins over the option).
+   */
+  noisyQuery?: string
+  /**
+   * The kind of noise (wins over the option).
+   */
+  noiseType?: string
+}
+
+/** A run of `createNoiseSensitivityScorerLLM`. */
+export type NoiseSensitivityLLMRun = ScorerRun & {} & NoiseSensitivityLLMRunFields
+
+export type NoiseSensitivityLLMResult<R extends NoiseSensitivityLLMRun = NoiseSensitivityLLMRun> = ScorerResult<R, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>
+
+export type NoiseSensitivityLLMScorer = Scorer<NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis, NoiseSensitivityLLMRun>
+
+/** Evaluates how robust an agent is when exposed to irrelevant, distracting, or misleading information, with an LLM judge. Default id `noise-sensitivity-scorer`. */
+export declare function createNoiseSensitivityScorerLLM(options: NoiseSensitivityLLMScorerOptions): NoiseSensitivityLLMScorer

@@ -40,5 +40,10 @@ module.exports = Object.freeze([
     "factory": "createSummarizationScorer",
     "id": "summarization-scorer",
     "contextExtractor": false
+  },
+  {
+    "factory": "createNoiseSensitivityScorerLLM",
+    "id": "noise-sensitivity-scorer",
+    "contextExtractor": false
   }
 ].map(Object.freeze))

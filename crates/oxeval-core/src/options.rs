@@ -215,6 +215,21 @@ pub fn scorer_object<'a>(
     }
 }
 
+/// An object inside an object option (`obj` found at `path`): the object and its path;
+/// `None` when absent or null.
+pub fn opt_object<'a>(
+    obj: &'a Value,
+    key: &str,
+    path: &str,
+) -> Result<Option<(&'a Value, String)>, InvalidArgument> {
+    let p = format!("{path}.{key}");
+    match present(obj, key) {
+        None => Ok(None),
+        Some(found @ Value::Object(_)) => Ok(Some((found, p))),
+        Some(other) => Err(wrong_type(&p, "an object", other)),
+    }
+}
+
 /// A number inside an object option (`obj` found at `path`) within `lo..=hi` (`lo_open`
 /// excludes `lo`); absent or null → `default`. The message names `path.key` and the range.
 pub fn nested_number_in(
@@ -361,6 +376,16 @@ mod tests {
             "options.p must be an object; got number"
         );
         assert!(scorer_object(&json!({}), "p").unwrap().is_none());
+        let outer = json!({"w": {"a": 1}});
+        let (inner, inner_path) = opt_object(&outer, "w", "options.s").unwrap().unwrap();
+        assert_eq!(
+            (inner["a"].clone(), inner_path.as_str()),
+            (json!(1), "options.s.w")
+        );
+        assert_eq!(
+            message(opt_object(&json!({"w": 1}), "w", "options.s")),
+            "options.s.w must be an object; got number"
+        );
     }
 
     #[test]

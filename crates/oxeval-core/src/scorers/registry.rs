@@ -5,8 +5,8 @@
 
 use crate::error::InvalidArgument;
 use crate::scorers::llm::{
-    answer_relevancy, answer_similarity, context_relevance_llm, factual_correctness, nvidia,
-    summarization,
+    answer_relevancy, answer_similarity, context_relevance_llm, factual_correctness,
+    noise_sensitivity, nvidia, summarization,
 };
 use crate::scorers::Scorer;
 use schemars::Schema;
@@ -150,6 +150,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &context_relevance_llm::SPEC,
     &answer_similarity::SPEC,
     &summarization::SPEC,
+    &noise_sensitivity::SPEC,
 ];
 
 /// A schema function (see [`schema_of`]).
@@ -157,10 +158,16 @@ pub type SchemaFn = fn() -> Schema;
 
 /// Run fields a scorer reads besides `input`, `output`, `groundTruth` and `context`, by
 /// factory: their schema types the generated `…Run` (one line per scorer that has any).
-pub static RUN_FIELDS: &[(&str, SchemaFn)] = &[(
-    summarization::SPEC.factory,
-    schema_of::<summarization::JsRunFields>,
-)];
+pub static RUN_FIELDS: &[(&str, SchemaFn)] = &[
+    (
+        summarization::SPEC.factory,
+        schema_of::<summarization::JsRunFields>,
+    ),
+    (
+        noise_sensitivity::SPEC.factory,
+        schema_of::<noise_sensitivity::JsRunFields>,
+    ),
+];
 
 /// The spec of a factory name.
 pub fn find(factory: &str) -> Option<&'static ScorerSpec> {

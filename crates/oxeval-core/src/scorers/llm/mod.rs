@@ -6,5 +6,6 @@ pub mod common;
 pub mod context;
 pub mod context_relevance_llm;
 pub mod factual_correctness;
+pub mod noise_sensitivity;
 pub mod nvidia;
 pub mod summarization;
