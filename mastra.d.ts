@@ -9,7 +9,13 @@ import type {
   AnswerRelevancyAnalysis,
   AnswerRelevancyPreprocess,
   AnswerRelevancyScorerOptions,
+  AnswerSimilarityAnalysis,
+  AnswerSimilarityPreprocess,
+  AnswerSimilarityScorerOptions,
   CacheStats,
+  ContextRelevanceLLMAnalysis,
+  ContextRelevanceLLMPreprocess,
+  ContextRelevanceLLMScorerOptions,
   ContextRelevanceAnalysis,
   ContextRelevancePreprocess,
   ContextRelevanceScorerOptions,
@@ -17,6 +23,9 @@ import type {
   FactualCorrectnessPreprocess,
   FactualCorrectnessScorerOptions,
   JudgeRecord,
+  NoiseSensitivityLLMAnalysis,
+  NoiseSensitivityLLMPreprocess,
+  NoiseSensitivityLLMScorerOptions,
   OxevalErrorCode,
   PartialScorerResult,
   ResponseGroundednessAnalysis,
@@ -24,6 +33,9 @@ import type {
   ResponseGroundednessScorerOptions,
   RunOptions,
   ScorerStep,
+  SummarizationAnalysis,
+  SummarizationPreprocess,
+  SummarizationScorerOptions,
 } from './index'
 
 /** Mastra-side identity and hooks, accepted by every factory of `oxeval/mastra`. */
@@ -80,6 +92,18 @@ export declare function createContextRelevanceScorer<TID extends string = 'nv-co
 export declare function createResponseGroundednessScorer<TID extends string = 'response-groundedness-scorer'>(
   options: ResponseGroundednessScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ResponseGroundednessPreprocess, ResponseGroundednessAnalysis>
+export declare function createContextRelevanceScorerLLM<TID extends string = 'context-relevance-scorer'>(
+  options: ContextRelevanceLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContextRelevanceLLMPreprocess, ContextRelevanceLLMAnalysis>
+export declare function createAnswerSimilarityScorer<TID extends string = 'answer-similarity-scorer'>(
+  options: AnswerSimilarityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, AnswerSimilarityPreprocess, AnswerSimilarityAnalysis>
+export declare function createSummarizationScorer<TID extends string = 'summarization-scorer'>(
+  options: SummarizationScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, SummarizationPreprocess, SummarizationAnalysis>
+export declare function createNoiseSensitivityScorerLLM<TID extends string = 'noise-sensitivity-scorer'>(
+  options: NoiseSensitivityLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>
 
 /** A failed step: Mastra's own `ScorerRunError` (a MastraError) with oxeval's fields. */
 export declare class ScorerRunError extends MastraScorerRunError {
