@@ -315,6 +315,13 @@ function modelOf(m) {
   return { kind: 'data' }
 }
 
+/** `contextExtractor`, top-level or under `options` (Mastra's form); top-level wins. */
+function extractorOption(options) {
+  if (options.contextExtractor !== undefined) return options.contextExtractor
+  const nested = options.options
+  return nested !== null && typeof nested === 'object' ? nested.contextExtractor : undefined
+}
+
 /** Factory options as JSON text plus a descriptor of what JSON cannot say. */
 function describeOptions(options) {
   const d = { type: jsType(options) }
@@ -327,7 +334,7 @@ function describeOptions(options) {
     // the object itself never crosses as data (it may hold keys in its config)
     options = { ...options, model: `${model.provider}/${model.modelId}` }
   }
-  d.contextExtractor = jsType(options.contextExtractor)
+  d.contextExtractor = jsType(extractorOption(options))
   d.functions = functionOptionNames(options)
   let json
   try {
@@ -520,7 +527,7 @@ function factory(spec) {
     const { json, d, caller, functions } = describeOptions(options)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), caller, functions)
     if (!(made instanceof native.NativeScorer)) raise(made)
-    const extractor = spec.contextExtractor && typeof options.contextExtractor === 'function' ? options.contextExtractor : undefined
+    const extractor = spec.contextExtractor && typeof extractorOption(options) === 'function' ? extractorOption(options) : undefined
     return new Scorer(made, extractor, functions !== undefined)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })

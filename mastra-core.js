@@ -33,7 +33,7 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
     generateReason: (r) => r.reason,
   }
   /** The keys of a run that oxeval reads (the rest of Mastra's run is echoed by Mastra itself). */
-  const RUN_KEYS = ['runId', 'input', 'output', 'groundTruth', 'context', 'requestContext']
+  const RUN_KEYS = ['runId', 'input', 'output', 'groundTruth', 'context', 'source', 'baselineResponse', 'noisyQuery', 'noiseType', 'requestContext']
   /** Options read by the Mastra side only, never passed to oxeval's factory. */
   const MASTRA_ONLY = ['prepareRun']
 

@@ -5,10 +5,16 @@ import type { MastraError } from '@mastra/core/error'
 import type {
   CacheStats,
   JudgeRecord,
+  NoiseSensitivityLLMAnalysis,
+  NoiseSensitivityLLMPreprocess,
+  NoiseSensitivityLLMScorerOptions,
   OxevalErrorCode,
   PartialScorerResult,
   RunOptions,
   ScorerStep,
+  SummarizationAnalysis,
+  SummarizationPreprocess,
+  SummarizationScorerOptions,
 } from './index'
 
 /** Mastra-side identity and hooks, accepted by every factory of `oxeval/mastra`. */

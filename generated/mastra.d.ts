@@ -8,6 +8,9 @@ import type {
   AnswerRelevancyAnalysis,
   AnswerRelevancyPreprocess,
   AnswerRelevancyScorerOptions,
+  AnswerSimilarityAnalysis,
+  AnswerSimilarityPreprocess,
+  AnswerSimilarityScorerOptions,
   ContextPrecisionAnalysis,
   ContextPrecisionPreprocess,
   ContextPrecisionScorerOptions,
@@ -15,6 +18,9 @@ import type {
   ContextRecallPreprocess,
   ContextRecallScorerOptions,
   ContextRelevanceAnalysis,
+  ContextRelevanceLLMAnalysis,
+  ContextRelevanceLLMPreprocess,
+  ContextRelevanceLLMScorerOptions,
   ContextRelevancePreprocess,
   ContextRelevanceScorerOptions,
   FactualCorrectnessAnalysis,
@@ -26,9 +32,15 @@ import type {
   HallucinationAnalysis,
   HallucinationPreprocess,
   HallucinationScorerOptions,
+  NoiseSensitivityLLMAnalysis,
+  NoiseSensitivityLLMPreprocess,
+  NoiseSensitivityLLMScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
+  SummarizationAnalysis,
+  SummarizationPreprocess,
+  SummarizationScorerOptions,
 } from '../index'
 
 export declare function createAnswerRelevancyScorer<TID extends string = 'answer-relevancy-scorer'>(
@@ -58,3 +70,15 @@ export declare function createContextPrecisionScorer<TID extends string = 'conte
 export declare function createContextRecallScorer<TID extends string = 'context-recall-scorer'>(
   options: ContextRecallScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ContextRecallPreprocess, ContextRecallAnalysis>
+export declare function createContextRelevanceScorerLLM<TID extends string = 'context-relevance-scorer'>(
+  options: ContextRelevanceLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContextRelevanceLLMPreprocess, ContextRelevanceLLMAnalysis>
+export declare function createAnswerSimilarityScorer<TID extends string = 'answer-similarity-scorer'>(
+  options: AnswerSimilarityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, AnswerSimilarityPreprocess, AnswerSimilarityAnalysis>
+export declare function createSummarizationScorer<TID extends string = 'summarization-scorer'>(
+  options: SummarizationScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, SummarizationPreprocess, SummarizationAnalysis>
+export declare function createNoiseSensitivityScorerLLM<TID extends string = 'noise-sensitivity-scorer'>(
+  options: NoiseSensitivityLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>

@@ -693,3 +693,487 @@ export type ContextRecallScorer = Scorer<ContextRecallPreprocess, ContextRecallA
 
 /** Evaluates how many of the ground truth's claims the retrieved context supports, with an LLM judge. Default id `context-recall-scorer`. */
 export declare function createContextRecallScorer(options: ContextRecallScorerOptions): ContextRecallScorer
+
+// --------------------------------------------------------------------------------------
+// createContextRelevanceScorerLLM (mastra): context-relevance-scorer
+
+/**
+ * The scorer's own factory options (besides `model`, `modelSettings`, `cache`), top-level
+ * or under `options` (Mastra's form; merged with the defaults, top-level keys win).
+ */
+export interface ContextRelevanceLLMOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The retrieved contexts for every run (a run's own `context` wins). Not empty.
+   */
+  context?: string[]
+  /**
+   * Score penalties, each 0..1.
+   */
+  penalties?: {
+    /**
+     * Subtracted per highly relevant piece the response did not use, 0..1. Default 0.1.
+     */
+    unusedHighRelevanceContext?: number
+    /**
+     * Subtracted per item of missing context, 0..1. Default 0.15.
+     */
+    missingContextPerItem?: number
+    /**
+     * Cap of the missing-context penalty, 0..1. Default 0.5.
+     */
+    maxMissingContextPenalty?: number
+  }
+  /**
+   * The options of `createContextRelevanceScorerLLM`.
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The retrieved contexts for every run (a run's own `context` wins). Not empty.
+     */
+    context?: string[]
+    /**
+     * Score penalties, each 0..1.
+     */
+    penalties?: {
+      /**
+       * Subtracted per highly relevant piece the response did not use, 0..1. Default 0.1.
+       */
+      unusedHighRelevanceContext?: number
+      /**
+       * Subtracted per item of missing context, 0..1. Default 0.15.
+       */
+      missingContextPerItem?: number
+      /**
+       * Cap of the missing-context penalty, 0..1. Default 0.5.
+       */
+      maxMissingContextPenalty?: number
+    }
+  }
+}
+
+/** Options of `createContextRelevanceScorerLLM`. */
+export interface ContextRelevanceLLMScorerOptions extends LLMScorerOptions, ContextRelevanceLLMOwnOptions {
+  /** Called with (run.input, run.output) when a run has no `context` of its own. */
+  contextExtractor?: ContextExtractor
+}
+
+export type ContextRelevanceLLMPreprocess = undefined
+
+/**
+ * analyze output and `analyzeStepResult` (Mastra's shape; `missingContext` defaults to []).
+ */
+export interface ContextRelevanceLLMAnalysis {
+  /**
+   * Items: One context piece's evaluation (Mastra's keys).
+   */
+  evaluations: {
+    context_index: number
+    contextPiece: string
+    /**
+     * A relevance level.
+     */
+    relevanceLevel: 'high' | 'medium' | 'low' | 'none'
+    wasUsed: boolean
+    reasoning: string
+  }[]
+  missingContext: string[]
+  overallAssessment: string
+}
+
+/** A run of `createContextRelevanceScorerLLM`. */
+export type ContextRelevanceLLMRun = ScorerRun & {
+  /** Retrieved passages for this run (else contextExtractor, the `context` option, tool results). */
+  context?: string[]
+}
+
+export type ContextRelevanceLLMResult<R extends ContextRelevanceLLMRun = ContextRelevanceLLMRun> = ScorerResult<R, ContextRelevanceLLMPreprocess, ContextRelevanceLLMAnalysis>
+
+export type ContextRelevanceLLMScorer = Scorer<ContextRelevanceLLMPreprocess, ContextRelevanceLLMAnalysis, ContextRelevanceLLMRun>
+
+/** Evaluates how relevant and useful the provided context was for generating the agent response, with an LLM judge. Default id `context-relevance-scorer`. */
+export declare function createContextRelevanceScorerLLM(options: ContextRelevanceLLMScorerOptions): ContextRelevanceLLMScorer
+
+// --------------------------------------------------------------------------------------
+// createAnswerSimilarityScorer (mastra): answer-similarity-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form; merged
+ * with the defaults, top-level keys win).
+ */
+export interface AnswerSimilarityOwnOptions {
+  /**
+   * A run without `groundTruth` is a TypeError (else it scores 0 without a judge call). Default true.
+   */
+  requireGroundTruth?: boolean
+  /**
+   * Credit of a semantic match (a partial match gets half), 0..1. Default 0.8.
+   */
+  semanticThreshold?: number
+  /**
+   * Extra credit of an exact match, 0..1. Default 0.2.
+   */
+  exactMatchBonus?: number
+  /**
+   * Subtracted per missing ground-truth unit (before normalizing), 0..1. Default 0.15.
+   */
+  missingPenalty?: number
+  /**
+   * Subtracted per contradiction, 0..1. Default 1.
+   */
+  contradictionPenalty?: number
+  /**
+   * Subtracted per extra output unit (at most 0.2 in all), 0..1. Default 0.05.
+   */
+  extraInfoPenalty?: number
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The options of `createAnswerSimilarityScorer`.
+   */
+  options?: {
+    /**
+     * A run without `groundTruth` is a TypeError (else it scores 0 without a judge call). Default true.
+     */
+    requireGroundTruth?: boolean
+    /**
+     * Credit of a semantic match (a partial match gets half), 0..1. Default 0.8.
+     */
+    semanticThreshold?: number
+    /**
+     * Extra credit of an exact match, 0..1. Default 0.2.
+     */
+    exactMatchBonus?: number
+    /**
+     * Subtracted per missing ground-truth unit (before normalizing), 0..1. Default 0.15.
+     */
+    missingPenalty?: number
+    /**
+     * Subtracted per contradiction, 0..1. Default 1.
+     */
+    contradictionPenalty?: number
+    /**
+     * Subtracted per extra output unit (at most 0.2 in all), 0..1. Default 0.05.
+     */
+    extraInfoPenalty?: number
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createAnswerSimilarityScorer`. */
+export interface AnswerSimilarityScorerOptions extends LLMScorerOptions, AnswerSimilarityOwnOptions {}
+
+/**
+ * preprocess output and `preprocessStepResult`.
+ */
+export interface AnswerSimilarityPreprocess {
+  outputUnits: string[]
+  groundTruthUnits: string[]
+}
+
+/**
+ * analyze output and `analyzeStepResult` (Mastra's shape).
+ */
+export interface AnswerSimilarityAnalysis {
+  /**
+   * Items: One ground-truth unit's match.
+   */
+  matches: {
+    groundTruthUnit: string
+    /**
+     * `null` when missing.
+     */
+    outputUnit: string | null
+    /**
+     * How a ground-truth unit is matched.
+     */
+    matchType: 'exact' | 'semantic' | 'partial' | 'missing'
+    explanation: string
+  }[]
+  extraInOutput: string[]
+  /**
+   * Items: An output unit that contradicts a ground-truth unit.
+   */
+  contradictions: {
+    outputUnit: string
+    groundTruthUnit: string
+    explanation: string
+  }[]
+}
+
+/** A run of `createAnswerSimilarityScorer`. */
+export type AnswerSimilarityRun = ScorerRun & {}
+
+export type AnswerSimilarityResult<R extends AnswerSimilarityRun = AnswerSimilarityRun> = ScorerResult<R, AnswerSimilarityPreprocess, AnswerSimilarityAnalysis>
+
+export type AnswerSimilarityScorer = Scorer<AnswerSimilarityPreprocess, AnswerSimilarityAnalysis, AnswerSimilarityRun>
+
+/** Evaluates how similar an agent output is to a ground truth answer, with an LLM judge. Default id `answer-similarity-scorer`. */
+export declare function createAnswerSimilarityScorer(options: AnswerSimilarityScorerOptions): AnswerSimilarityScorer
+
+// --------------------------------------------------------------------------------------
+// createSummarizationScorer (mastra): summarization-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form; merged
+ * with the defaults, top-level keys win).
+ */
+export interface SummarizationOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * The text every summary is judged against (a run's own `source` wins). Default: the
+   * user message of the run's input.
+   */
+  source?: string
+  /**
+   * Most coverage questions drawn from the source, an integer from 1 to 100. Default 10.
+   */
+  maxQuestions?: number
+  /**
+   * The options of `createSummarizationScorer`.
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * The text every summary is judged against (a run's own `source` wins). Default: the
+     * user message of the run's input.
+     */
+    source?: string
+    /**
+     * Most coverage questions drawn from the source, an integer from 1 to 100. Default 10.
+     */
+    maxQuestions?: number
+  }
+}
+
+/** Options of `createSummarizationScorer`. */
+export interface SummarizationScorerOptions extends LLMScorerOptions, SummarizationOwnOptions {}
+
+/**
+ * preprocess output and `preprocessStepResult` (Mastra's shape, as the judge sent it).
+ */
+export interface SummarizationPreprocess {
+  /**
+   * Items: One claim of the summary, judged against the source.
+   */
+  alignment: {
+    claim: string
+    supported: boolean
+    reason: string
+  }[]
+  questions: string[]
+}
+
+/**
+ * analyze output and `analyzeStepResult`.
+ */
+export interface SummarizationAnalysis {
+  /**
+   * Items: One question answered from the summary.
+   */
+  coverage: {
+    question: string
+    answered: boolean
+    reason: string
+  }[]
+}
+
+/**
+ * The run fields this scorer reads besides input and output.
+ */
+export interface SummarizationRunFields {
+  /**
+   * The text this run's summary is judged against (wins over the `source` option and
+   * the user message).
+   */
+  source?: string
+}
+
+/** A run of `createSummarizationScorer`. */
+export type SummarizationRun = ScorerRun & {} & SummarizationRunFields
+
+export type SummarizationResult<R extends SummarizationRun = SummarizationRun> = ScorerResult<R, SummarizationPreprocess, SummarizationAnalysis>
+
+export type SummarizationScorer = Scorer<SummarizationPreprocess, SummarizationAnalysis, SummarizationRun>
+
+/** Evaluates whether a summary stays faithful to its source text and preserves the information the source states, with an LLM judge. Default id `summarization-scorer`. */
+export declare function createSummarizationScorer(options: SummarizationScorerOptions): SummarizationScorer
+
+// --------------------------------------------------------------------------------------
+// createNoiseSensitivityScorerLLM (mastra): noise-sensitivity-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options` (Mastra's form; merged
+ * with the defaults, top-level keys win).
+ */
+export interface NoiseSensitivityLLMOwnOptions {
+  /**
+   * The agent's response to the clean query (a run's own `baselineResponse` wins).
+   */
+  baselineResponse?: string
+  /**
+   * The query with noise added (a run's own `noisyQuery` wins).
+   */
+  noisyQuery?: string
+  /**
+   * What kind of noise was added, e.g. 'misinformation' (a run's own `noiseType` wins).
+   */
+  noiseType?: string
+  /**
+   * How the judge's analysis becomes the score.
+   */
+  scoring?: {
+    /**
+     * Weight of each impact level, 0..1. Defaults: none 1, minimal 0.85, moderate 0.6,
+     * significant 0.3, severe 0.1.
+     */
+    impactWeights?: {
+      none?: number
+      minimal?: number
+      moderate?: number
+      significant?: number
+      severe?: number
+    }
+    /**
+     * Major-issue penalties, 0..1.
+     */
+    penalties?: {
+      /**
+       * Subtracted per major issue, 0..1. Default 0.1.
+       */
+      majorIssuePerItem?: number
+      /**
+       * Cap of the major-issue penalty, 0..1. Default 0.3.
+       */
+      maxMajorIssuePenalty?: number
+    }
+    /**
+     * When the judge's robustnessScore and the weighted dimensions differ by more than this,
+     * the lower one is used, 0..1. Default 0.2.
+     */
+    discrepancyThreshold?: number
+  }
+  /**
+   * The options of `createNoiseSensitivityScorerLLM`.
+   */
+  options?: {
+    /**
+     * The agent's response to the clean query (a run's own `baselineResponse` wins).
+     */
+    baselineResponse?: string
+    /**
+     * The query with noise added (a run's own `noisyQuery` wins).
+     */
+    noisyQuery?: string
+    /**
+     * What kind of noise was added, e.g. 'misinformation' (a run's own `noiseType` wins).
+     */
+    noiseType?: string
+    /**
+     * How the judge's analysis becomes the score.
+     */
+    scoring?: {
+      /**
+       * Weight of each impact level, 0..1. Defaults: none 1, minimal 0.85, moderate 0.6,
+       * significant 0.3, severe 0.1.
+       */
+      impactWeights?: {
+        none?: number
+        minimal?: number
+        moderate?: number
+        significant?: number
+        severe?: number
+      }
+      /**
+       * Major-issue penalties, 0..1.
+       */
+      penalties?: {
+        /**
+         * Subtracted per major issue, 0..1. Default 0.1.
+         */
+        majorIssuePerItem?: number
+        /**
+         * Cap of the major-issue penalty, 0..1. Default 0.3.
+         */
+        maxMajorIssuePenalty?: number
+      }
+      /**
+       * When the judge's robustnessScore and the weighted dimensions differ by more than this,
+       * the lower one is used, 0..1. Default 0.2.
+       */
+      discrepancyThreshold?: number
+    }
+  }
+}
+
+/** Options of `createNoiseSensitivityScorerLLM`. */
+export interface NoiseSensitivityLLMScorerOptions extends LLMScorerOptions, NoiseSensitivityLLMOwnOptions {}
+
+export type NoiseSensitivityLLMPreprocess = undefined
+
+/**
+ * analyze output and `analyzeStepResult` (Mastra's shape; `majorIssues` defaults to []).
+ */
+export interface NoiseSensitivityLLMAnalysis {
+  /**
+   * Items: One dimension's assessment (Mastra's keys).
+   */
+  dimensions: {
+    dimension: string
+    /**
+     * An impact level.
+     */
+    impactLevel: 'none' | 'minimal' | 'moderate' | 'significant' | 'severe'
+    specificChanges: string
+    noiseInfluence: string
+  }[]
+  overallAssessment: string
+  majorIssues: string[]
+  robustnessScore: number
+}
+
+/**
+ * The run fields this scorer reads besides input and output.
+ */
+export interface NoiseSensitivityLLMRunFields {
+  /**
+   * The agent's response to the clean query (wins over the option).
+   */
+  baselineResponse?: string
+  /**
+   * The query with noise added (wins over the option).
+   */
+  noisyQuery?: string
+  /**
+   * The kind of noise (wins over the option).
+   */
+  noiseType?: string
+}
+
+/** A run of `createNoiseSensitivityScorerLLM`. */
+export type NoiseSensitivityLLMRun = ScorerRun & {} & NoiseSensitivityLLMRunFields
+
+export type NoiseSensitivityLLMResult<R extends NoiseSensitivityLLMRun = NoiseSensitivityLLMRun> = ScorerResult<R, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>
+
+export type NoiseSensitivityLLMScorer = Scorer<NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis, NoiseSensitivityLLMRun>
+
+/** Evaluates how robust an agent is when exposed to irrelevant, distracting, or misleading information, with an LLM judge. Default id `noise-sensitivity-scorer`. */
+export declare function createNoiseSensitivityScorerLLM(options: NoiseSensitivityLLMScorerOptions): NoiseSensitivityLLMScorer

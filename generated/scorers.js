@@ -45,5 +45,25 @@ module.exports = Object.freeze([
     "factory": "createContextRecallScorer",
     "id": "context-recall-scorer",
     "contextExtractor": true
+  },
+  {
+    "factory": "createContextRelevanceScorerLLM",
+    "id": "context-relevance-scorer",
+    "contextExtractor": true
+  },
+  {
+    "factory": "createAnswerSimilarityScorer",
+    "id": "answer-similarity-scorer",
+    "contextExtractor": false
+  },
+  {
+    "factory": "createSummarizationScorer",
+    "id": "summarization-scorer",
+    "contextExtractor": false
+  },
+  {
+    "factory": "createNoiseSensitivityScorerLLM",
+    "id": "noise-sensitivity-scorer",
+    "contextExtractor": false
   }
 ].map(Object.freeze))

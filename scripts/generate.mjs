@@ -88,7 +88,12 @@ for (const s of scorers) {
   parts.push(s.analyze ? await ts(resultSchema(s.analyze), `${T}Analysis`) : `export type ${T}Analysis = undefined`)
   const fallbacks = s.contextExtractor ? 'contextExtractor, the `context` option, tool results' : 'the `context` option, tool results'
   const runFields = s.inputs.context !== 'unused' ? `{\n  /** Retrieved passages for this run (else ${fallbacks}). */\n  context?: string[]\n}` : '{}'
-  parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}`)
+  let own = ''
+  if (s.runFields) {
+    parts.push(await ts(optionsSchema(s.runFields), `${T}RunFields`))
+    own = ` & ${T}RunFields`
+  }
+  parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}${own}`)
   parts.push(`export type ${T}Result<R extends ${T}Run = ${T}Run> = ScorerResult<R, ${T}Preprocess, ${T}Analysis>`)
   parts.push(`export type ${T}Scorer = Scorer<${T}Preprocess, ${T}Analysis, ${T}Run>`)
   parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options: ${T}ScorerOptions): ${T}Scorer\n`)

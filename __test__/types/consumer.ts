@@ -4,7 +4,11 @@
 import {
   createAnswerRelevancyScorer,
   createAnswerAccuracyScorer,
+  createAnswerSimilarityScorer,
   createContextRelevanceScorer,
+  createContextRelevanceScorerLLM,
+  createNoiseSensitivityScorerLLM,
+  createSummarizationScorer,
   createFactualCorrectnessScorer,
   createResponseGroundednessScorer,
   ScorerRunError,
@@ -14,6 +18,8 @@ import {
   type AnswerRelevancyScorer,
   type FactualCorrectnessResult,
   type JudgeExecution,
+  type ContextRelevanceLLMResult,
+  type NoiseSensitivityLLMAnalysis,
   type OxevalErrorCode,
   type Scorer,
 } from 'oxeval'
@@ -93,6 +99,33 @@ async function ragas(): Promise<void> {
   console.log(claims, tp, recall, rating, none, c.score, g.judge?.analyze.executions.length)
 }
 
+async function mastraRag(): Promise<void> {
+  const cr = createContextRelevanceScorerLLM({ model, options: { penalties: { missingContextPerItem: 0.1 } }, contextExtractor: () => ['a'] })
+  const c: ContextRelevanceLLMResult = await cr.run({ input: 'q', output: 'a', context: ['ctx'] })
+  const level: 'high' | 'medium' | 'low' | 'none' = c.analyzeStepResult.evaluations[0].relevanceLevel
+  const missing: string[] = c.analyzeStepResult.missingContext
+  const as = createAnswerSimilarityScorer({ model, requireGroundTruth: false, options: { scale: 10 } })
+  const a = await as.run({ output: 'a', groundTruth: 'g' })
+  const unit: string | null = a.analyzeStepResult.matches[0].outputUnit
+  const su = createSummarizationScorer({ model, maxQuestions: 5, source: 'text' })
+  const s = await su.run({ output: 'summary', source: 'the source' })
+  const questions: string[] = s.preprocessStepResult.questions
+  const ns = createNoiseSensitivityScorerLLM({ model, scoring: { impactWeights: { minimal: 0.9 }, penalties: { majorIssuePerItem: 0.2 } } })
+  const n = await ns.run({ input: 'q', output: 'a', baselineResponse: 'b', noisyQuery: 'nq', noiseType: 'distraction' })
+  const impact: NoiseSensitivityLLMAnalysis['dimensions'][number]['impactLevel'] = n.analyzeStepResult.dimensions[0].impactLevel
+  // @ts-expect-error a relevance level that does not exist
+  const bad: ContextRelevanceLLMResult['analyzeStepResult']['evaluations'][number]['relevanceLevel'] = 'very'
+  // @ts-expect-error a typo in a nested option
+  createNoiseSensitivityScorerLLM({ model, scoring: { impactWeight: { none: 1 } } })
+  // @ts-expect-error source is a string
+  createSummarizationScorer({ model, source: ['a'] })
+  // @ts-expect-error Mastra's sourceExtractor is not an oxeval option (a TypeError at run time too)
+  createSummarizationScorer({ model, sourceExtractor: () => 'x' })
+  // @ts-expect-error baselineResponse is a string
+  await ns.run({ input: 'q', output: 'a', baselineResponse: 1 })
+  console.log(level, missing, unit, questions, impact, bad)
+}
+
 async function negative(): Promise<void> {
   const s = createAnswerRelevancyScorer({ model })
   const r = await s.run({ input: 'q', output: 'a' })
@@ -127,5 +160,6 @@ async function negative(): Promise<void> {
 
 void positive()
 void ragas()
+void mastraRag()
 void models()
 void negative()

@@ -202,6 +202,62 @@ pub fn scorer_int_in(
     }
 }
 
+/// An object-valued scorer option (`penalties: { … }`), top-level or under `options`:
+/// the object and its path; `None` when absent or null in both places.
+pub fn scorer_object<'a>(
+    v: &'a Value,
+    key: &str,
+) -> Result<Option<(&'a Value, String)>, InvalidArgument> {
+    match scorer_value(v, key)? {
+        None => Ok(None),
+        Some((found @ Value::Object(_), path)) => Ok(Some((found, path))),
+        Some((other, path)) => Err(wrong_type(&path, "an object", other)),
+    }
+}
+
+/// An object inside an object option (`obj` found at `path`): the object and its path;
+/// `None` when absent or null.
+pub fn opt_object<'a>(
+    obj: &'a Value,
+    key: &str,
+    path: &str,
+) -> Result<Option<(&'a Value, String)>, InvalidArgument> {
+    let p = format!("{path}.{key}");
+    match present(obj, key) {
+        None => Ok(None),
+        Some(found @ Value::Object(_)) => Ok(Some((found, p))),
+        Some(other) => Err(wrong_type(&p, "an object", other)),
+    }
+}
+
+/// A number inside an object option (`obj` found at `path`) within `lo..=hi` (`lo_open`
+/// excludes `lo`); absent or null → `default`. The message names `path.key` and the range.
+pub fn nested_number_in(
+    obj: &Value,
+    key: &str,
+    path: &str,
+    (lo, lo_open): (f64, bool),
+    hi: f64,
+    default: f64,
+) -> Result<f64, InvalidArgument> {
+    let Some(n) = opt_number(obj, key, path)? else {
+        return Ok(default);
+    };
+    let ok = if lo_open { n > lo } else { n >= lo } && n <= hi;
+    if ok {
+        return Ok(n);
+    }
+    let lower = if lo_open {
+        format!("greater than {lo}")
+    } else {
+        format!("at least {lo}")
+    };
+    Err(InvalidArgument::options(format!(
+        "{path}.{key} must be a number {lower} and at most {hi}; got {}",
+        fmt_number(n)
+    )))
+}
+
 /// A number for a message: plain when moderate, scientific (`1e307`) when huge or tiny.
 pub fn fmt_number(n: f64) -> String {
     let a = n.abs();
@@ -282,6 +338,53 @@ mod tests {
         assert_eq!(
             message(scorer_value(&json!({"options": 3}), "k")),
             "options.options must be an object; got number"
+        );
+    }
+
+    #[test]
+    fn object_options_and_nested_numbers() {
+        let top = json!({"p": {"a": 0.5}, "options": {"p": {"a": 0.9}}});
+        let (obj, path) = scorer_object(&top, "p").unwrap().unwrap();
+        assert_eq!(path, "options.p");
+        assert_eq!(
+            nested_number_in(obj, "a", &path, (0.0, false), 1.0, 0.1).unwrap(),
+            0.5
+        );
+        assert_eq!(
+            nested_number_in(obj, "b", &path, (0.0, false), 1.0, 0.1).unwrap(),
+            0.1
+        );
+        let nested = json!({"options": {"p": {"a": 2}}});
+        let (obj, path) = scorer_object(&nested, "p").unwrap().unwrap();
+        assert_eq!(
+            message(nested_number_in(obj, "a", &path, (0.0, false), 1.0, 0.1)),
+            "options.options.p.a must be a number at least 0 and at most 1; got 2"
+        );
+        assert_eq!(
+            message(nested_number_in(
+                &json!({"a": "x"}),
+                "a",
+                "options.p",
+                (0.0, false),
+                1.0,
+                0.1
+            )),
+            "options.p.a must be a number; got string"
+        );
+        assert_eq!(
+            message(scorer_object(&json!({"p": 3}), "p")),
+            "options.p must be an object; got number"
+        );
+        assert!(scorer_object(&json!({}), "p").unwrap().is_none());
+        let outer = json!({"w": {"a": 1}});
+        let (inner, inner_path) = opt_object(&outer, "w", "options.s").unwrap().unwrap();
+        assert_eq!(
+            (inner["a"].clone(), inner_path.as_str()),
+            (json!(1), "options.s.w")
+        );
+        assert_eq!(
+            message(opt_object(&json!({"w": 1}), "w", "options.s")),
+            "options.s.w must be an object; got number"
         );
     }
 

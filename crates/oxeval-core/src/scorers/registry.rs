@@ -5,8 +5,8 @@
 
 use crate::error::InvalidArgument;
 use crate::scorers::llm::{
-    answer_relevancy, context_precision, context_recall, factual_correctness, faithfulness,
-    hallucination, nvidia,
+    answer_relevancy, answer_similarity, context_precision, context_recall, context_relevance_llm,
+    factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
 };
 use crate::scorers::Scorer;
 use schemars::Schema;
@@ -83,7 +83,9 @@ pub struct FactoryDescriptor {
     pub model_provider: String,
     pub model_id: String,
     /// Names of the other function-valued options (top-level or under `options`, e.g.
-    /// `getContext`), called through the host's caller (`scorers::llm::callbacks`).
+    /// `getContext`), called through the host's caller (`scorers::llm::callbacks`); a Mastra
+    /// extractor callback the scorer does not take (e.g. `sourceExtractor`) is a TypeError
+    /// (JSON drops functions: it would otherwise vanish silently).
     pub functions: Vec<String>,
 }
 
@@ -123,6 +125,18 @@ impl FactoryDescriptor {
             d.context_extractor
         ));
         }
+        // a Mastra extractor callback oxeval does not take (e.g. summarization's
+        // sourceExtractor): say so rather than ignore it
+        if let Some(path) = d.functions.iter().find(|p| {
+            p.rsplit('.').next().is_some_and(|name| {
+                name.ends_with("Extractor")
+                    && !(spec.context_extractor && name == "contextExtractor")
+            })
+        }) {
+            return bad(format!(
+                "{factory}(): options.{path} is a callback oxeval does not take for this scorer; pass the text it would return as data instead (see the scorer's options and run fields)"
+            ));
+        }
         Ok(())
     }
 }
@@ -138,6 +152,26 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &hallucination::SPEC,
     &context_precision::SPEC,
     &context_recall::SPEC,
+    &context_relevance_llm::SPEC,
+    &answer_similarity::SPEC,
+    &summarization::SPEC,
+    &noise_sensitivity::SPEC,
+];
+
+/// A schema function (see [`schema_of`]).
+pub type SchemaFn = fn() -> Schema;
+
+/// Run fields a scorer reads besides `input`, `output`, `groundTruth` and `context`, by
+/// factory: their schema types the generated `…Run` (one line per scorer that has any).
+pub static RUN_FIELDS: &[(&str, SchemaFn)] = &[
+    (
+        summarization::SPEC.factory,
+        schema_of::<summarization::JsRunFields>,
+    ),
+    (
+        noise_sensitivity::SPEC.factory,
+        schema_of::<noise_sensitivity::JsRunFields>,
+    ),
 ];
 
 /// The spec of a factory name.
@@ -206,6 +240,9 @@ fn describe_scorers() -> Value {
                     "options": (s.options)().to_value(),
                     "preprocess": schema(s.preprocess),
                     "analyze": schema(s.analyze),
+                    "runFields": schema(
+                        RUN_FIELDS.iter().find(|(f, _)| *f == s.factory).map(|(_, f)| *f)
+                    ),
                 })
             })
             .collect(),
@@ -249,7 +286,11 @@ mod tests {
         assert_eq!(factories.len(), REGISTRY.len());
         assert_eq!(ids.len(), REGISTRY.len());
         for (item, spec) in items.iter().zip(REGISTRY) {
-            assert!(spec.factory.starts_with("create") && spec.factory.ends_with("Scorer"));
+            // Mastra's names: `create…Scorer`, or `create…ScorerLLM` for its LLM variants
+            assert!(
+                spec.factory.starts_with("create")
+                    && (spec.factory.ends_with("Scorer") || spec.factory.ends_with("ScorerLLM"))
+            );
             assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
         }
         assert!(find("createAnswerRelevancyScorer").is_some());
@@ -273,6 +314,31 @@ mod tests {
         assert!(e
             .message
             .contains("no scorer factory named 'createNopeScorer'"));
+    }
+
+    #[test]
+    fn an_extractor_callback_the_scorer_does_not_take_is_a_type_error() {
+        let d = |functions: &[&str]| FactoryDescriptor {
+            kind: "object".into(),
+            functions: functions.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let summarization = find("createSummarizationScorer").unwrap();
+        let e = d(&["sourceExtractor"])
+            .check("createSummarizationScorer", summarization)
+            .unwrap_err();
+        assert!(
+            e.message.starts_with("createSummarizationScorer(): options.sourceExtractor is a callback oxeval does not take"),
+            "{}",
+            e.message
+        );
+        // other functions (e.g. Mastra's prepareRun hooks) are not this check's business
+        assert!(d(&["onDone"])
+            .check("createSummarizationScorer", summarization)
+            .is_ok());
+        assert!(d(&[])
+            .check("createSummarizationScorer", summarization)
+            .is_ok());
     }
 
     #[test]
