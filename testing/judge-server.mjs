@@ -738,6 +738,7 @@ const STOPWORDS = new Set(
 )
 
 const KNOWN_SCHEMAS = new Set([
+  'noise_sensitivity_analysis',
   'answer_relevancy_statements',
   'answer_relevancy_verdicts',
   'factual_correctness_claims',
@@ -839,6 +840,27 @@ export function heuristicJudge(req) {
         return { statement: String(statement), reason, verdict }
       })
       return { json: { statements } }
+    }
+    case 'noise_sensitivity_analysis': {
+      // Mastra's five dimensions; the impact from how much of the baseline the noisy answer keeps
+      const base = [...contentWords(pick(data, 'baselineResponse') ?? '', 3)]
+      const noisy = contentWords(pick(data, 'noisyResponse', 'output') ?? '', 3)
+      const kept = base.length ? base.filter((w) => noisy.has(w)).length / base.length : 1
+      const impactLevel = kept >= 0.95 ? 'none' : kept >= 0.7 ? 'minimal' : kept >= 0.4 ? 'moderate' : 'significant'
+      const dims = ['content_accuracy', 'completeness', 'relevance', 'consistency', 'hallucination_resistance']
+      return {
+        json: {
+          dimensions: dims.map((dimension) => ({
+            dimension,
+            impactLevel,
+            specificChanges: `${Math.round(kept * 100)}% of the baseline's content words are kept.`,
+            noiseInfluence: 'Word-overlap heuristic of the scripted judge.',
+          })),
+          overallAssessment: `The noisy answer keeps ${Math.round(kept * 100)}% of the baseline's content words.`,
+          majorIssues: [],
+          robustnessScore: Math.round(kept * 100) / 100,
+        },
+      }
     }
     case 'nv_rating_0_2_4':
     case 'nv_rating_0_1_2': {
@@ -943,7 +965,7 @@ export function schemaInstance(schema, data = {}) {
     }
     return cur ?? {}
   }
-  const gen = (raw, key, element, depth, idx = 0) => {
+  const gen = (raw, key, element, depth, idx = 0, parentList = undefined) => {
     const s = resolve(raw)
     if (depth > 24) return null
     if (Array.isArray(s.enum) && s.enum.length) {
@@ -955,7 +977,7 @@ export function schemaInstance(schema, data = {}) {
     const union = s.anyOf ?? s.oneOf
     if (Array.isArray(union) && union.length) {
       const pickOne = union.map(resolve).find((u) => u.type !== 'null') ?? union[0]
-      return gen(pickOne, key, element, depth + 1, idx)
+      return gen(pickOne, key, element, depth + 1, idx, parentList)
     }
     let type = s.type
     if (Array.isArray(type)) type = type.find((t) => t !== 'null') ?? type[0]
@@ -964,7 +986,7 @@ export function schemaInstance(schema, data = {}) {
     switch (type) {
       case 'object': {
         const out = {}
-        for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = gen(v, k, element, depth + 1, idx)
+        for (const [k, v] of Object.entries(s.properties ?? {})) out[k] = gen(v, k, element, depth + 1, idx, key)
         return out
       }
       case 'array': {
@@ -972,30 +994,38 @@ export function schemaInstance(schema, data = {}) {
         const itemIsString = item.type === 'string' && !item.enum
         let n
         let elements = []
+        let alignedName
         if (itemIsString) {
           elements = splitSentences(longest)
           if (elements.length === 0) elements = ['(test judge) no text in DATA']
           n = elements.length
         } else {
-          elements = lists.length ? lists[0][1] : [undefined]
+          // align with the DATA list the items judge: one about retrieved passages when the
+          // item carries an index (context precision/relevance), else the claims/statements
+          const indexed = Object.keys(item.properties ?? {}).some((k) => /index/i.test(k))
+          const aligned = lists.find(([name]) => /context|passage/i.test(name) === indexed) ?? lists[0]
+          elements = aligned ? aligned[1] : [undefined]
+          alignedName = aligned ? aligned[0] : undefined
           n = elements.length
         }
         if (typeof s.minItems === 'number') n = Math.max(n, s.minItems)
         if (typeof s.maxItems === 'number') n = Math.min(n, s.maxItems)
-        return Array.from({ length: n }, (_, i) => (itemIsString ? (elements[i] ?? elements[0]) : gen(s.items ?? {}, key, elements[i] ?? elements[0], depth + 1, i)))
+        return Array.from({ length: n }, (_, i) => (itemIsString ? (elements[i] ?? elements[0]) : gen(s.items ?? {}, alignedName, elements[i] ?? elements[0], depth + 1, i)))
       }
       case 'string': {
-        if (key && element !== undefined) {
-          const singular = lists.find(([name]) => name === key || name === `${key}s` || name.replace(/s$/, '') === key)
-          if (singular) return typeof element === 'string' ? element : JSON.stringify(element)
+        // the item's own text under the singular of its list's name (`statement` of `statements`)
+        if (key && element !== undefined && parentList && (parentList === `${key}s` || parentList === key || parentList.replace(/s$/, '') === key)) {
+          return typeof element === 'string' ? element : JSON.stringify(element)
         }
         if (key && REASON_KEYS.test(key)) return 'Default reply of the oxeval test judge.'
-        return typeof element === 'string' ? element : 'test'
+        if (key && /^(verdict|result|answer|label)$/i.test(key)) return 'yes'
+        return 'test'
       }
       case 'integer':
         if (key && /index/i.test(key)) return idx
         return typeof s.maximum === 'number' ? Math.floor(s.maximum) : 1
       case 'number':
+        if (key && /index/i.test(key)) return idx
         return typeof s.maximum === 'number' ? s.maximum : 1
       case 'boolean':
         return true
