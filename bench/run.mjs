@@ -1,6 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,runevals,ragas|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas|all]
+//        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
 // The ragas suite creates (or reuses) a Python venv in .bench/venv from bench/ragas/requirements.txt.
@@ -114,6 +115,20 @@ if (want('throughput')) {
   console.log(
     `  floor for this judge, measured: a raw node:http client making the same 3 sequential POSTs per run at concurrency ${conc} took ${raw.wallMs} ms → oxeval at ${(r.wallMs / raw.wallMs).toFixed(3)}× of it`,
   )
+}
+
+// The Mastra RAG and answer-quality scorers, each side by side with @mastra/evals on the same
+// judge (bench/rag-a.mjs: faithfulness, hallucination, context precision, context recall;
+// bench/rag-b.mjs: context relevance (LLM), answer similarity, summarization, noise sensitivity).
+if (want('rag')) {
+  for (const [script, args] of [
+    ['bench/rag-a.mjs', ['--runs', flag('rag-runs', '300'), '--slow-runs', '20']],
+    ['bench/rag-b.mjs', ['--runs', flag('rag-runs', '300'), '--latency-runs', '30']],
+  ]) {
+    console.log(`\n${script} ${args.join(' ')}`)
+    const r = spawnSync('node', [script, ...args], { cwd: root, stdio: 'inherit' })
+    if (r.status !== 0) console.log(`${script} failed (status ${r.status})`)
+  }
 }
 
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,
