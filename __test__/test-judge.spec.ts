@@ -123,3 +123,28 @@ describe('rules', () => {
     expect(thrownBy(() => judge.addRule({} as Any))).toBeInstanceOf(TypeError)
   })
 })
+
+describe('schemaInstance (defaults for steps the heuristic judge does not know)', () => {
+  it('shapes a reply by the schema and the DATA', async () => {
+    const { schemaInstance } = await import('../testing/judge-server.mjs')
+    const schema = {
+      type: 'object',
+      properties: {
+        verdicts: { type: 'array', items: { $ref: '#/$defs/V' } },
+        missingItems: { type: 'array', items: { type: 'string' } },
+        summary: { type: 'string' },
+        score: { type: 'number', maximum: 4 },
+      },
+      $defs: { V: { type: 'object', properties: { claim: { type: 'string' }, verdict: { type: 'string' }, reason: { type: 'string' }, ok: { type: 'boolean' } } } },
+    }
+    const out = schemaInstance(schema, { context: ['c1', 'c2', 'c3'], claims: ['A.', 'B.'] }) as Any
+    expect(out.verdicts).toHaveLength(2) // aligned with the claims, not the contexts
+    expect(out.verdicts[1]).toEqual({ claim: 'B.', verdict: 'yes', reason: 'Default reply of the oxeval test judge.', ok: true })
+    expect(out.missingItems).toEqual([])
+    expect(out.summary).toBe('test')
+    expect(out.score).toBe(4)
+    const indexed = schemaInstance({ type: 'object', properties: { v: { type: 'array', items: { type: 'object', properties: { context_index: { type: 'number' } } } } } }, { claims: ['x'], context: ['a', 'b'] }) as Any
+    expect(indexed.v).toEqual([{ context_index: 0 }, { context_index: 1 }])
+    expect(schemaInstance({ type: 'object', properties: { claims: { type: 'array', items: { type: 'string' } } } }, { output: 'One. Two!' })).toEqual({ claims: ['One.', 'Two!'] })
+  })
+})

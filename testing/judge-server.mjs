@@ -739,6 +739,18 @@ const STOPWORDS = new Set(
 
 const KNOWN_SCHEMAS = new Set([
   'noise_sensitivity_analysis',
+  'faithfulness_claims',
+  'faithfulness_verdicts',
+  'hallucination_claims',
+  'hallucination_verdicts',
+  'context_precision_verdicts',
+  'context_recall_claims',
+  'context_recall_verdicts',
+  'context_relevance_llm_analysis',
+  'answer_similarity_units',
+  'answer_similarity_analysis',
+  'summarization_source_judgement',
+  'summarization_coverage',
   'answer_relevancy_statements',
   'answer_relevancy_verdicts',
   'factual_correctness_claims',
@@ -754,6 +766,16 @@ function contentWords(text, minLen = 3) {
     .split(/[^\p{L}\p{N}]+/u)
   return new Set(words.filter((w) => w.length >= minLen && !STOPWORDS.has(w)))
 }
+
+/** Share of `a`'s content words found in `b` (1 when `a` has none). */
+function overlap(a, b) {
+  const aw = [...contentWords(a, 3)]
+  if (!aw.length) return 1
+  const bw = b instanceof Set ? b : contentWords(b, 3)
+  return aw.filter((w) => bw.has(w)).length / aw.length
+}
+
+const joined = (v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\n') : String(v ?? ''))
 
 function splitSentences(text) {
   return String(text ?? '')
@@ -841,6 +863,97 @@ export function heuristicJudge(req) {
       })
       return { json: { statements } }
     }
+    case 'faithfulness_claims':
+    case 'hallucination_claims':
+      return { json: { claims: splitSentences(pick(data, 'output', 'text') ?? '') } }
+    case 'context_recall_claims':
+      return { json: { claims: splitSentences(pick(data, 'ground_truth', 'groundTruth', 'reference') ?? '') } }
+    case 'faithfulness_verdicts':
+    case 'context_recall_verdicts': {
+      // supported when most of the claim's content words are in the context
+      const ctx = contentWords(joined(data.context), 3)
+      const claims = Array.isArray(data.claims) ? data.claims : []
+      const faith = schema === 'faithfulness_verdicts'
+      const verdicts = claims.map((c) => {
+        const o = overlap(c, ctx)
+        const verdict = o > 0.5 ? 'yes' : faith && o > 0.2 ? 'unsure' : 'no'
+        return { verdict, reason: `${Math.round(o * 100)}% of the claim's content words appear in the context.` }
+      })
+      return { json: { verdicts } }
+    }
+    case 'hallucination_verdicts': {
+      const ctx = contentWords(joined(data.context), 3)
+      const claims = Array.isArray(data.claims) ? data.claims : []
+      const verdicts = claims.map((c) => {
+        const o = overlap(c, ctx)
+        return { statement: String(c), verdict: o > 0.5 ? 'no' : 'yes', reason: `${Math.round(o * 100)}% of the claim's content words appear in the context.` }
+      })
+      return { json: { verdicts } }
+    }
+    case 'context_precision_verdicts': {
+      const out = contentWords(`${pick(data, 'output') ?? ''} ${pick(data, 'input') ?? ''}`, 3)
+      const pieces = Array.isArray(data.context) ? data.context : []
+      const verdicts = pieces.map((p, i) => {
+        const o = overlap(p, out)
+        return { context_index: i, verdict: o >= 0.3 ? 'yes' : 'no', reason: `${Math.round(o * 100)}% of the piece's content words appear in the question or answer.` }
+      })
+      return { json: { verdicts } }
+    }
+    case 'context_relevance_llm_analysis': {
+      const q = contentWords(pick(data, 'query', 'input') ?? '', 3)
+      const r = contentWords(pick(data, 'response', 'output') ?? '', 3)
+      const pieces = Array.isArray(data.context) ? data.context : []
+      const evaluations = pieces.map((p, i) => {
+        const o = overlap(p, q)
+        const relevanceLevel = o >= 0.5 ? 'high' : o >= 0.25 ? 'medium' : o > 0 ? 'low' : 'none'
+        return { context_index: i, contextPiece: String(p), relevanceLevel, wasUsed: overlap(p, r) >= 0.3, reasoning: `${Math.round(o * 100)}% of the piece's content words appear in the query.` }
+      })
+      return { json: { evaluations, missingContext: [], overallAssessment: `${evaluations.filter((e) => e.relevanceLevel === 'high').length} of ${evaluations.length} pieces are highly relevant (word-overlap heuristic).` } }
+    }
+    case 'answer_similarity_units':
+      return { json: { outputUnits: splitSentences(pick(data, 'output') ?? ''), groundTruthUnits: splitSentences(pick(data, 'groundTruth', 'ground_truth') ?? '') } }
+    case 'answer_similarity_analysis': {
+      const outs = Array.isArray(data.outputUnits) ? data.outputUnits.map(String) : []
+      const gts = Array.isArray(data.groundTruthUnits) ? data.groundTruthUnits.map(String) : []
+      const norm = (t) => [...contentWords(t, 1)].sort().join(' ')
+      const used = new Set()
+      const matches = gts.map((g) => {
+        let best = null
+        let bestO = 0
+        for (const o of outs) {
+          const v = overlap(g, o)
+          if (v > bestO) {
+            bestO = v
+            best = o
+          }
+        }
+        if (best !== null) used.add(best)
+        const matchType = best !== null && norm(best) === norm(g) ? 'exact' : bestO >= 0.7 ? 'semantic' : bestO >= 0.3 ? 'partial' : 'missing'
+        return { groundTruthUnit: g, outputUnit: matchType === 'missing' ? null : best, matchType, explanation: `${Math.round(bestO * 100)}% of the unit's content words are in the output.` }
+      })
+      return { json: { matches, extraInOutput: outs.filter((o) => !used.has(o)), contradictions: [] } }
+    }
+    case 'summarization_source_judgement': {
+      const src = contentWords(pick(data, 'source') ?? '', 3)
+      const alignment = splitSentences(pick(data, 'summary', 'output') ?? '').map((claim) => {
+        const o = overlap(claim, src)
+        return { claim, supported: o > 0.5, reason: `${Math.round(o * 100)}% of the claim's content words are in the source.` }
+      })
+      const max = Number(data.maxQuestions) || 10
+      const questions = splitSentences(pick(data, 'source') ?? '')
+        .slice(0, max)
+        .map((sentence) => `Does the summary say that ${sentence.replace(/[.!?]+$/, '').replace(/^./, (c) => c.toLowerCase())}?`)
+      return { json: { alignment, questions } }
+    }
+    case 'summarization_coverage': {
+      const sum = contentWords(pick(data, 'summary', 'output') ?? '', 3)
+      const qs = Array.isArray(data.questions) ? data.questions.map(String) : []
+      const coverage = qs.map((question) => {
+        const o = overlap(question.replace(/^Does the summary say that /, ''), sum)
+        return { question, answered: o >= 0.5, reason: `${Math.round(o * 100)}% of the question's content words are in the summary.` }
+      })
+      return { json: { coverage } }
+    }
     case 'noise_sensitivity_analysis': {
       // Mastra's five dimensions; the impact from how much of the baseline the noisy answer keeps
       const base = [...contentWords(pick(data, 'baselineResponse') ?? '', 3)]
@@ -885,13 +998,18 @@ export function heuristicJudge(req) {
           ? data.score
           : Object.values(data).find((v) => typeof v === 'number')
       if (score === undefined) return { content: 'The score reflects how well the output addresses the input according to the heuristic judge.' }
-      if (Array.isArray(data.verdicts)) {
+      if (Array.isArray(data.verdicts) && data.verdicts.some((v) => v && 'result' in v)) {
         // answer relevancy reason: count the verdicts it was given
         const n = data.verdicts.length
         const count = (v) => data.verdicts.filter((x) => String(x?.result).trim().toLowerCase() === v).length
         return {
           content: `The score is ${score} because ${count('yes')} of ${n} statements address the input, ${count('unsure')} partly and ${count('no')} not at all (word-overlap heuristic).`,
         }
+      }
+      if (Array.isArray(data.verdicts)) {
+        const n = data.verdicts.length
+        const yes = data.verdicts.filter((x) => String(x?.verdict).trim().toLowerCase() === 'yes').length
+        return { content: `The score is ${score} because ${yes} of ${n} verdicts are "yes" (word-overlap heuristic).` }
       }
       const high = Number(score) >= 0.5
       return {
@@ -947,7 +1065,8 @@ const REASON_KEYS = /reason|explanation|assessment|rationale|analysis|justificat
  * enums, `$ref`s to `$defs`, nullable unions), shaped by the prompt's DATA: an array of objects
  * gets one item per element of the DATA's first non-empty list (so verdict counts match the
  * statements or contexts they judge; an `…index` integer is the item's position), an array of strings gets the sentences of the DATA's
- * longest text, a string property named like a DATA list's singular (`statement` for
+ * longest text, a list of problems (`missing…`, `extra…`, `contradictions`, `…issues`) is empty,
+ * a string property named like a DATA list's singular (`statement` for
  * `statements`) copies that element, enums prefer "yes", numbers take their maximum.
  * @param {object} schema
  * @param {Record<string, unknown>} [data]
@@ -990,6 +1109,8 @@ export function schemaInstance(schema, data = {}) {
         return out
       }
       case 'array': {
+        // lists of problems (missing, extra, contradictions, issues) default to none
+        if (key && /missing|extra|contradiction|issue|unsupported|error/i.test(key) && !(typeof s.minItems === 'number' && s.minItems > 0)) return []
         const item = resolve(s.items ?? {})
         const itemIsString = item.type === 'string' && !item.enum
         let n
