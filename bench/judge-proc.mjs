@@ -120,6 +120,8 @@ const faultRate = Number(process.env.JUDGE_FAULT_RATE || 0)
 const server = await startJudgeServer({
   handler: shapeJudge,
   latencyMs,
+  // hundreds of thousands of requests: keep no history (memory of this process stays flat)
+  maxRecorded: 100,
   hangMs: Number(process.env.JUDGE_HANG_MS || 30000),
   ...(faultRate > 0 ? { faults: { rate: faultRate, seed: Number(process.env.JUDGE_FAULT_SEED || 1) } } : {}),
 })

@@ -134,7 +134,8 @@ if (want('rag')) {
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,
 // oxeval's runEvals (no target) vs Mastra's runEvals (a mock-model Agent target, the lightest it
 // accepts), same concurrency; then 100 000 items with keepItems: false against the instant judge
-// (RSS sampled every second: the plateau is the median of the second half).
+// at concurrency 8 (the default) and 64 (RSS sampled every second: the plateau is the median of
+// the second half).
 if (want('runevals')) {
   const evalsWorker = (lib, url, items, conc, keep) => {
     const r = spawnSync('node', ['bench/run-evals-worker.mjs', lib, url, String(items), String(conc), String(keep)], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
@@ -167,11 +168,14 @@ if (want('runevals')) {
   if (big > 0 && (!only || only === 'oxeval')) {
     const fast = await startJudge(0)
     try {
-      process.stdout.write(`runEvals oxeval: ${big} items × 2 scorers, keepItems: false, concurrency 64, instant judge… `)
-      const r = evalsWorker('oxeval', fast.url, big, 64, false)
-      const tail = r.rssSamplesMb.slice(Math.floor(r.rssSamplesMb.length / 2)).sort((a, b) => a - b)
-      const plateau = tail.length ? tail[Math.floor(tail.length / 2)] : r.peakRssMb
-      console.log(`${r.wallMs} ms, ${r.totalItems} items, coverage ${JSON.stringify(Object.values(r.coverage).map((c) => `${c.scored}/${c.total}`))}, RSS plateau ${plateau} MB (second-half median; max ${Math.max(...tail)} MB), peak ${r.peakRssMb} MB`)
+      // the default concurrency (8), then 64 items in flight
+      for (const c of [8, 64]) {
+        process.stdout.write(`runEvals oxeval: ${big} items × 2 scorers, keepItems: false, concurrency ${c}, instant judge… `)
+        const r = evalsWorker('oxeval', fast.url, big, c, false)
+        const tail = r.rssSamplesMb.slice(Math.floor(r.rssSamplesMb.length / 2)).sort((a, b) => a - b)
+        const plateau = tail.length ? tail[Math.floor(tail.length / 2)] : r.peakRssMb
+        console.log(`${r.wallMs} ms, ${r.totalItems} items, coverage ${JSON.stringify(Object.values(r.coverage).map((x) => `${x.scored}/${x.total}`))}, RSS plateau ${plateau} MB (second-half median; max ${Math.max(...tail)} MB), peak ${r.peakRssMb} MB`)
+      }
     } finally {
       await fast.stopAndWait()
     }

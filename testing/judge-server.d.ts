@@ -168,6 +168,8 @@ export interface FaultOptions {
 }
 
 export interface JudgeServerOptions {
+  /** Keep only the latest N requests in `requests` (default: all); for long benchmark/soak judges. */
+  maxRecorded?: number
   /** Default reply when no rule/queue entry applies (typically a function, e.g. heuristicJudge). */
   handler?: Reply
   /** Delay added to every answer, ms (default 0). */

@@ -175,6 +175,7 @@ function normalizeReply(value) {
 export async function startJudgeServer(options = {}) {
   const latencyMs = Math.max(0, Number(options.latencyMs ?? 0) || 0)
   const hangMs = Math.max(0, Number(options.hangMs ?? 30000))
+  const maxRecorded = Math.max(1, Number(options.maxRecorded ?? Infinity) || Infinity)
   const faultRate = Math.min(1, Math.max(0, Number(options.faults?.rate ?? 0) || 0))
   const faultSeed = Number(options.faults?.seed ?? 0) >>> 0
   const faultKinds = options.faults?.kinds?.length ? [...options.faults.kinds] : [...RANDOM_FAULT_KINDS]
@@ -524,6 +525,8 @@ export async function startJudgeServer(options = {}) {
       status: null,
     }
     requests.push(rec)
+    // a long-running judge (benchmarks, soaks) keeps only the latest records
+    if (requests.length > maxRecorded) requests.splice(0, requests.length - maxRecorded)
     notifyWaiters()
     return rec
   }
