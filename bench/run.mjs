@@ -137,8 +137,8 @@ if (want('rag')) {
 // at concurrency 8 (the default) and 64 (RSS sampled every second: the plateau is the median of
 // the second half).
 if (want('runevals')) {
-  const evalsWorker = (lib, url, items, conc, keep) => {
-    const r = spawnSync('node', ['bench/run-evals-worker.mjs', lib, url, String(items), String(conc), String(keep)], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+  const evalsWorker = (lib, url, items, conc, keep, nodeFlags = []) => {
+    const r = spawnSync('node', [...nodeFlags, 'bench/run-evals-worker.mjs', lib, url, String(items), String(conc), String(keep)], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
     const line = r.stdout.trim().split('\n').pop()
     try {
       return JSON.parse(line)
@@ -169,9 +169,9 @@ if (want('runevals')) {
     const fast = await startJudge(0)
     try {
       // the default concurrency (8), then 64 items in flight
-      for (const c of [8, 64]) {
-        process.stdout.write(`runEvals oxeval: ${big} items × 2 scorers, keepItems: false, concurrency ${c}, instant judge… `)
-        const r = evalsWorker('oxeval', fast.url, big, c, false)
+      for (const [c, flags] of [[8, []], [64, []], [8, ['--max-semi-space-size=4']]]) {
+        process.stdout.write(`runEvals oxeval: ${big} items × 2 scorers, keepItems: false, concurrency ${c}${flags.length ? ` (node ${flags.join(' ')})` : ''}, instant judge… `)
+        const r = evalsWorker('oxeval', fast.url, big, c, false, flags)
         const tail = r.rssSamplesMb.slice(Math.floor(r.rssSamplesMb.length / 2)).sort((a, b) => a - b)
         const plateau = tail.length ? tail[Math.floor(tail.length / 2)] : r.peakRssMb
         console.log(`${r.wallMs} ms, ${r.totalItems} items, coverage ${JSON.stringify(Object.values(r.coverage).map((x) => `${x.scored}/${x.total}`))}, RSS plateau ${plateau} MB (second-half median; max ${Math.max(...tail)} MB), peak ${r.peakRssMb} MB`)
