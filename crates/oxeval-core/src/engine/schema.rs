@@ -100,6 +100,18 @@ macro_rules! step_output {
             }
         }
     };
+    // with a `normalize` hook (run on the judge's JSON before the schema check)
+    ($t:ty, $name:literal, normalize($json:ident) $body:block) => {
+        impl $crate::engine::schema::StepOutput for $t {
+            fn schema() -> &'static $crate::engine::schema::StepSchema {
+                static SCHEMA: ::std::sync::OnceLock<$crate::engine::schema::StepSchema> =
+                    ::std::sync::OnceLock::new();
+                SCHEMA.get_or_init(|| $crate::engine::schema::StepSchema::build::<$t>($name))
+            }
+
+            fn normalize($json: &mut ::serde_json::Value) $body
+        }
+    };
 }
 
 fn strip_annotations(v: &mut Value) {

@@ -8,7 +8,6 @@
 mod prompts;
 
 use super::common::{judge_from_options, reference_text};
-use crate::engine::schema::{StepOutput, StepSchema};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::{scorer_bool, scorer_number_in};
@@ -130,27 +129,10 @@ pub struct Analysis {
     pub contradictions: Vec<Contradiction>,
 }
 
-impl StepOutput for Analysis {
-    fn schema() -> &'static StepSchema {
-        static SCHEMA: std::sync::OnceLock<StepSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| StepSchema::build::<Analysis>("answer_similarity_analysis"))
-    }
-
-    /// `" Exact "` means `exact`: match types are trimmed and lowercased.
-    fn normalize(json: &mut Value) {
-        let Some(items) = json.get_mut("matches").and_then(Value::as_array_mut) else {
-            return;
-        };
-        for item in items {
-            if let Some(Value::String(t)) = item.get_mut("matchType") {
-                let n = t.trim().to_lowercase();
-                if n != *t {
-                    *t = n;
-                }
-            }
-        }
-    }
-}
+// `" Exact "` means `exact`: match types are trimmed and lowercased.
+crate::step_output!(Analysis, "answer_similarity_analysis", normalize(json) {
+    crate::scorers::llm::verdicts::normalize_labels(json, "matches", "matchType");
+});
 
 /// Scorer options after defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]

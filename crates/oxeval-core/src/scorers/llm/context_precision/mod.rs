@@ -94,19 +94,9 @@ pub struct Verdicts {
     pub verdicts: Vec<Verdict>,
 }
 
-impl crate::engine::schema::StepOutput for Verdicts {
-    fn schema() -> &'static crate::engine::schema::StepSchema {
-        static SCHEMA: std::sync::OnceLock<crate::engine::schema::StepSchema> =
-            std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            crate::engine::schema::StepSchema::build::<Verdicts>("context_precision_verdicts")
-        })
-    }
-
-    fn normalize(json: &mut Value) {
+crate::step_output!(Verdicts, "context_precision_verdicts", normalize(json) {
         normalize_labels(json, "verdicts", "verdict");
-    }
-}
+});
 
 /// Whether a context piece is relevant to producing the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

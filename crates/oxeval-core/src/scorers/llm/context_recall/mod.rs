@@ -100,19 +100,9 @@ pub struct Verdicts {
     pub verdicts: Vec<Verdict>,
 }
 
-impl crate::engine::schema::StepOutput for Verdicts {
-    fn schema() -> &'static crate::engine::schema::StepSchema {
-        static SCHEMA: std::sync::OnceLock<crate::engine::schema::StepSchema> =
-            std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| {
-            crate::engine::schema::StepSchema::build::<Verdicts>("context_recall_verdicts")
-        })
-    }
-
-    fn normalize(json: &mut Value) {
+crate::step_output!(Verdicts, "context_recall_verdicts", normalize(json) {
         normalize_labels(json, "verdicts", "verdict");
-    }
-}
+});
 
 /// Whether a ground-truth claim can be attributed to the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -10,7 +10,6 @@ mod prompts;
 
 use super::common::judge_from_options;
 use super::context::{context_option, retrieved_contexts};
-use crate::engine::schema::{StepOutput, StepSchema};
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::{nested_number_in, scorer_number_in, scorer_object};
@@ -134,27 +133,10 @@ pub struct Analysis {
     pub overall_assessment: String,
 }
 
-impl StepOutput for Analysis {
-    fn schema() -> &'static StepSchema {
-        static SCHEMA: std::sync::OnceLock<StepSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| StepSchema::build::<Analysis>("context_relevance_llm_analysis"))
-    }
-
-    /// `" High "` means `high`: levels are trimmed and lowercased before validation.
-    fn normalize(json: &mut Value) {
-        let Some(items) = json.get_mut("evaluations").and_then(Value::as_array_mut) else {
-            return;
-        };
-        for item in items {
-            if let Some(Value::String(l)) = item.get_mut("relevanceLevel") {
-                let t = l.trim().to_lowercase();
-                if t != *l {
-                    *l = t;
-                }
-            }
-        }
-    }
-}
+// `" High "` means `high`: levels are trimmed and lowercased before validation.
+crate::step_output!(Analysis, "context_relevance_llm_analysis", normalize(json) {
+    crate::scorers::llm::verdicts::normalize_labels(json, "evaluations", "relevanceLevel");
+});
 
 /// Score penalties after defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]

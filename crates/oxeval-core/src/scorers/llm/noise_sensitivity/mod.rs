@@ -8,7 +8,6 @@
 mod prompts;
 
 use super::common::judge_from_options;
-use crate::engine::schema::{StepOutput, StepSchema};
 use crate::engine::{Judge, RunContext};
 use crate::error::{type_name, InvalidArgument};
 use crate::options::{nested_number_in, opt_object, scorer_object, scorer_value, wrong_type};
@@ -163,27 +162,10 @@ pub struct Analysis {
     pub robustness_score: f64,
 }
 
-impl StepOutput for Analysis {
-    fn schema() -> &'static StepSchema {
-        static SCHEMA: std::sync::OnceLock<StepSchema> = std::sync::OnceLock::new();
-        SCHEMA.get_or_init(|| StepSchema::build::<Analysis>("noise_sensitivity_analysis"))
-    }
-
-    /// `" Minimal "` means `minimal`: impact levels are trimmed and lowercased.
-    fn normalize(json: &mut Value) {
-        let Some(items) = json.get_mut("dimensions").and_then(Value::as_array_mut) else {
-            return;
-        };
-        for item in items {
-            if let Some(Value::String(l)) = item.get_mut("impactLevel") {
-                let t = l.trim().to_lowercase();
-                if t != *l {
-                    *l = t;
-                }
-            }
-        }
-    }
-}
+// `" Minimal "` means `minimal`: impact levels are trimmed and lowercased.
+crate::step_output!(Analysis, "noise_sensitivity_analysis", normalize(json) {
+    crate::scorers::llm::verdicts::normalize_labels(json, "dimensions", "impactLevel");
+});
 
 /// The five dimensions, each once: what the analysis must cover (a soft expectation).
 fn dimensions_problem(a: &Analysis) -> Option<String> {
