@@ -206,6 +206,23 @@ impl<'a> Pipeline<'a> {
         self.take(step, call)
     }
 
+    /// The `preprocess` step of a Mastra-shaped scorer: one structured call whose prompt and
+    /// value become `preprocessPrompt` / `preprocessStepResult`; the step is then complete.
+    pub async fn preprocess<T: StepOutput + serde::Serialize>(
+        &mut self,
+        system: &str,
+        prompt: String,
+    ) -> Result<T, RunError> {
+        let value = self
+            .structured::<T>("preprocess", system, &prompt)
+            .await?
+            .value;
+        self.result.preprocess_prompt = Some(prompt);
+        self.result.preprocess_step_result = serde_json::to_value(&value).ok();
+        self.complete("preprocess");
+        Ok(value)
+    }
+
     /// One structured judge call for `step` with a soft expectation (see
     /// [`Judge::structured_expect`]).
     pub async fn structured_expect<T: StepOutput>(

@@ -296,15 +296,11 @@ impl AnswerRelevancy {
             return p.finish();
         }
 
-        let prompt = prompts::extract_prompt(&answer);
         let extracted = p
-            .structured::<Statements>("preprocess", INSTRUCTIONS, &prompt)
+            .preprocess::<Statements>(INSTRUCTIONS, prompts::extract_prompt(&answer))
             .await?;
-        p.result.preprocess_prompt = Some(prompt);
-        p.result.preprocess_step_result = serde_json::to_value(&extracted.value).ok();
-        p.complete("preprocess");
 
-        let statements = extracted.value.statements;
+        let statements = extracted.statements;
         let verdicts = if statements.is_empty() {
             p.result.analyze_step_result =
                 serde_json::to_value(AnalyzeStep { results: vec![] }).ok();

@@ -288,14 +288,9 @@ impl AnswerSimilarity {
             return p.finish();
         };
 
-        let prompt = prompts::extract_prompt(&output, &reference);
         let units = p
-            .structured::<Units>("preprocess", INSTRUCTIONS, &prompt)
-            .await?
-            .value;
-        p.result.preprocess_prompt = Some(prompt);
-        p.result.preprocess_step_result = serde_json::to_value(&units).ok();
-        p.complete("preprocess");
+            .preprocess::<Units>(INSTRUCTIONS, prompts::extract_prompt(&output, &reference))
+            .await?;
 
         let analysis = if units.ground_truth_units.is_empty() {
             // no ground-truth unit to match: no matches, score 0 (Mastra's formula)

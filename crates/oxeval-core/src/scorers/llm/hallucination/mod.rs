@@ -328,15 +328,11 @@ impl Hallucination {
             return p.finish();
         }
 
-        let prompt = prompts::extract_prompt(&answer);
         let extracted = p
-            .structured::<Claims>("preprocess", INSTRUCTIONS, &prompt)
+            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&answer))
             .await?;
-        p.result.preprocess_prompt = Some(prompt);
-        p.result.preprocess_step_result = serde_json::to_value(&extracted.value).ok();
-        p.complete("preprocess");
 
-        let claims = extracted.value.claims;
+        let claims = extracted.claims;
         let verdicts = if claims.is_empty() {
             p.result.analyze_step_result =
                 serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();

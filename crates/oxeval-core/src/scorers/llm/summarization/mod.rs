@@ -304,14 +304,12 @@ impl Summarization {
             return p.finish();
         }
 
-        let prompt = prompts::judge_source_prompt(&source, &summary, max_q);
         let judgement = p
-            .structured::<SourceJudgement>("preprocess", INSTRUCTIONS, &prompt)
-            .await?
-            .value;
-        p.result.preprocess_prompt = Some(prompt);
-        p.result.preprocess_step_result = serde_json::to_value(&judgement).ok();
-        p.complete("preprocess");
+            .preprocess::<SourceJudgement>(
+                INSTRUCTIONS,
+                prompts::judge_source_prompt(&source, &summary, max_q),
+            )
+            .await?;
 
         let asked: Vec<String> = judgement
             .questions
