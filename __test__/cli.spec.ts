@@ -466,6 +466,54 @@ describe('cache, Ctrl-C, progress (slow judge)', () => {
     expect(slow.requests.length).toBeLessThanOrEqual((40 - done) * 3)
   }, 60000)
 
+  it('SIGTERM mid-run: finished items are written and the exit status is 143', async () => {
+    const data = write('sigterm.jsonl', many())
+    const out = p('sigterm.out.jsonl')
+    slow.reset()
+    const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(slow), '--concurrency', '2', '--out', out], {
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          const lines = existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l.includes('"type":"item"')) : []
+          if (lines.length >= 2) {
+            clearInterval(poll)
+            child.kill('SIGTERM')
+          }
+        }, 50)
+        child.on('close', () => clearInterval(poll))
+      },
+    })
+    expect(r.code, r.stderr).toBe(143)
+    expect(r.stderr).toMatch(/SIGTERM: stopping/)
+    const res = readOut(out)
+    expect(res.items.length).toBeGreaterThanOrEqual(2)
+    expect(res.items.length).toBeLessThan(40)
+    expect(res.summary.aborted).toBe(true)
+  }, 60000)
+
+  it.skipIf(!existsSync('/usr/bin/script'))('a TTY: the live bar (cli-progress) with count, rate and ETA', async () => {
+    const data = write('tty.jsonl', jsonl(DATASET.slice(0, 6)))
+    const cmd = [process.execPath, CLI, 'run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(slow), '--concurrency', '1']
+      .map((a) => `'${String(a).replace(/'/g, `'\\''`)}'`)
+      .join(' ')
+    // util-linux script(1) runs the command on a pseudo-terminal (stdout and stderr are TTYs)
+    // (async: the judge server lives in this process)
+    const r = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+      const child = spawn('/usr/bin/script', ['-qec', cmd, '/dev/null'], { cwd: dir, env: { ...process.env, OXEVAL_MODEL: undefined } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stdout = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 25000)
+      child.on('close', (status) => {
+        clearTimeout(timer)
+        resolve({ status, stdout })
+      })
+    })
+    expect(r.status, r.stdout).toBe(0)
+    const text = r.stdout
+    expect(text).toMatch(/oxeval [\u2588\u2591]+ \d\/6 \| [\d.]+\/s \| ETA [^|]+\| errors 0/) // the bar, redrawn in place
+    expect(text).toMatch(/6\/6/)
+    expect(text).not.toMatch(/^oxeval: \d+\/6 items \(/m) // not the plain non-TTY lines
+  }, 30000)
+
   it('not a TTY: plain progress lines on stderr (periodic and final), no escape codes', async () => {
     const data = write('progress.jsonl', jsonl(DATASET.slice(0, 8)))
     const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(slow), '--concurrency', '1'])
