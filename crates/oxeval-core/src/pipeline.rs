@@ -223,6 +223,27 @@ impl<'a> Pipeline<'a> {
         Ok(value)
     }
 
+    /// A list of the analyze step's result as recorded (`analyzeStepResult[key]`), for the
+    /// reason prompt without a second copy of a large list; `[]` when absent.
+    pub fn analyzed(&self, key: &str) -> &Value {
+        static EMPTY: Value = Value::Array(Vec::new());
+        self.result
+            .analyze_step_result
+            .as_ref()
+            .and_then(|v| v.get(key))
+            .unwrap_or(&EMPTY)
+    }
+
+    /// The free-text `generateReason` step: its prompt and answer become
+    /// `generateReasonPrompt` / `reason`; the step is then complete.
+    pub async fn generate_reason(&mut self, system: &str, prompt: String) -> Result<(), RunError> {
+        let reason = self.text("generateReason", system, &prompt).await?;
+        self.result.generate_reason_prompt = Some(prompt);
+        self.result.reason = Some(reason);
+        self.complete("generateReason");
+        Ok(())
+    }
+
     /// One structured judge call for `step` with a soft expectation (see
     /// [`Judge::structured_expect`]).
     pub async fn structured_expect<T: StepOutput>(

@@ -334,19 +334,9 @@ impl AnswerRelevancy {
         p.result.score = Some(s);
         p.complete("generateScore");
 
-        // the verdicts as recorded in analyzeStepResult (no second copy of a large list)
-        let empty = Value::Array(Vec::new());
-        let recorded = p
-            .result
-            .analyze_step_result
-            .as_ref()
-            .and_then(|v| v.get("results"))
-            .unwrap_or(&empty);
+        let recorded = p.analyzed("results");
         let prompt = prompts::reason_prompt(&question, &answer, s, self.opts.scale, recorded);
-        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
-        p.result.generate_reason_prompt = Some(prompt);
-        p.result.reason = Some(reason);
-        p.complete("generateReason");
+        p.generate_reason(INSTRUCTIONS, prompt).await?;
         p.finish()
     }
 }

@@ -316,10 +316,7 @@ impl AnswerSimilarity {
         let null = Value::Null;
         let recorded = p.result.analyze_step_result.as_ref().unwrap_or(&null);
         let prompt = prompts::reason_prompt(&output, &reference, s, self.opts.scale, recorded);
-        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
-        p.result.generate_reason_prompt = Some(prompt);
-        p.result.reason = Some(reason);
-        p.complete("generateReason");
+        p.generate_reason(INSTRUCTIONS, prompt).await?;
         p.finish()
     }
 }

@@ -286,18 +286,9 @@ impl ContextPrecision {
         p.result.score = Some(s);
         p.complete("generateScore");
 
-        let empty = Value::Array(Vec::new());
-        let recorded = p
-            .result
-            .analyze_step_result
-            .as_ref()
-            .and_then(|v| v.get("verdicts"))
-            .unwrap_or(&empty);
+        let recorded = p.analyzed("verdicts");
         let prompt = prompts::reason_prompt(&question, &answer, &context, s, scale, recorded);
-        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
-        p.result.generate_reason_prompt = Some(prompt);
-        p.result.reason = Some(reason);
-        p.complete("generateReason");
+        p.generate_reason(INSTRUCTIONS, prompt).await?;
         p.finish()
     }
 }

@@ -313,19 +313,10 @@ impl ContextRelevanceLlm {
         p.result.score = Some(s);
         p.complete("generateScore");
 
-        let empty = Value::Array(Vec::new());
-        let recorded = p.result.analyze_step_result.as_ref();
-        let evaluations = recorded
-            .and_then(|v| v.get("evaluations"))
-            .unwrap_or(&empty);
-        let missing = recorded
-            .and_then(|v| v.get("missingContext"))
-            .unwrap_or(&empty);
+        let evaluations = p.analyzed("evaluations");
+        let missing = p.analyzed("missingContext");
         let prompt = prompts::reason_prompt(&query, s, self.opts.scale, evaluations, missing);
-        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
-        p.result.generate_reason_prompt = Some(prompt);
-        p.result.reason = Some(reason);
-        p.complete("generateReason");
+        p.generate_reason(INSTRUCTIONS, prompt).await?;
         p.finish()
     }
 }

@@ -453,10 +453,7 @@ impl NoiseSensitivity {
             &json!(analysis.major_issues),
             &analysis.overall_assessment,
         );
-        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
-        p.result.generate_reason_prompt = Some(prompt);
-        p.result.reason = Some(reason);
-        p.complete("generateReason");
+        p.generate_reason(INSTRUCTIONS, prompt).await?;
         p.finish()
     }
 }

@@ -351,10 +351,7 @@ impl Summarization {
             unsupported_claims: &a.unsupported_claims,
             missing_questions: &a.missing_questions,
         });
-        let reason = p.text("generateReason", INSTRUCTIONS, &prompt).await?;
-        p.result.generate_reason_prompt = Some(prompt);
-        p.result.reason = Some(reason);
-        p.complete("generateReason");
+        p.generate_reason(INSTRUCTIONS, prompt).await?;
         p.finish()
     }
 }
