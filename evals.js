@@ -7,9 +7,8 @@
 const { performance } = require('node:perf_hooks')
 const { setMaxListeners } = require('node:events')
 
-module.exports = function makeEvals({ native, typeError, toJson }) {
+module.exports = function makeEvals({ native, typeError, jsType }) {
   const OPT = 'OXEVAL_INVALID_OPTIONS'
-  const jsType = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
 
   function check(cond, message) {
     if (!cond) throw typeError(`runEvals: ${message}`, OPT)
@@ -296,5 +295,5 @@ module.exports = function makeEvals({ native, typeError, toJson }) {
     return unwrap(acc.summary())
   }
 
-  return { runEvals, summarizeItems, toJson }
+  return { runEvals, summarizeItems }
 }

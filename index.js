@@ -535,7 +535,7 @@ function factory(spec) {
 }
 
 for (const spec of SCORERS) exports[spec.factory] = factory(spec)
-const evals = require('./evals.js')({ native, typeError, toJson })
+const evals = require('./evals.js')({ native, typeError, jsType })
 exports.runEvals = evals.runEvals
 exports.summarizeItems = evals.summarizeItems
 exports.ScorerRunError = ScorerRunError

@@ -4,7 +4,6 @@
 import { basename, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
-import { setMaxListeners } from 'node:events'
 import { UsageError } from './errors.mjs'
 import { inShard, parseShard, readDataset } from './data.mjs'
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
@@ -246,8 +245,6 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   const worst = new WorstItems([...scorerList.map((s) => s.id), ...gateIds], Number.isInteger(cfg.worst) && cfg.worst >= 0 ? cfg.worst : 5)
   const progress = new Progress(selected.length, { stream: io.stderr, enabled: cfg.progress })
   const controller = new AbortController()
-  // every scorer run in flight listens to this one signal (concurrency x scorers x trials)
-  setMaxListeners(0, controller.signal)
   let interrupted = null
   const onSignal = (sig) => {
     if (interrupted) {

@@ -4,6 +4,7 @@
 // prints per-scorer means, coverage and the worst items at the end of the run.
 import { expect } from 'vitest'
 import oxeval from '../index.js'
+import { itemError, itemReason, itemScore } from '../report/items.mjs'
 
 const { runEvals } = oxeval
 const WORST = 5
@@ -22,10 +23,15 @@ const rate = (x) => `${Math.round(x * 1000) / 10}%`
 export function worstItems(result, scorerId, n = WORST) {
   const rows = []
   for (const item of result.items ?? []) {
-    const r = item.results?.[scorerId]
-    const e = item.errors?.[scorerId] ?? (item.targetError ? { message: `target: ${item.targetError.message}` } : undefined)
-    if (r) rows.push({ index: item.index, id: item.id, score: item.trials?.[scorerId]?.mean ?? r.score, reason: short(r.reason) })
-    else if (e) rows.push({ index: item.index, id: item.id, score: null, reason: short(`error${e.code ? ` ${e.code}` : ''}${e.failedStep ? ` in ${e.failedStep}` : ''}: ${e.message}`) })
+    const score = itemScore(item, scorerId)
+    if (score !== null) {
+      rows.push({ index: item.index, id: item.id, score, reason: short(itemReason(item, scorerId)) })
+      continue
+    }
+    const e = itemError(item, scorerId)
+    if (!e) continue
+    const text = e === item.targetError ? `error: target: ${e.message}` : `error${e.code ? ` ${e.code}` : ''}${e.failedStep ? ` in ${e.failedStep}` : ''}: ${e.message}`
+    rows.push({ index: item.index, id: item.id, score: null, reason: short(text) })
   }
   rows.sort((a, b) => (a.score ?? -1) - (b.score ?? -1) || a.index - b.index)
   return rows.slice(0, n)
