@@ -1,7 +1,9 @@
 //! The scorer run input (`ScorerRun`) as received from JavaScript.
 
-use crate::error::{type_name, InvalidArgument};
-use serde_json::Value;
+use crate::error::{type_name, ErrorCode, InvalidArgument};
+use crate::pipeline::ScorerFailure;
+use serde_json::{json, Value};
+use std::time::Duration;
 
 #[derive(Debug, Clone)]
 pub struct RunInput {
@@ -18,6 +20,96 @@ pub const MAX_RUN_BYTES: usize = 4 * 1024 * 1024;
 
 /// Longest run option `itemId`, in characters.
 pub const MAX_ITEM_ID_CHARS: usize = 256;
+
+/// The default bound of ONE call of a user callback: `contextExtractor`, a function option
+/// the core calls mid-run (e.g. hallucination's `getContext`), and runEvals'
+/// `onItemComplete`. A callback that has not settled by then fails (it is never waited for
+/// forever). Run option / runEvals option `callbackTimeoutMs` changes it; `Infinity` (or
+/// anything above [`MAX_TIMER_MS`]) removes it.
+pub const DEFAULT_CALLBACK_TIMEOUT_MS: f64 = 60_000.0;
+
+/// After `abort()`, how long runEvals waits for the `onItemComplete` calls of items that
+/// finished (in flight or queued) before it resolves. Nothing else is waited for: a target,
+/// data source or scorer that ignores the signal is cut off at once.
+pub const ABORT_GRACE_MS: f64 = 1_000.0;
+
+/// The longest bound a JS timer can carry (2^31 - 1 ms, about 24.8 days; a longer
+/// `setTimeout` fires at once). A longer bound is no bound.
+pub const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+
+/// A bound in milliseconds as an option gives it: absent or `null` → `Ok(None)` (the
+/// default applies); a positive number → `Ok(Some(Some(ms)))`; `Infinity` (sent by the facade
+/// as `{ jsType: 'number', nonFinite: 'Infinity' }`) or more than [`MAX_TIMER_MS`] →
+/// `Ok(Some(None))`: no bound. Anything else: the message for `path`.
+pub fn bound_ms(value: Option<&Value>, path: &str) -> Result<Option<Option<f64>>, String> {
+    let bad = |got: String| {
+        format!("{path} must be a positive number of milliseconds (Infinity: no bound); got {got}")
+    };
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(f) if f > 0.0 && f <= MAX_TIMER_MS => Ok(Some(Some(f))),
+            Some(f) if f > MAX_TIMER_MS => Ok(Some(None)),
+            _ => Err(bad(n.to_string())),
+        },
+        Some(Value::Object(o))
+            if o.get("nonFinite").and_then(Value::as_str) == Some("Infinity") =>
+        {
+            Ok(Some(None))
+        }
+        Some(Value::Object(o)) => Err(bad(o
+            .get("nonFinite")
+            .or_else(|| o.get("jsType"))
+            .and_then(Value::as_str)
+            .unwrap_or("object")
+            .to_string())),
+        Some(Value::String(s)) => Err(bad(format!("the string {s:?}"))),
+        Some(other) => Err(bad(type_name(other).to_string())),
+    }
+}
+
+/// The bounds runEvals applies to the user code it calls, from its options
+/// (`callbackTimeoutMs`, `targetTimeoutMs`; `null` = no bound):
+/// `{ callbackTimeoutMs, targetTimeoutMs, abortGraceMs }`.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvalBounds {
+    /// One `onItemComplete` call (and, passed on as the run option, every scorer callback).
+    pub callback_timeout_ms: Option<f64>,
+    /// Whether the user set `callbackTimeoutMs` (then it is passed on to each scorer run).
+    pub callback_timeout_set: bool,
+    /// One item's target call; none by default.
+    pub target_timeout_ms: Option<f64>,
+    /// See [`ABORT_GRACE_MS`].
+    pub abort_grace_ms: f64,
+}
+
+impl EvalBounds {
+    /// Read runEvals' `{ callbackTimeoutMs?, targetTimeoutMs? }` (described as data: a
+    /// non-finite number is `{ jsType, nonFinite }`).
+    pub fn from_options(options: &Value) -> Result<EvalBounds, InvalidArgument> {
+        let callback = bound_ms(options.get("callbackTimeoutMs"), "callbackTimeoutMs")
+            .map_err(InvalidArgument::options)?;
+        let target = bound_ms(options.get("targetTimeoutMs"), "targetTimeoutMs")
+            .map_err(InvalidArgument::options)?;
+        Ok(EvalBounds {
+            callback_timeout_ms: callback.unwrap_or(Some(DEFAULT_CALLBACK_TIMEOUT_MS)),
+            callback_timeout_set: callback.is_some(),
+            target_timeout_ms: target.flatten(),
+            abort_grace_ms: ABORT_GRACE_MS,
+        })
+    }
+}
+
+/// How long the facade may let a user callback (`contextExtractor`) run now: `ms` (`None`: no
+/// bound) and what ends it, `deadline` (the run's `deadlineMs`) or `timeout` (the callback
+/// bound, run option `callbackTimeoutMs`). The facade reports it back to
+/// [`StartedRun::callback_failure`] as the failure's kind.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CallbackBound {
+    pub ms: Option<f64>,
+    pub kind: &'static str,
+}
 
 impl RunInput {
     /// Parse and validate a run sent as JSON text (what the JS facade sends).
@@ -131,6 +223,9 @@ pub struct StartedRun {
     /// Run option `itemId`: the data item (and trial) this run scores, as the eval runner
     /// names it; the response cache's locator (see [`RunInput::item_digest`] without it).
     pub item_id: Option<String>,
+    /// The bound of one user callback call (run option `callbackTimeoutMs`, default
+    /// [`DEFAULT_CALLBACK_TIMEOUT_MS`]); `None`: no bound.
+    pub callback_timeout: Option<Duration>,
 }
 
 /// Why a run could not start.
@@ -196,6 +291,13 @@ impl StartedRun {
                 )));
             }
         };
+        let callback_timeout = bound_ms(
+            options.data.get("callbackTimeoutMs"),
+            "run options.callbackTimeoutMs",
+        )
+        .map_err(invalid)?
+        .unwrap_or(Some(DEFAULT_CALLBACK_TIMEOUT_MS))
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0));
         if options.signal == "AbortSignal:aborted" {
             return Err(StartError::AbortedBeforeStart);
         }
@@ -213,7 +315,47 @@ impl StartedRun {
             input,
             deadline,
             item_id,
+            callback_timeout,
         })
+    }
+
+    /// How long a user callback may run from now: the callback bound or the deadline,
+    /// whichever comes first (see [`CallbackBound`]). Never more than [`MAX_TIMER_MS`].
+    pub fn callback_bound(&self) -> CallbackBound {
+        let timeout = self.callback_timeout.map(|d| d.as_secs_f64() * 1000.0);
+        let (ms, kind) = match (self.remaining_ms(), timeout) {
+            (Some(d), Some(t)) if d <= t => (Some(d), "deadline"),
+            (Some(d), None) => (Some(d), "deadline"),
+            (_, t) => (t, "timeout"),
+        };
+        CallbackBound {
+            ms: ms.filter(|ms| *ms <= MAX_TIMER_MS),
+            kind,
+        }
+    }
+
+    /// The failure of the user callback of `step` (`contextExtractor`): `kind` is `timeout`
+    /// (it did not settle within the callback bound: `OXEVAL_CONTEXT_EXTRACTOR`, named
+    /// `TimeoutError`), or one of [`ScorerFailure::callback`]'s (`threw`, `deadline`,
+    /// `aborted`).
+    pub fn callback_failure(
+        &self,
+        step: &str,
+        kind: &str,
+        message: &str,
+        cause_name: &str,
+    ) -> ScorerFailure {
+        let run_id = Some(self.input.run_id.clone());
+        if kind != "timeout" {
+            return ScorerFailure::callback(run_id, step, kind, message, cause_name);
+        }
+        ScorerFailure::outside(
+            run_id,
+            step,
+            ErrorCode::ContextExtractor,
+            &callback_timeout_message(step, self.callback_timeout),
+            "TimeoutError",
+        )
     }
 
     /// Milliseconds left before the deadline (`None`: no deadline).
@@ -232,6 +374,27 @@ impl StartedRun {
                 raw.insert(k, v);
             }
         }
+    }
+}
+
+/// What a callback that did not settle within its bound is told: it names the callback and
+/// the option that sets the bound.
+pub fn callback_timeout_message(name: &str, bound: Option<Duration>) -> String {
+    let ms = bound
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(f64::INFINITY);
+    format!(
+        "{name} did not settle within {ms} ms (the bound of one user callback call: run option callbackTimeoutMs, default {DEFAULT_CALLBACK_TIMEOUT_MS} ms)"
+    )
+}
+
+/// [`EvalBounds::from_options`] as the facade calls it: JSON text in, `{ ok, value }` or
+/// `{ ok: false, code, message }` out.
+pub fn eval_bounds_json(options: &str) -> Value {
+    let parsed: Value = serde_json::from_str(options).unwrap_or(Value::Null);
+    match EvalBounds::from_options(&parsed) {
+        Ok(b) => json!({ "ok": true, "value": b }),
+        Err(e) => json!({ "ok": false, "code": e.code.as_str(), "message": e.message }),
     }
 }
 
@@ -330,6 +493,114 @@ mod tests {
         let mut m = StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(json!({}))).unwrap();
         m.merge(json!({"extractedContext": ["c"]}));
         assert_eq!(m.input.raw["extractedContext"], json!(["c"]));
+    }
+
+    #[test]
+    fn callback_bounds() {
+        let opts = |v: Value| serde_json::from_value::<RunOptionsDescriptor>(v).unwrap();
+        let start = |v: Value| StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(v));
+        // the default bound, with no deadline
+        let d = start(json!({})).unwrap();
+        assert_eq!(d.callback_timeout, Some(Duration::from_secs(60)));
+        assert_eq!(
+            d.callback_bound(),
+            CallbackBound {
+                ms: Some(60_000.0),
+                kind: "timeout"
+            }
+        );
+        // a configured bound; a deadline that comes first wins
+        let c = start(json!({"data": {"callbackTimeoutMs": 50}})).unwrap();
+        assert_eq!(c.callback_bound().ms, Some(50.0));
+        let dl = start(json!({"deadlineMs": 20, "data": {"callbackTimeoutMs": 5000}})).unwrap();
+        let b = dl.callback_bound();
+        assert!(b.kind == "deadline" && b.ms.unwrap() <= 20.0, "{b:?}");
+        // Infinity (and past a JS timer's range): no bound
+        for v in [
+            json!({"jsType": "number", "nonFinite": "Infinity"}),
+            json!(1e12),
+        ] {
+            let u = start(json!({"data": {"callbackTimeoutMs": v}})).unwrap();
+            assert_eq!(u.callback_timeout, None);
+            assert_eq!(u.callback_bound().ms, None);
+        }
+        // a deadline beyond a JS timer's range is no bound for the facade's timer
+        let far = start(json!({"deadlineMs": 1e12, "data": {"callbackTimeoutMs": {"jsType": "number", "nonFinite": "Infinity"}}})).unwrap();
+        assert_eq!(far.callback_bound().ms, None);
+        for (bad, want) in [
+            (json!(0), "got 0"),
+            (json!(-5), "got -5"),
+            (json!("100"), "got the string \"100\""),
+            (json!({"jsType": "number", "nonFinite": "NaN"}), "got NaN"),
+            (json!({"jsType": "function"}), "got function"),
+            (json!(true), "got boolean"),
+        ] {
+            let Err(StartError::Invalid(e)) = start(json!({"data": {"callbackTimeoutMs": bad}}))
+            else {
+                panic!("{bad} accepted")
+            };
+            assert!(
+                e.message.starts_with(
+                    "run options.callbackTimeoutMs must be a positive number of milliseconds"
+                ) && e.message.ends_with(want),
+                "{}",
+                e.message
+            );
+        }
+        // the failure of a callback that did not settle names it and the option
+        let f = c.callback_failure("contextExtractor", "timeout", "", "");
+        assert_eq!(f.code, ErrorCode::ContextExtractor);
+        assert_eq!(f.failed_step, "contextExtractor");
+        assert_eq!(&*f.cause.name, "TimeoutError");
+        assert!(
+            f.message.starts_with("Scorer Run Failed: step 'contextExtractor' failed: contextExtractor did not settle within 50 ms")
+                && f.message.contains("callbackTimeoutMs, default 60000 ms"),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.result.run_id, c.input.run_id);
+        // the other kinds are ScorerFailure::callback's
+        assert_eq!(
+            c.callback_failure("contextExtractor", "deadline", "", "")
+                .code,
+            ErrorCode::Deadline
+        );
+        assert_eq!(
+            c.callback_failure("contextExtractor", "threw", "boom", "RangeError")
+                .cause
+                .message,
+            "boom"
+        );
+    }
+
+    #[test]
+    fn eval_bounds() {
+        assert_eq!(
+            eval_bounds_json("{}"),
+            json!({"ok": true, "value": {"callbackTimeoutMs": 60000.0, "callbackTimeoutSet": false, "targetTimeoutMs": null, "abortGraceMs": 1000.0}})
+        );
+        assert_eq!(
+            eval_bounds_json(r#"{"callbackTimeoutMs": 25, "targetTimeoutMs": 300}"#)["value"],
+            json!({"callbackTimeoutMs": 25.0, "callbackTimeoutSet": true, "targetTimeoutMs": 300.0, "abortGraceMs": 1000.0})
+        );
+        let inf = r#"{"callbackTimeoutMs": {"jsType": "number", "nonFinite": "Infinity"}, "targetTimeoutMs": null}"#;
+        assert_eq!(
+            eval_bounds_json(inf)["value"],
+            json!({"callbackTimeoutMs": null, "callbackTimeoutSet": true, "targetTimeoutMs": null, "abortGraceMs": 1000.0})
+        );
+        let bad = eval_bounds_json(r#"{"targetTimeoutMs": -1}"#);
+        assert_eq!(bad["ok"], json!(false));
+        assert_eq!(bad["code"], json!("OXEVAL_INVALID_OPTIONS"));
+        assert_eq!(
+            bad["message"],
+            json!("targetTimeoutMs must be a positive number of milliseconds (Infinity: no bound); got -1")
+        );
+        let bad =
+            eval_bounds_json(r#"{"callbackTimeoutMs": {"jsType": "number", "nonFinite": "NaN"}}"#);
+        assert!(bad["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("callbackTimeoutMs must be"));
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //! A function cannot cross into the core as data: the host tells which options were
 //! functions (their names, see [`with_host_functions`]) and hands over ONE caller,
 //! [`HostFunctions`]. A scorer takes its function with [`host_function`] when it is built,
-//! and calls it with [`HostFn::call`], bounded by the run's deadline and cancellation.
+//! and calls it with [`HostFn::call`], bounded by the run's deadline and cancellation, and
+//! each call by the callback bound (run option `callbackTimeoutMs`, default
+//! [`DEFAULT_CALLBACK_TIMEOUT_MS`]): a function that never settles fails its step, it never
+//! hangs the run.
 //!
 //! The wire (JSON text both ways): request `{ name, runId, args }`; reply `{ ok: true, value }`
 //! or `{ ok: false, error: { name, message } }`. The host gives the function its own run
@@ -14,10 +17,28 @@
 use crate::engine::RunContext;
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_value;
+use crate::run::{callback_timeout_message, DEFAULT_CALLBACK_TIMEOUT_MS};
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::time::Duration;
+
+tokio::task_local! {
+    /// The bound of one host function call in the run in flight (`None`: no bound), set by
+    /// the host around a run from [`StartedRun::callback_timeout`](crate::run::StartedRun).
+    pub static CALLBACK_TIMEOUT: Option<Duration>;
+}
+
+/// The bound of one host function call now: the run's ([`CALLBACK_TIMEOUT`]), else the
+/// default [`DEFAULT_CALLBACK_TIMEOUT_MS`].
+pub fn callback_timeout() -> Option<Duration> {
+    CALLBACK_TIMEOUT
+        .try_with(|t| *t)
+        .unwrap_or(Some(Duration::from_secs_f64(
+            DEFAULT_CALLBACK_TIMEOUT_MS / 1000.0,
+        )))
+}
 
 /// The host's caller: `request` → reply (see the module docs). Never fails for a function's
 /// own error (that is an `ok: false` reply); `Err` is a failure to call at all.
@@ -126,8 +147,10 @@ impl HostFn {
     }
 
     /// Call the function for `run_id` with `args`, bounded by the run's deadline and
-    /// cancellation. A thrown error is `OXEVAL_CONTEXT_EXTRACTOR` (with the error's name and
-    /// message); the deadline `OXEVAL_DEADLINE`; an abort `OXEVAL_ABORTED`.
+    /// cancellation and by the callback bound ([`callback_timeout`]). A thrown error is
+    /// `OXEVAL_CONTEXT_EXTRACTOR` (with the error's name and message), and so is a call that
+    /// did not settle within the callback bound (named `TimeoutError`); the deadline
+    /// `OXEVAL_DEADLINE`; an abort `OXEVAL_ABORTED`.
     pub async fn call(
         &self,
         ctx: &RunContext,
@@ -142,8 +165,23 @@ impl HostFn {
                 None => std::future::pending().await,
             }
         };
+        let bound = callback_timeout();
+        let timeout = async {
+            match bound {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        };
         let reply = tokio::select! {
             r = call => r,
+            _ = timeout => {
+                let mut e = JudgeError::new(
+                    ErrorCode::ContextExtractor,
+                    callback_timeout_message(&self.name, bound),
+                );
+                e.name = "TimeoutError".into();
+                return Err(e);
+            }
             _ = ctx.cancel.cancelled() => {
                 return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
             }
@@ -267,5 +305,61 @@ mod tests {
         ctx.cancel.cancel();
         let e = never.call(&ctx, "r", json!({})).await.unwrap_err();
         assert_eq!(e.code, ErrorCode::Aborted);
+    }
+
+    #[tokio::test]
+    async fn a_call_that_never_settles_fails_at_the_callback_bound() {
+        // without a run's bound: the default
+        assert_eq!(
+            callback_timeout(),
+            Some(Duration::from_millis(DEFAULT_CALLBACK_TIMEOUT_MS as u64))
+        );
+        let never = with_host_functions(set(Arc::new(Never)), || {
+            host_function(&json!({}), "getContext", "")
+        })
+        .unwrap()
+        .unwrap();
+        // no deadline, no signal: only the bound ends it
+        let t0 = std::time::Instant::now();
+        let e = CALLBACK_TIMEOUT
+            .scope(Some(Duration::from_millis(30)), async {
+                assert_eq!(callback_timeout(), Some(Duration::from_millis(30)));
+                never.call(&RunContext::default(), "r", json!({})).await
+            })
+            .await
+            .unwrap_err();
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        assert_eq!(e.code, ErrorCode::ContextExtractor);
+        assert_eq!(&*e.name, "TimeoutError");
+        assert!(
+            e.message
+                .starts_with("getContext did not settle within 30 ms")
+                && e.message.contains("callbackTimeoutMs"),
+            "{}",
+            e.message
+        );
+        // the deadline still wins when it comes first
+        let ctx = RunContext {
+            deadline: Some(tokio::time::Instant::now() + Duration::from_millis(10)),
+            ..Default::default()
+        };
+        let e = CALLBACK_TIMEOUT
+            .scope(
+                Some(Duration::from_secs(30)),
+                never.call(&ctx, "r", json!({})),
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::Deadline);
+        // a fast function is not affected by the bound
+        let f = HostFn::from_fn("getContext", |_| Ok(json!(["c"])));
+        let v = CALLBACK_TIMEOUT
+            .scope(
+                Some(Duration::from_millis(30)),
+                f.call(&RunContext::default(), "r", json!({})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(v, json!(["c"]));
     }
 }
