@@ -29,7 +29,8 @@ fn guarded(f: impl FnOnce() -> std::result::Result<Value, InvalidArgument>) -> V
     }
 }
 
-/// A new accumulator for `{ scorers: [{ id, threshold? }], gates?: [{ id }], trials? }`, or
+/// A new accumulator for `{ scorers: [{ id, threshold?, direction?, scale? }], gates?, trials?,
+/// maxErrors?, minCoverage?, gatePassRate?, partial?, stopEarly? }`, or
 /// a `{ ok: false, kind: 'type' }` outcome naming what is wrong.
 #[napi(ts_return_type = "NativeEvalAccumulator | Record<string, unknown>")]
 pub fn create_eval_accumulator(config: String) -> Either<NativeEvalAccumulator, Value> {
@@ -58,12 +59,17 @@ impl NativeEvalAccumulator {
         })
     }
 
-    /// The run summary so far → `{ ok, value }`.
+    /// The run summary so far, with its outcome → `{ ok, value }`. `end`: JSON text
+    /// `{ aborted?, unfinished? }` from the runner (absent: a run that finished).
     #[napi(ts_return_type = "Record<string, unknown>")]
-    pub fn summary(&self) -> Value {
+    pub fn summary(&self, end: Option<String>) -> Value {
         guarded(|| {
+            let end = match end {
+                Some(t) => parse(&t, "the end of the run")?,
+                None => Value::Null,
+            };
             let a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            Ok(a.summary())
+            Ok(a.summary(&end))
         })
     }
 }

@@ -55,6 +55,11 @@ pub enum ErrorCode {
     /// sent. The message names the call (scorer, step, item) and why its key differs.
     #[serde(rename = "OXEVAL_CACHE_MISS")]
     CacheMiss,
+    /// runEvals stopped before it ran this item: the first runs of a scorer all failed the
+    /// same persistent way (no API key, no judge at that address, a rejected key or an
+    /// unknown model), which retrying cannot change.
+    #[serde(rename = "OXEVAL_RUN_STOPPED")]
+    RunStopped,
     /// A bug in oxeval (a caught panic). Please report it.
     #[serde(rename = "OXEVAL_INTERNAL")]
     Internal,
@@ -79,6 +84,7 @@ impl ErrorCode {
         ErrorCode::Deadline,
         ErrorCode::NoValidJudgment,
         ErrorCode::CacheMiss,
+        ErrorCode::RunStopped,
         ErrorCode::Internal,
     ];
 
@@ -100,6 +106,7 @@ impl ErrorCode {
             ErrorCode::Deadline => "OXEVAL_DEADLINE",
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
             ErrorCode::CacheMiss => "OXEVAL_CACHE_MISS",
+            ErrorCode::RunStopped => "OXEVAL_RUN_STOPPED",
             ErrorCode::Internal => "OXEVAL_INTERNAL",
         }
     }

@@ -1,7 +1,9 @@
 //! Dataset aggregation for `runEvals`, the CLI and `merge`: per-scorer means, coverage,
 //! errors, judge usage, statistics over items and over trials, thresholds and gates with
-//! Mastra's verdict rules. Pure: the JS runner feeds it one item at a time
-//! ([`EvalAccumulator::add_item`]) and asks for the [`EvalAccumulator::summary`].
+//! Mastra's verdict rules, and THE decision of whether a run passed (`outcome`). Pure: the JS
+//! runner feeds it one item at a time ([`EvalAccumulator::add_item`]) and asks for the
+//! [`EvalAccumulator::summary`]. Every surface a user reads (runEvals' result, the CLI's exit
+//! status and summary line, the HTML badge, JUnit, the Vitest helpers) reads `outcome`.
 //!
 //! Decisions (see the README's runEvals section):
 //! - An errored run never becomes a 0 or a NaN: an item is *scored* for a scorer when at least
@@ -11,14 +13,26 @@
 //! - Sums run in item-index order, whatever order the items completed in, so an unsharded run
 //!   and a merge of its shards give bit-identical numbers.
 //! - Thresholds compare the mean item score (Mastra's `checkThresholdPassed`); a threshold on a
-//!   scorer with no scored item fails. Gates must average 1.0 over items; an errored gate run
-//!   counts as 0 (a gate is a must-pass, an error is not a pass), as in Mastra.
-//! - Verdict (present when gates or thresholds exist): any gate failed → `failed`; else any
-//!   threshold failed → `scored`; else `passed`.
-//! - Intervals: 95 % Student-t interval of the mean (`mean ± t(0.975, n−1) · s/√n`, `s` the
-//!   sample standard deviation); `null` below two values.
+//!   scorer with no scored item fails. Gates must average `gatePassRate` (Mastra: 1.0) over
+//!   items; an errored gate run counts as 0 (a gate is a must-pass, an error is not a pass).
+//! - Outcome: the run FAILS when nothing was evaluated, a scorer scored none of its items,
+//!   more items went unscored (a scorer error, a target error, an unreadable data row) than
+//!   `maxErrors` allows (default 0), a scorer's coverage is below `minCoverage`, a replay-cache
+//!   miss happened (always, whatever `maxErrors` says), the run stopped early or was
+//!   interrupted, or a gate failed. Otherwise it is `scored` (not a pass) when a threshold was
+//!   missed, else `passed`. `verdict` (Mastra's field, only where gates or thresholds exist)
+//!   is the same word. A shard (`partial`) decides only what a part can: errors against
+//!   `maxErrors`, replay misses, gates at pass rate 1.
+//! - Early stop: when the first [`EARLY_STOP_RUNS`] runs of a scorer all failed with the same
+//!   persistent failure ([`persistent_failure`]: no key, connection refused, unknown host,
+//!   HTTP 401/403/404), `add_item` says `stop` once; the runner records the rest as
+//!   `OXEVAL_RUN_STOPPED` items instead of paying minutes of retries.
+//! - Intervals: the 95 % interval of a mean respects the score's range `[0, scale]`
+//!   ([`bounded_ci`]: Wilson's interval, with an effective sample size for scores between the
+//!   ends); `null` below two values.
 
 use crate::error::{type_name, InvalidArgument};
+use crate::scorers::Direction;
 use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -96,6 +110,39 @@ impl Threshold {
         }
     }
 
+    /// The threshold as a person reads it: `>= 0.7`, `<= 0.3`, `0.2..0.8`.
+    pub fn text(&self) -> String {
+        match (self.min, self.max) {
+            (Some(a), Some(b)) => format!("{}..{}", num(a), num(b)),
+            (Some(a), None) => format!(">= {}", num(a)),
+            (None, Some(b)) => format!("<= {}", num(b)),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// Why `mean` misses this threshold, in words that say which side it missed on.
+    pub fn missed(&self, id: &str, mean: Option<f64>) -> String {
+        let Some(m) = mean else {
+            return format!(
+                "\"{id}\" has no mean (no item was scored), so it cannot meet its threshold {}",
+                self.text()
+            );
+        };
+        match (self.min, self.max) {
+            (Some(min), _) if m < min => {
+                format!("\"{id}\" mean {} is below the minimum {}", num(m), num(min))
+            }
+            (_, Some(max)) if m > max => {
+                format!("\"{id}\" mean {} is above the maximum {}", num(m), num(max))
+            }
+            _ => format!(
+                "\"{id}\" mean {} misses its threshold {}",
+                num(m),
+                self.text()
+            ),
+        }
+    }
+
     /// Whether `score` passes (a non-finite score never does).
     pub fn passed(&self, score: f64) -> bool {
         score.is_finite()
@@ -123,8 +170,64 @@ pub fn t_critical(df: u64) -> f64 {
     }
 }
 
-/// Statistics of `xs`, summed in the given order.
-pub fn stats(xs: &[f64]) -> Stats {
+/// The two-sided 95 % normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// The Wilson score interval of a proportion `p` over `n` (effective) observations: always
+/// inside `[0, 1]`, and sensible at 0 and 1 where the normal interval collapses.
+pub fn wilson(p: f64, n: f64) -> [f64; 2] {
+    if !(n > 0.0) || !p.is_finite() {
+        return [0.0, 1.0];
+    }
+    if n.is_infinite() {
+        return [p, p];
+    }
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z95 / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt();
+    [(centre - half).max(0.0), (centre + half).min(1.0)]
+}
+
+/// The 95 % interval of the mean of scores that lie in `[0, scale]`: the Wilson score
+/// interval with the effective sample size `n* = n · p(1 − p) / v` (`p` the mean and `v` the
+/// population variance of the scores divided by `scale`). For 0/1 scores `v = p(1 − p)`, so
+/// `n* = n` and this is exactly Wilson's interval; for scores in between, `n* ≥ n` (a bounded
+/// score can vary no more than a 0/1 one with the same mean) and the interval narrows with
+/// the spread. Every score at 0 (or at `scale`) uses `n* = n`. The interval never leaves
+/// `[0, scale]`; `None` below two scores.
+pub fn bounded_ci(xs: &[f64], scale: f64) -> Option<[f64; 2]> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let scale = if scale.is_finite() && scale > 0.0 {
+        scale
+    } else {
+        1.0
+    };
+    let n = xs.len() as f64;
+    // a score outside [0, scale] (a scorer that does not keep to its range) widens the range
+    let hi = xs.iter().copied().fold(scale, f64::max);
+    let lo = xs.iter().copied().fold(0.0, f64::min);
+    let width = hi - lo;
+    let us: Vec<f64> = xs.iter().map(|x| (x - lo) / width).collect();
+    let p = us.iter().sum::<f64>() / n;
+    let v = us.iter().map(|u| (u - p).powi(2)).sum::<f64>() / n;
+    let pq = p * (1.0 - p);
+    let n_eff = if pq <= 1e-15 {
+        n
+    } else if v <= 1e-15 {
+        f64::INFINITY
+    } else {
+        (pq * n / v).max(n)
+    };
+    let [a, b] = wilson(p.clamp(0.0, 1.0), n_eff);
+    Some([lo + a * width, lo + b * width])
+}
+
+/// Statistics of `xs` (summed in the given order) for scores in `[0, scale]`: mean, sample
+/// standard deviation, range and the bounded 95 % interval ([`bounded_ci`]).
+pub fn stats(xs: &[f64], scale: f64) -> Stats {
     let n = xs.len() as u64;
     if xs.is_empty() {
         return Stats {
@@ -139,21 +242,16 @@ pub fn stats(xs: &[f64]) -> Stats {
     let mean = xs.iter().sum::<f64>() / xs.len() as f64;
     let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (std, ci95) = if xs.len() >= 2 {
-        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (xs.len() - 1) as f64;
-        let s = var.sqrt();
-        let half = t_critical(n - 1) * s / (xs.len() as f64).sqrt();
-        (Some(s), Some([mean - half, mean + half]))
-    } else {
-        (None, None)
-    };
+    let std = (xs.len() >= 2).then(|| {
+        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
+    });
     Stats {
         n,
         mean: Some(mean),
         std,
         min: Some(min),
         max: Some(max),
-        ci95,
+        ci95: bounded_ci(xs, scale),
     }
 }
 
@@ -169,10 +267,19 @@ pub struct UsageTotals {
     pub cached_input_tokens: u64,
 }
 
+/// A token count as a non-negative integer (estimates such as 12.5 round; negatives, NaN and
+/// absurd values count as 0).
+fn count(v: Option<&Value>) -> u64 {
+    match v.and_then(Value::as_f64) {
+        Some(x) if x.is_finite() && x > 0.0 && x < 9.0e15 => x.round() as u64,
+        _ => 0,
+    }
+}
+
 impl UsageTotals {
     /// Adds a totals object (as [`UsageTotals`] serializes).
     pub fn add_totals(&mut self, u: &Value) {
-        let n = |k: &str| u.get(k).and_then(Value::as_f64).unwrap_or(0.0).max(0.0) as u64;
+        let n = |k: &str| count(u.get(k));
         self.calls += n("calls");
         self.input_tokens += n("inputTokens");
         self.output_tokens += n("outputTokens");
@@ -196,8 +303,6 @@ impl UsageTotals {
         let Some(steps) = judge.as_object() else {
             return;
         };
-        let n =
-            |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0).max(0.0) as u64;
         for step in steps.values() {
             for ex in step
                 .get("executions")
@@ -205,23 +310,125 @@ impl UsageTotals {
                 .into_iter()
                 .flatten()
             {
-                self.calls += n(ex, "modelCallCount");
+                self.calls += count(ex.get("modelCallCount"));
                 if let Some(u) = ex.get("usage") {
-                    self.input_tokens += n(u, "inputTokens");
-                    self.output_tokens += n(u, "outputTokens");
-                    self.total_tokens += n(u, "totalTokens");
-                    self.reasoning_tokens += n(u, "reasoningTokens");
-                    self.cached_input_tokens += n(u, "cachedInputTokens");
+                    self.input_tokens += count(u.get("inputTokens"));
+                    self.output_tokens += count(u.get("outputTokens"));
+                    self.total_tokens += count(u.get("totalTokens"));
+                    self.reasoning_tokens += count(u.get("reasoningTokens"));
+                    self.cached_input_tokens += count(u.get("cachedInputTokens"));
                 }
             }
         }
     }
 }
 
+/// Mastra's own ids of scorers where a lower score is better (used when a scorer object does
+/// not say its direction, e.g. a Mastra scorer mixed into oxeval's runEvals).
+const LOWER_IS_BETTER_IDS: &[&str] = &["hallucination-scorer", "bias-scorer", "toxicity-scorer"];
+
+/// How many of a scorer's first runs must fail alike before the run stops early.
+pub const EARLY_STOP_RUNS: usize = 5;
+
+/// An error that will fail every call of the run the same way (no key, no judge at that
+/// address, a rejected key, an unknown model or endpoint): its signature, else `None`.
+/// Transient failures (429, 5xx, timeouts, a garbled reply) never stop a run.
+pub fn persistent_failure(err: &Value) -> Option<String> {
+    let code = err.get("code").and_then(Value::as_str)?;
+    let status = err.get("status").and_then(Value::as_u64);
+    match code {
+        "OXEVAL_MISSING_API_KEY" => Some(code.to_string()),
+        "OXEVAL_JUDGE_HTTP" | "OXEVAL_JUDGE_MODEL" => match status {
+            Some(s @ (401 | 403 | 404)) => Some(format!("{code} (HTTP {s})")),
+            _ => None,
+        },
+        "OXEVAL_JUDGE_NETWORK" => {
+            let m = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            const UNREACHABLE: &[(&str, &str)] = &[
+                ("connection refused", "connection refused"),
+                ("dns error", "the host name does not resolve"),
+                ("failed to lookup address", "the host name does not resolve"),
+                (
+                    "name or service not known",
+                    "the host name does not resolve",
+                ),
+                ("no route to host", "no route to host"),
+                ("network is unreachable", "network unreachable"),
+                ("certificate", "TLS certificate rejected"),
+            ];
+            UNREACHABLE
+                .iter()
+                .find(|(needle, _)| m.contains(needle))
+                .map(|(_, what)| format!("{code} ({what})"))
+        }
+        _ => None,
+    }
+}
+
+/// The first error seen of some kind, for messages.
+#[derive(Debug, Clone)]
+struct FirstError {
+    index: u64,
+    scorer: Option<String>,
+    code: String,
+    message: String,
+}
+
+impl FirstError {
+    fn describe(&self) -> String {
+        let at = match &self.scorer {
+            Some(s) => format!("item {}, {s}", self.index),
+            None => format!("item {}", self.index),
+        };
+        format!("{at}: {}: {}", self.code, clip(&self.message, 240))
+    }
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// A number as a person reads it in a message (at most 3 decimals).
+fn num(x: f64) -> String {
+    let s = format!("{x:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+fn error_of(v: Option<&Value>, fallback: &str) -> (String, String) {
+    let code = v
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_str)
+        .unwrap_or(fallback)
+        .to_string();
+    let message = v
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    (code, message)
+}
+
 #[derive(Debug, Clone)]
 struct Tally {
     threshold: Option<Threshold>,
     gate: bool,
+    direction: Direction,
+    scale: f64,
     /// (item index, item score): sorted by index at summary time.
     scores: Vec<(u64, f64)>,
     /// Gate item scores (errors as 0).
@@ -229,6 +436,37 @@ struct Tally {
     errors: u64,
     total: u64,
     usage: UsageTotals,
+    /// Signatures of the first runs' persistent failures (`None`: a run that did not fail so).
+    early: Vec<Option<String>>,
+}
+
+/// What the run allows and how it is judged (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// Items that may go unscored before the run fails (default 0).
+    pub max_errors: u64,
+    /// The least share of items each scorer must score (optional).
+    pub min_coverage: Option<f64>,
+    /// The least average a gate needs to pass (Mastra: 1).
+    pub gate_pass_rate: f64,
+    /// One shard of a larger run: only what a part can decide is decided (gates at pass
+    /// rate 1, errors against `max_errors`, replay misses); means, thresholds, coverage and
+    /// "nothing scored" are left to the merge.
+    pub partial: bool,
+    /// Stop when a scorer's first runs all fail the same persistent way.
+    pub stop_early: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            max_errors: 0,
+            min_coverage: None,
+            gate_pass_rate: 1.0,
+            partial: false,
+            stop_early: true,
+        }
+    }
 }
 
 /// Accumulates per-item outcomes into a run summary.
@@ -236,8 +474,15 @@ struct Tally {
 pub struct EvalAccumulator {
     scorers: IndexMap<String, Tally>,
     trials: u64,
+    policy: Policy,
     total_items: u64,
     failed_items: u64,
+    /// Items some scorer (or the target, or the data row) left unscored.
+    errored_items: u64,
+    first_error: Option<FirstError>,
+    cache_misses: u64,
+    first_cache_miss: Option<FirstError>,
+    stopped: Option<String>,
     seen: std::collections::HashSet<u64>,
 }
 
@@ -254,9 +499,62 @@ fn id_of(v: &Value, at: &str) -> Result<String, InvalidArgument> {
     }
 }
 
+fn fraction(config: &Value, key: &str) -> Result<Option<f64>, InvalidArgument> {
+    match config.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(Some(x)),
+            _ => Err(InvalidArgument::options(format!(
+                "{key} must be a number in [0, 1], got {}",
+                describe(v)
+            ))),
+        },
+    }
+}
+
+impl Policy {
+    /// `maxErrors` (an integer ≥ 0), `minCoverage` and `gatePassRate` (in [0, 1]), `partial`
+    /// and `stopEarly` (booleans) from the runEvals configuration.
+    pub fn from_config(config: &Value) -> Result<Policy, InvalidArgument> {
+        let mut p = Policy::default();
+        match config.get("maxErrors") {
+            None | Some(Value::Null) => {}
+            Some(v) => match v.as_f64() {
+                Some(x) if x >= 0.0 && x.fract() == 0.0 && x <= 9.0e15 => p.max_errors = x as u64,
+                _ => return Err(InvalidArgument::options(format!(
+                    "maxErrors must be a whole number ≥ 0 (items allowed to go unscored), got {}",
+                    describe(v)
+                ))),
+            },
+        }
+        p.min_coverage = fraction(config, "minCoverage")?;
+        if let Some(r) = fraction(config, "gatePassRate")? {
+            p.gate_pass_rate = r;
+        }
+        for (key, slot) in [
+            ("partial", &mut p.partial),
+            ("stopEarly", &mut p.stop_early),
+        ] {
+            match config.get(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::Bool(b)) => *slot = *b,
+                Some(v) => {
+                    return Err(InvalidArgument::options(format!(
+                        "{key} must be a boolean, got {}",
+                        describe(v)
+                    )))
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
 impl EvalAccumulator {
-    /// `config`: `{ scorers: [{ id, threshold? }], gates?: [{ id }], trials? }`. Scorer ids
-    /// must be unique across scorers and gates (results are keyed by id).
+    /// `config`: `{ scorers: [{ id, threshold?, direction?, scale? }], gates?: [{ id,
+    /// direction?, scale? }], trials?, maxErrors?, minCoverage?, gatePassRate?, partial?,
+    /// stopEarly? }`. Scorer ids must be unique across scorers and gates (results are keyed
+    /// by id).
     pub fn new(config: &Value) -> Result<Self, InvalidArgument> {
         let trials = match config.get("trials") {
             None | Some(Value::Null) => 1,
@@ -270,6 +568,7 @@ impl EvalAccumulator {
                 }
             },
         };
+        let policy = Policy::from_config(config)?;
         let mut scorers = IndexMap::new();
         let lists = [("scorers", false), ("gates", true)];
         for (key, gate) in lists {
@@ -295,6 +594,33 @@ impl EvalAccumulator {
                         )))
                     }
                 };
+                let direction = match s.get("direction") {
+                    None | Some(Value::Null) => {
+                        if LOWER_IS_BETTER_IDS.contains(&id.as_str()) {
+                            Direction::Lower
+                        } else {
+                            Direction::Higher
+                        }
+                    }
+                    Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                        InvalidArgument::options(format!(
+                            "{at}.direction must be \"higher\" or \"lower\", got {}",
+                            describe(v)
+                        ))
+                    })?,
+                };
+                let scale = match s.get("scale") {
+                    None | Some(Value::Null) => 1.0,
+                    Some(v) => match v.as_f64() {
+                        Some(x) if x.is_finite() && x > 0.0 => x,
+                        _ => {
+                            return Err(InvalidArgument::options(format!(
+                                "{at}.scale must be a finite number > 0, got {}",
+                                describe(v)
+                            )))
+                        }
+                    },
+                };
                 if scorers.contains_key(&id) {
                     return Err(InvalidArgument::options(format!(
                         "two scorers share the id \"{id}\" (results are keyed by id): give one of them another `id` option"
@@ -305,11 +631,14 @@ impl EvalAccumulator {
                     Tally {
                         threshold,
                         gate,
+                        direction,
+                        scale,
                         scores: Vec::new(),
                         gate_scores: Vec::new(),
                         errors: 0,
                         total: 0,
                         usage: UsageTotals::default(),
+                        early: Vec::new(),
                     },
                 );
             }
@@ -317,8 +646,14 @@ impl EvalAccumulator {
         Ok(EvalAccumulator {
             scorers,
             trials,
+            policy,
             total_items: 0,
             failed_items: 0,
+            errored_items: 0,
+            first_error: None,
+            cache_misses: 0,
+            first_cache_miss: None,
+            stopped: None,
             seen: Default::default(),
         })
     }
@@ -327,13 +662,19 @@ impl EvalAccumulator {
         self.trials
     }
 
-    /// One item: `{ index, targetError?: bool, runs: { [id]: [{ score?: number|null,
-    /// judge?: object, usage?: UsageTotals }] } }` (one entry per trial; a missing or null
-    /// score is a failed run; `judge` is a result's judge record, `usage` totals already
-    /// summed, as a merge reads them back). A scorer missing from `runs` did not run for
-    /// this item (its target failed): it counts in the item total, not as scored. Returns
-    /// `{ trials, usage, failed }`: per-scorer trial statistics (only when `trials > 1`), the
-    /// item's usage per scorer, and whether the item failed.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// One item: `{ index, targetError?: bool | { code, message }, runs: { [id]: [{ score?:
+    /// number|null, error?: { code, status?, message }, judge?: object, usage?: UsageTotals
+    /// }] } }` (one entry per trial; a missing or null score is a failed run; `judge` is a
+    /// result's judge record, `usage` totals already summed, as a merge reads them back). A
+    /// scorer missing from `runs` did not run for this item (its target failed): it counts
+    /// in the item total, not as scored. Returns `{ trials, usage, failed, stop? }`:
+    /// per-scorer trial statistics (only when `trials > 1`), the item's usage per scorer,
+    /// whether the item failed, and — once, when a scorer's first runs all failed the same
+    /// persistent way — why the run should stop now.
     pub fn add_item(&mut self, item: &Value) -> Result<Value, InvalidArgument> {
         let index = match item.get("index").and_then(Value::as_f64) {
             Some(i) if i >= 0.0 && i.fract() == 0.0 && i < 9.0e15 => i as u64,
@@ -354,18 +695,29 @@ impl EvalAccumulator {
             .get("runs")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        let mut failed = item
-            .get("targetError")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let target_error = match item.get("targetError") {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => None,
+            Some(Value::Bool(true)) => Some(error_of(None, "OXEVAL_TARGET")),
+            Some(e) => Some(error_of(Some(e), "OXEVAL_TARGET")),
+        };
+        let mut failed = target_error.is_some();
+        let mut unscored = target_error.is_some();
+        let mut item_first: Option<FirstError> = target_error.map(|(code, message)| FirstError {
+            index,
+            scorer: None,
+            code,
+            message,
+        });
         let mut per_trial = Map::new();
         let mut item_usage = Map::new();
+        let mut stop = None;
         self.total_items += 1;
         for (id, tally) in self.scorers.iter_mut() {
             tally.total += 1;
             let trials = runs.get(id).and_then(Value::as_array);
             let Some(trials) = trials else {
                 failed = true;
+                unscored = true;
                 if tally.gate {
                     tally.gate_scores.push((index, 0.0));
                 }
@@ -381,11 +733,32 @@ impl EvalAccumulator {
                 if let Some(u) = t.get("usage") {
                     used.add_totals(u);
                 }
-                match t
+                let score = t
                     .get("score")
                     .and_then(Value::as_f64)
-                    .filter(|s| s.is_finite())
-                {
+                    .filter(|s| s.is_finite());
+                if tally.early.len() < EARLY_STOP_RUNS {
+                    tally.early.push(match score {
+                        Some(_) => None,
+                        None => t.get("error").and_then(persistent_failure),
+                    });
+                    let same = tally.early.len() == EARLY_STOP_RUNS
+                        && tally
+                            .early
+                            .iter()
+                            .all(|e| e.is_some() && *e == tally.early[0]);
+                    if same && self.policy.stop_early && self.stopped.is_none() {
+                        let why = tally.early[0].clone().unwrap_or_default();
+                        let (_, message) = error_of(t.get("error"), "");
+                        let text = format!(
+                            "stopped early: the first {EARLY_STOP_RUNS} runs of \"{id}\" all failed with {why}, which will not change by retrying; fix the judge configuration and run again (last error: {})",
+                            clip(&message, 300)
+                        );
+                        self.stopped = Some(text.clone());
+                        stop = Some(text);
+                    }
+                }
+                match score {
                     Some(s) => {
                         ok.push(s);
                         all_scores.push(json!(s));
@@ -394,12 +767,32 @@ impl EvalAccumulator {
                         tally.errors += 1;
                         failed = true;
                         all_scores.push(Value::Null);
+                        let (code, message) = error_of(t.get("error"), "OXEVAL_SCORER_FAILED");
+                        if code == "OXEVAL_CACHE_MISS" {
+                            self.cache_misses += 1;
+                            if self.first_cache_miss.is_none() {
+                                self.first_cache_miss = Some(FirstError {
+                                    index,
+                                    scorer: Some(id.clone()),
+                                    code: code.clone(),
+                                    message: message.clone(),
+                                });
+                            }
+                        }
+                        if item_first.is_none() {
+                            item_first = Some(FirstError {
+                                index,
+                                scorer: Some(id.clone()),
+                                code,
+                                message,
+                            });
+                        }
                     }
                 }
             }
             tally.usage.add(&used);
             item_usage.insert(id.clone(), serde_json::to_value(&used).unwrap_or_default());
-            let st = stats(&ok);
+            let st = stats(&ok, tally.scale);
             match st.mean {
                 Some(m) => {
                     tally.scores.push((index, m));
@@ -408,6 +801,7 @@ impl EvalAccumulator {
                     }
                 }
                 None => {
+                    unscored = true;
                     if tally.gate {
                         tally.gate_scores.push((index, 0.0));
                     }
@@ -424,47 +818,184 @@ impl EvalAccumulator {
         if failed {
             self.failed_items += 1;
         }
-        Ok(json!({ "trials": per_trial, "usage": item_usage, "failed": failed }))
+        if unscored {
+            self.errored_items += 1;
+            if self.first_error.is_none()
+                || self
+                    .first_error
+                    .as_ref()
+                    .is_some_and(|f| item_first.as_ref().is_some_and(|i| i.index < f.index))
+            {
+                self.first_error = item_first;
+            }
+        }
+        let mut out = json!({ "trials": per_trial, "usage": item_usage, "failed": failed });
+        if let Some(s) = stop {
+            out["stop"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
+        }
+        Ok(out)
     }
 
     /// The run summary (see the module docs): `scores`, `summary`, `errors`, `coverage`,
-    /// `usage`, `stats`, `trials`, and `gateResults`/`thresholdResults`/`verdict` when
-    /// gates or thresholds exist.
-    pub fn summary(&self) -> Value {
+    /// `usage`, `stats`, `trials`, `outcome`, `scorerInfo`, and
+    /// `gateResults`/`thresholdResults`/`verdict` when gates or thresholds exist. `end`:
+    /// `{ aborted?: bool, unfinished?: number }` from the runner (a run stopped by its
+    /// signal, and how many items were started but did not finish).
+    pub fn summary(&self, end: &Value) -> Value {
+        let aborted = end.get("aborted").and_then(Value::as_bool).unwrap_or(false);
+        let unfinished = count(end.get("unfinished"));
+        let partial = self.policy.partial;
         let mut scores = Map::new();
         let mut errors = Map::new();
         let mut coverage = Map::new();
         let mut usage = Map::new();
         let mut stats_out = Map::new();
+        let mut info = Map::new();
         let mut gate_results = Vec::new();
         let mut threshold_results = Vec::new();
-        let (mut gates_ok, mut thresholds_ok) = (true, true);
-        let mut has_thresholds = false;
+        let mut reasons: Vec<Value> = Vec::new();
+        let mut threshold_reasons: Vec<Value> = Vec::new();
+        let reason = |kind: &str, scorer: Option<&str>, message: String| {
+            let mut r = json!({ "kind": kind, "message": message });
+            if let Some(s) = scorer {
+                r["scorer"] = json!(s);
+            }
+            r
+        };
+        if !partial && self.total_items == 0 {
+            reasons.push(reason(
+                "no-items",
+                None,
+                "no item was evaluated (the dataset is empty, or every item was stopped)".into(),
+            ));
+        }
+        if let Some(s) = &self.stopped {
+            reasons.push(reason("stopped", None, s.clone()));
+        }
+        if aborted {
+            reasons.push(reason(
+                "aborted",
+                None,
+                format!(
+                    "the run was interrupted: {} item{} finished{}",
+                    self.total_items,
+                    if self.total_items == 1 { "" } else { "s" },
+                    if unfinished > 0 {
+                        format!(", {unfinished} did not")
+                    } else {
+                        String::new()
+                    }
+                ),
+            ));
+        }
+        if self.cache_misses > 0 {
+            reasons.push(reason(
+                "cache-miss",
+                None,
+                format!(
+                    "{} judge call{} not in the replay cache (a replay run never calls the judge, and a miss always fails it); first: {}",
+                    self.cache_misses,
+                    if self.cache_misses == 1 { " was" } else { "s were" },
+                    self.first_cache_miss.as_ref().map(FirstError::describe).unwrap_or_default()
+                ),
+            ));
+        }
+        if self.errored_items > self.policy.max_errors {
+            reasons.push(reason(
+                "errors",
+                None,
+                format!(
+                    "{} of {} item{} not scored (allowed: {}; maxErrors / --max-errors allows some); first: {}",
+                    self.errored_items,
+                    self.total_items,
+                    if self.total_items == 1 { " was" } else { "s were" },
+                    self.policy.max_errors,
+                    self.first_error.as_ref().map(FirstError::describe).unwrap_or_default()
+                ),
+            ));
+        }
         for (id, t) in &self.scorers {
             let mut sorted = t.scores.clone();
             sorted.sort_by_key(|(i, _)| *i);
             let xs: Vec<f64> = sorted.iter().map(|(_, s)| *s).collect();
-            let st = stats(&xs);
+            let st = stats(&xs, t.scale);
             errors.insert(id.clone(), json!(t.errors));
             coverage.insert(id.clone(), json!({ "scored": xs.len(), "total": t.total }));
             usage.insert(
                 id.clone(),
                 serde_json::to_value(&t.usage).unwrap_or_default(),
             );
+            info.insert(
+                id.clone(),
+                json!({ "direction": t.direction, "scale": t.scale, "gate": t.gate }),
+            );
+            if !partial && t.total > 0 && xs.is_empty() {
+                reasons.push(reason(
+                    "nothing-scored",
+                    Some(id),
+                    format!(
+                        "\"{id}\" scored none of its {} item{}",
+                        t.total,
+                        if t.total == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+            if let (false, Some(floor)) = (partial, self.policy.min_coverage) {
+                let share = if t.total == 0 {
+                    0.0
+                } else {
+                    xs.len() as f64 / t.total as f64
+                };
+                if share < floor && !xs.is_empty() {
+                    reasons.push(reason(
+                        "coverage",
+                        Some(id),
+                        format!(
+                            "\"{id}\" scored {} of {} items ({}%), below the coverage floor of {}%",
+                            xs.len(),
+                            t.total,
+                            num(share * 100.0),
+                            num(floor * 100.0)
+                        ),
+                    ));
+                }
+            }
             if t.gate {
                 let mut g = t.gate_scores.clone();
                 g.sort_by_key(|(i, _)| *i);
                 let gs: Vec<f64> = g.iter().map(|(_, s)| *s).collect();
-                let avg = stats(&gs).mean.unwrap_or(0.0);
-                let passed = avg >= 1.0;
-                gates_ok &= passed;
+                let avg = stats(&gs, 1.0).mean.unwrap_or(0.0);
+                // an empty shard has nothing against its gates; an empty run fails (no-items)
+                let passed = if gs.is_empty() {
+                    partial
+                } else {
+                    avg >= self.policy.gate_pass_rate
+                };
+                // a shard decides a gate only when every item must pass
+                let decided = !partial || self.policy.gate_pass_rate >= 1.0;
+                if !passed && decided {
+                    reasons.push(reason(
+                        "gate",
+                        Some(id),
+                        format!(
+                            "gate \"{id}\" passed {}% of items (required: {}%)",
+                            num(avg * 100.0),
+                            num(self.policy.gate_pass_rate * 100.0)
+                        ),
+                    ));
+                }
                 gate_results.push(json!({ "id": id, "passed": passed, "score": avg }));
             } else {
                 scores.insert(id.clone(), json!(st.mean));
                 if let Some(th) = &t.threshold {
-                    has_thresholds = true;
                     let passed = st.mean.is_some_and(|m| th.passed(m));
-                    thresholds_ok &= passed;
+                    if !passed && !partial {
+                        threshold_reasons.push(reason(
+                            "threshold",
+                            Some(id),
+                            th.missed(id, st.mean),
+                        ));
+                    }
                     threshold_results.push(json!({
                         "id": id, "passed": passed, "averageScore": st.mean, "threshold": th.raw,
                     }));
@@ -472,16 +1003,48 @@ impl EvalAccumulator {
             }
             stats_out.insert(id.clone(), serde_json::to_value(&st).unwrap_or_default());
         }
+        let status = if !reasons.is_empty() {
+            "failed"
+        } else if !threshold_reasons.is_empty() {
+            "scored"
+        } else {
+            "passed"
+        };
+        let meaning = match status {
+            "passed" if partial => "passed: this shard's items were scored and its gates passed (thresholds are decided by oxeval merge)",
+            "passed" => "passed: every item was scored and every gate and threshold was met",
+            "scored" => "scored: every item was scored and the gates passed, but a scorer missed its threshold; this is not a pass",
+            _ => "failed: see the reasons",
+        };
+        reasons.extend(threshold_reasons);
         let mut out = json!({
             "scores": scores,
-            "summary": { "totalItems": self.total_items, "failedItems": self.failed_items },
+            "summary": {
+                "totalItems": self.total_items,
+                "failedItems": self.failed_items,
+                "erroredItems": self.errored_items,
+            },
             "errors": errors,
             "coverage": coverage,
             "usage": usage,
             "stats": stats_out,
             "trials": self.trials,
+            "scorerInfo": info,
+            "outcome": {
+                "status": status,
+                "passed": status == "passed",
+                "meaning": meaning,
+                "reasons": reasons,
+                "policy": {
+                    "maxErrors": self.policy.max_errors,
+                    "minCoverage": self.policy.min_coverage,
+                    "gatePassRate": self.policy.gate_pass_rate,
+                    "partial": partial,
+                },
+            },
         });
         let has_gates = !gate_results.is_empty();
+        let has_thresholds = !threshold_results.is_empty();
         if has_gates {
             out["gateResults"] = Value::Array(gate_results);
         }
@@ -489,13 +1052,11 @@ impl EvalAccumulator {
             out["thresholdResults"] = Value::Array(threshold_results);
         }
         if has_gates || has_thresholds {
-            out["verdict"] = json!(if !gates_ok {
-                "failed"
-            } else if !thresholds_ok {
-                "scored"
-            } else {
-                "passed"
-            });
+            // Mastra's field, where gates or thresholds were set: the same decision
+            out["verdict"] = json!(status);
+        }
+        if let Some(s) = &self.stopped {
+            out["stopped"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
         }
         out
     }
@@ -530,26 +1091,79 @@ mod tests {
 
     #[test]
     fn stats_table() {
-        let s = stats(&[]);
+        let s = stats(&[], 1.0);
         assert_eq!((s.n, s.mean, s.std, s.ci95), (0, None, None, None));
-        let s = stats(&[0.5]);
+        let s = stats(&[0.5], 1.0);
         assert_eq!((s.n, s.mean, s.std, s.ci95), (1, Some(0.5), None, None));
-        let s = stats(&[1.0, 0.0]);
+        let s = stats(&[1.0, 0.0], 1.0);
         assert!(close(s.mean.unwrap(), 0.5));
         assert!(close(s.std.unwrap(), std::f64::consts::FRAC_1_SQRT_2));
-        // 0.5 ± 12.706 · 0.7071 / √2
+        // 0/1 scores: exactly Wilson's interval for 1 of 2 (the t interval was ±6.35)
         let [lo, hi] = s.ci95.unwrap();
-        assert!((lo - (0.5 - 6.353)).abs() < 1e-3 && (hi - (0.5 + 6.353)).abs() < 1e-3);
-        let s = stats(&[0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert!(
+            (lo - 0.094_531).abs() < 1e-5 && (hi - 0.905_469).abs() < 1e-5,
+            "{lo} {hi}"
+        );
+        let s = stats(&[0.2, 0.4, 0.6, 0.8, 1.0], 1.0);
         assert!(close(s.mean.unwrap(), 0.6));
         assert!(close(s.std.unwrap(), 0.1f64.sqrt())); // variance 0.1
         assert_eq!((s.min, s.max), (Some(0.2), Some(1.0)));
-        let half = 2.776_445_105 * 0.1f64.sqrt() / 5f64.sqrt();
-        assert!((s.ci95.unwrap()[0] - (0.6 - half)).abs() < 1e-6);
-        let same = stats(&[0.7, 0.7, 0.7]);
+        // population variance 0.08 → n* = 5 · 0.24 / 0.08 = 15: Wilson(0.6, 15)
+        assert_eq!(s.ci95, Some(wilson(0.6, 15.0)));
+        let same = stats(&[0.7, 0.7, 0.7], 1.0);
         assert!(same.std.unwrap() < 1e-12);
         let [lo, hi] = same.ci95.unwrap();
         assert!(close(lo, 0.7) && close(hi, 0.7));
+    }
+
+    #[test]
+    fn intervals_never_leave_the_range() {
+        // the two intervals the issue saw leave [0, 1] with Student's t
+        for xs in [
+            vec![0.0, 0.0, 0.4, 1.0, 0.8, 0.0, 0.1],
+            vec![1.0, 1.0, 0.9, 1.0, 0.94, 1.0],
+            vec![1.0, 1.0, 1.0, 1.0, 1.0],
+            vec![0.0, 0.0],
+            vec![0.0, 1.0, 1.0, 1.0],
+        ] {
+            let [lo, hi] = bounded_ci(&xs, 1.0).unwrap();
+            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+            assert!(
+                (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi),
+                "{xs:?}: [{lo}, {hi}]"
+            );
+            assert!(
+                lo <= mean + 1e-12 && mean <= hi + 1e-12,
+                "{xs:?}: [{lo}, {hi}]"
+            );
+        }
+        // every score at 1 of 5 is Wilson's 5 of 5, not a zero-width interval
+        let [lo, hi] = bounded_ci(&[1.0; 5], 1.0).unwrap();
+        assert!((lo - 0.565_509).abs() < 1e-5 && close(hi, 1.0), "{lo}");
+        // a scale of 10: the same interval, ten times wider
+        let a = bounded_ci(&[0.2, 0.5, 0.9], 1.0).unwrap();
+        let b = bounded_ci(&[2.0, 5.0, 9.0], 10.0).unwrap();
+        assert!(close(a[0] * 10.0, b[0]) && close(a[1] * 10.0, b[1]));
+        // a score outside its range widens the range instead of breaking the interval
+        let [lo, hi] = bounded_ci(&[0.5, 1.5], 1.0).unwrap();
+        assert!(lo >= 0.0 && hi <= 1.5);
+        // many items close together: narrower than 0/1 data with the same mean
+        let tight: Vec<f64> = (0..100).map(|i| 0.5 + (i % 3) as f64 * 0.01).collect();
+        let [lo, hi] = bounded_ci(&tight, 1.0).unwrap();
+        assert!(hi - lo < 0.01, "{lo} {hi}");
+    }
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // Wilson (1927) / Newcombe (1998) table: 81 of 263 → [0.2553, 0.3662]
+        let [lo, hi] = wilson(81.0 / 263.0, 263.0);
+        assert!(
+            (lo - 0.2553).abs() < 1e-4 && (hi - 0.3662).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        // 0 of 10 → [0, 0.2775]
+        let [lo, hi] = wilson(0.0, 10.0);
+        assert!(close(lo, 0.0) && (hi - 0.2775).abs() < 1e-4, "{hi}");
     }
 
     #[test]
@@ -619,12 +1233,19 @@ mod tests {
             .unwrap();
         a.add_item(&json!({"index": 3, "targetError": true, "runs": {}}))
             .unwrap();
-        let s = a.summary();
+        let s = a.summary(&Value::Null);
         assert_eq!(s["scores"]["s"], json!(0.75));
         assert_eq!(s["errors"]["s"], json!(1));
         assert_eq!(s["coverage"]["s"], json!({"scored": 2, "total": 4}));
-        assert_eq!(s["summary"], json!({"totalItems": 4, "failedItems": 2}));
-        assert_eq!(s["verdict"], json!("passed"));
+        assert_eq!(
+            s["summary"],
+            json!({"totalItems": 4, "failedItems": 2, "erroredItems": 2})
+        );
+        // two items went unscored and none were allowed: the run fails, threshold met or not
+        assert_eq!(s["verdict"], json!("failed"));
+        assert_eq!(s["outcome"]["passed"], json!(false));
+        assert_eq!(s["outcome"]["reasons"][0]["kind"], json!("errors"));
+        assert_eq!(s["thresholdResults"][0]["passed"], json!(true));
         assert_eq!(s["thresholdResults"][0]["averageScore"], json!(0.75));
     }
 
@@ -633,11 +1254,12 @@ mod tests {
         let mut a = acc(json!({"scorers": [{"id": "s", "threshold": 0.0}, {"id": "t"}]}));
         a.add_item(&json!({"index": 0, "runs": {"s": [{}], "t": [{"score": 0.0}]}}))
             .unwrap();
-        let s = a.summary();
+        let s = a.summary(&Value::Null);
         assert_eq!(s["scores"]["s"], Value::Null);
         assert_eq!(s["scores"]["t"], json!(0.0));
         assert_eq!(s["thresholdResults"][0]["passed"], json!(false));
-        assert_eq!(s["verdict"], json!("scored"));
+        // a scorer that scored nothing fails the run (it is never "scored")
+        assert_eq!(s["verdict"], json!("failed"));
         assert_eq!(s["stats"]["s"]["mean"], Value::Null);
     }
 
@@ -659,7 +1281,7 @@ mod tests {
                 a.add_item(&json!({"index": i, "runs": {"s": [{"score": s}], "g": [g]}}))
                     .unwrap();
             }
-            let out = a.summary();
+            let out = a.summary(&Value::Null);
             assert_eq!(out["verdict"], json!(want), "{gates:?} {s}");
             assert!(out["scores"].get("g").is_none(), "gates are not in scores");
         }
@@ -670,7 +1292,7 @@ mod tests {
         let mut a = acc(json!({"scorers": [{"id": "s"}]}));
         a.add_item(&json!({"index": 0, "runs": {"s": [{"score": 1}]}}))
             .unwrap();
-        let s = a.summary();
+        let s = a.summary(&Value::Null);
         assert!(s.get("verdict").is_none() && s.get("thresholdResults").is_none());
     }
 
@@ -687,7 +1309,7 @@ mod tests {
         assert!(t["ci95"].is_array());
         a.add_item(&json!({"index": 1, "runs": {"s": [{"score": 1}, {"score": 1}, {"score": 1}]}}))
             .unwrap();
-        let s = a.summary();
+        let s = a.summary(&Value::Null);
         assert!(close(s["scores"]["s"].as_f64().unwrap(), 0.7));
         assert_eq!(s["errors"]["s"], json!(1));
         assert_eq!(s["coverage"]["s"]["scored"], json!(2));
@@ -705,7 +1327,7 @@ mod tests {
                 a.add_item(&json!({"index": i, "runs": {"s": [{"score": xs[i]}]}}))
                     .unwrap();
             }
-            a.summary()
+            a.summary(&Value::Null)
         };
         let forward = run((0..1000).collect());
         let mut shuffled: Vec<usize> = (0..1000).collect();
@@ -739,10 +1361,296 @@ mod tests {
             .unwrap();
         // a failed run's partial judge record still counts
         a.add_item(&json!({"index": 1, "runs": {"s": [{"judge": {"x": {"executions": [{"modelCallCount": 1, "usage": {"totalTokens": 4}}]}}}]}})).unwrap();
-        let u = &a.summary()["usage"]["s"];
+        let u = &a.summary(&Value::Null)["usage"]["s"];
         assert_eq!(
             u,
             &json!({"calls": 4, "inputTokens": 17, "outputTokens": 5, "totalTokens": 19, "reasoningTokens": 3, "cachedInputTokens": 0})
+        );
+    }
+
+    fn kinds(s: &Value) -> Vec<String> {
+        s["outcome"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["kind"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn run_with(config: Value, items: &[Value]) -> Value {
+        let mut a = acc(config);
+        for it in items {
+            a.add_item(it).unwrap();
+        }
+        a.summary(&Value::Null)
+    }
+
+    #[test]
+    fn outcome_table() {
+        let ok = |i: u64, x: f64| json!({"index": i, "runs": {"s": [{"score": x}]}});
+        let err = |i: u64, code: &str| json!({"index": i, "runs": {"s": [{"error": {"code": code, "message": "boom"}}]}});
+        // (config, items, status, reason kinds)
+        let cases: Vec<(Value, Vec<Value>, &str, Vec<&str>)> = vec![
+            (
+                json!({"scorers": [{"id": "s"}]}),
+                vec![ok(0, 1.0), ok(1, 0.2)],
+                "passed",
+                vec![],
+            ),
+            (
+                json!({"scorers": [{"id": "s"}]}),
+                vec![],
+                "failed",
+                vec!["no-items"],
+            ),
+            // nothing scored: failed, not passed (the bug: coverage 0/10, verdict passed)
+            (
+                json!({"scorers": [{"id": "s"}], "maxErrors": 100}),
+                vec![
+                    err(0, "OXEVAL_MISSING_API_KEY"),
+                    err(1, "OXEVAL_JUDGE_NETWORK"),
+                ],
+                "failed",
+                vec!["nothing-scored"],
+            ),
+            (
+                json!({"scorers": [{"id": "s"}]}),
+                vec![ok(0, 1.0), err(1, "OXEVAL_JUDGE_HTTP")],
+                "failed",
+                vec!["errors"],
+            ),
+            (
+                json!({"scorers": [{"id": "s"}], "maxErrors": 1}),
+                vec![ok(0, 1.0), err(1, "OXEVAL_JUDGE_HTTP")],
+                "passed",
+                vec![],
+            ),
+            // a replay miss fails whatever maxErrors allows
+            (
+                json!({"scorers": [{"id": "s"}], "maxErrors": 5}),
+                vec![ok(0, 1.0), err(1, "OXEVAL_CACHE_MISS")],
+                "failed",
+                vec!["cache-miss"],
+            ),
+            (
+                json!({"scorers": [{"id": "s"}], "maxErrors": 5, "minCoverage": 0.9}),
+                vec![ok(0, 1.0), err(1, "OXEVAL_JUDGE_HTTP")],
+                "failed",
+                vec!["coverage"],
+            ),
+            (
+                json!({"scorers": [{"id": "s", "threshold": 0.8}]}),
+                vec![ok(0, 1.0), ok(1, 0.2)],
+                "scored",
+                vec!["threshold"],
+            ),
+            // a target error or an unreadable row is an unscored item
+            (
+                json!({"scorers": [{"id": "s"}]}),
+                vec![
+                    ok(0, 1.0),
+                    json!({"index": 1, "targetError": {"code": "OXEVAL_INVALID_INPUT", "message": "bad row"}, "runs": {}}),
+                ],
+                "failed",
+                vec!["errors"],
+            ),
+        ];
+        for (config, items, status, want) in cases {
+            let s = run_with(config.clone(), &items);
+            assert_eq!(s["outcome"]["status"], json!(status), "{config} {items:?}");
+            assert_eq!(s["outcome"]["passed"], json!(status == "passed"));
+            assert_eq!(kinds(&s), want, "{config}");
+            assert!(!s["outcome"]["meaning"].as_str().unwrap().is_empty());
+            // Mastra's verdict only where gates or thresholds exist, and then the same word
+            match s.get("verdict") {
+                Some(v) => assert_eq!(v, &json!(status)),
+                None => assert!(config["scorers"][0].get("threshold").is_none()),
+            }
+        }
+    }
+
+    #[test]
+    fn reasons_name_the_item_scorer_and_side() {
+        let s = run_with(
+            json!({"scorers": [{"id": "h", "threshold": {"max": 0.3}}]}),
+            &[
+                json!({"index": 0, "runs": {"h": [{"score": 0.5}]}}),
+                json!({"index": 1, "runs": {"h": [{"score": 0.4}]}}),
+            ],
+        );
+        let m = s["outcome"]["reasons"][0]["message"].as_str().unwrap();
+        assert!(m.contains("above the maximum 0.3"), "{m}");
+        assert!(!m.contains("below"), "{m}");
+        let s = run_with(
+            json!({"scorers": [{"id": "s"}]}),
+            &[
+                json!({"index": 0, "runs": {"s": [{"score": 1}]}}),
+                json!({"index": 7, "runs": {"s": [{"error": {"code": "OXEVAL_CACHE_MISS", "message": "no reply recorded for s/analyze of item #7: the prompt differs"}}]}}),
+            ],
+        );
+        let m = s["outcome"]["reasons"][0]["message"].as_str().unwrap();
+        assert!(
+            m.contains("item 7, s: OXEVAL_CACHE_MISS: no reply recorded"),
+            "{m}"
+        );
+        assert_eq!(s["scorerInfo"]["s"]["direction"], json!("higher"));
+    }
+
+    #[test]
+    fn gates_use_the_pass_rate_and_shards_decide_only_what_they_can() {
+        let items: Vec<Value> = (0..10)
+            .map(|i| json!({"index": i, "runs": {"g": [{"score": if i == 0 { 0.0 } else { 1.0 }}], "s": [{"score": 0.1}]}}))
+            .collect();
+        let base = json!({"scorers": [{"id": "s", "threshold": 0.5}], "gates": [{"id": "g"}]});
+        let s = run_with(base.clone(), &items);
+        assert_eq!(kinds(&s), vec!["gate", "threshold"]);
+        let mut c = base.clone();
+        c["gatePassRate"] = json!(0.9);
+        let s = run_with(c, &items);
+        assert_eq!(s["outcome"]["status"], json!("scored"));
+        assert_eq!(s["gateResults"][0]["passed"], json!(true));
+        // a shard: the failed gate decides (every item must pass); the mean does not
+        let mut c = base.clone();
+        c["partial"] = json!(true);
+        let s = run_with(c.clone(), &items);
+        assert_eq!(kinds(&s), vec!["gate"]);
+        let s = run_with(c.clone(), &items[1..]);
+        assert_eq!(s["outcome"]["status"], json!("passed"));
+        // an empty shard is not a failure of the run
+        let s = run_with(c, &[]);
+        assert_eq!(s["outcome"]["status"], json!("passed"));
+    }
+
+    #[test]
+    fn stops_early_only_on_persistent_failures() {
+        let fail = |i: u64, e: Value| json!({"index": i, "runs": {"s": [{"error": e}]}});
+        let refused = json!({"code": "OXEVAL_JUDGE_NETWORK", "message": "could not reach judge x at http://127.0.0.1:1/ after 3 tries: error sending request: tcp connect error: Connection refused (os error 111)"});
+        let mut a = acc(json!({"scorers": [{"id": "s"}]}));
+        for i in 0..4 {
+            let r = a.add_item(&fail(i, refused.clone())).unwrap();
+            assert!(r.get("stop").is_none());
+        }
+        let r = a.add_item(&fail(4, refused.clone())).unwrap();
+        let m = r["stop"]["message"].as_str().unwrap();
+        assert!(
+            m.contains("connection refused") && m.contains("\"s\""),
+            "{m}"
+        );
+        assert!(
+            a.add_item(&fail(5, refused.clone()))
+                .unwrap()
+                .get("stop")
+                .is_none(),
+            "said once"
+        );
+        assert_eq!(kinds(&a.summary(&Value::Null))[0], "stopped");
+        // transient failures, or one success among the first runs, never stop a run
+        for first in [
+            json!({"code": "OXEVAL_JUDGE_HTTP", "status": 429, "message": "rate limited"}),
+            json!({"code": "OXEVAL_JUDGE_TIMEOUT", "message": "slow"}),
+            json!({"code": "OXEVAL_JUDGE_NETWORK", "message": "connection reset by peer"}),
+        ] {
+            let mut a = acc(json!({"scorers": [{"id": "s"}]}));
+            for i in 0..8 {
+                assert!(a
+                    .add_item(&fail(i, first.clone()))
+                    .unwrap()
+                    .get("stop")
+                    .is_none());
+            }
+        }
+        let mut a = acc(json!({"scorers": [{"id": "s"}]}));
+        a.add_item(&json!({"index": 0, "runs": {"s": [{"score": 1}]}}))
+            .unwrap();
+        for i in 1..8 {
+            assert!(a
+                .add_item(&fail(i, refused.clone()))
+                .unwrap()
+                .get("stop")
+                .is_none());
+        }
+        // different persistent failures are not "the same" failure
+        let mut a = acc(json!({"scorers": [{"id": "s"}]}));
+        for i in 0..5 {
+            let e = if i % 2 == 0 {
+                json!({"code": "OXEVAL_JUDGE_HTTP", "status": 401, "message": "no"})
+            } else {
+                json!({"code": "OXEVAL_MISSING_API_KEY", "message": "no key"})
+            };
+            assert!(a.add_item(&fail(i, e)).unwrap().get("stop").is_none());
+        }
+        // stopEarly: false turns it off
+        let mut a = acc(json!({"scorers": [{"id": "s"}], "stopEarly": false}));
+        for i in 0..6 {
+            assert!(a
+                .add_item(&fail(i, refused.clone()))
+                .unwrap()
+                .get("stop")
+                .is_none());
+        }
+        for (e, want) in [
+            (json!({"code": "OXEVAL_MISSING_API_KEY"}), true),
+            (json!({"code": "OXEVAL_JUDGE_HTTP", "status": 401}), true),
+            (json!({"code": "OXEVAL_JUDGE_HTTP", "status": 404}), true),
+            (json!({"code": "OXEVAL_JUDGE_MODEL", "status": 403}), true),
+            (json!({"code": "OXEVAL_JUDGE_HTTP", "status": 500}), false),
+            (
+                json!({"code": "OXEVAL_JUDGE_NETWORK", "message": "dns error: failed to lookup address information"}),
+                true,
+            ),
+            (json!({"code": "OXEVAL_JUDGE_OUTPUT"}), false),
+            (json!({"code": "OXEVAL_CACHE_MISS"}), false),
+        ] {
+            assert_eq!(persistent_failure(&e).is_some(), want, "{e}");
+        }
+    }
+
+    #[test]
+    fn aborted_runs_never_pass() {
+        let mut a = acc(json!({"scorers": [{"id": "s"}]}));
+        a.add_item(&json!({"index": 0, "runs": {"s": [{"score": 1}]}}))
+            .unwrap();
+        let s = a.summary(&json!({"aborted": true, "unfinished": 3}));
+        assert_eq!(kinds(&s), vec!["aborted"]);
+        let m = s["outcome"]["reasons"][0]["message"].as_str().unwrap();
+        assert!(m.contains("1 item finished, 3 did not"), "{m}");
+    }
+
+    #[test]
+    fn direction_and_scale_come_from_the_config_or_known_ids() {
+        let a = acc(
+            json!({"scorers": [{"id": "hallucination-scorer"}, {"id": "x", "direction": "lower", "scale": 10}, {"id": "y"}]}),
+        );
+        let s = a.summary(&Value::Null);
+        assert_eq!(
+            s["scorerInfo"]["hallucination-scorer"]["direction"],
+            json!("lower")
+        );
+        assert_eq!(
+            s["scorerInfo"]["x"],
+            json!({"direction": "lower", "scale": 10.0, "gate": false})
+        );
+        assert_eq!(s["scorerInfo"]["y"]["direction"], json!("higher"));
+        for bad in [
+            json!({"scorers": [{"id": "x", "direction": "up"}]}),
+            json!({"scorers": [{"id": "x", "scale": 0}]}),
+            json!({"scorers": [{"id": "x"}], "maxErrors": -1}),
+            json!({"scorers": [{"id": "x"}], "maxErrors": 1.5}),
+            json!({"scorers": [{"id": "x"}], "minCoverage": 2}),
+            json!({"scorers": [{"id": "x"}], "gatePassRate": "1"}),
+            json!({"scorers": [{"id": "x"}], "partial": 1}),
+        ] {
+            assert!(EvalAccumulator::new(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn estimated_token_counts_are_normalised() {
+        let mut u = UsageTotals::default();
+        u.add_judge(&json!({"a": {"executions": [{"modelCallCount": 1, "usage": {"inputTokens": 12.5, "outputTokens": -1, "totalTokens": 1e20}}]}}));
+        assert_eq!(
+            (u.calls, u.input_tokens, u.output_tokens, u.total_tokens),
+            (1, 13, 0, 0)
         );
     }
 }

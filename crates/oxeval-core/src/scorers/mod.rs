@@ -40,6 +40,21 @@ pub struct ScorerMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeMeta>,
     pub steps: Vec<StepMeta>,
+    /// Which way is better: `higher` (most scorers) or `lower` (hallucination, bias, toxicity).
+    /// Worst items, threshold wording and report colours follow it.
+    pub direction: Direction,
+    /// Scores lie in `[0, scale]` (the scorer's `scale` option; 1 without one). Intervals
+    /// respect this range.
+    pub scale: f64,
+}
+
+/// Which way a scorer's score is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    #[default]
+    Higher,
+    Lower,
 }
 
 impl ScorerMeta {
@@ -62,7 +77,21 @@ impl ScorerMeta {
                 instructions,
             }),
             steps,
+            direction: Direction::Higher,
+            scale: 1.0,
         }
+    }
+
+    /// Scores lie in `[0, scale]`.
+    pub fn scaled(mut self, scale: f64) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// A score where lower is better.
+    pub fn lower_is_better(mut self) -> Self {
+        self.direction = Direction::Lower;
+        self
     }
 }
 

@@ -268,7 +268,8 @@ impl AnswerRelevancy {
                     description: "Explain the score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         AnswerRelevancy { judge, opts, meta }
     }
 

@@ -244,7 +244,8 @@ impl AnswerSimilarity {
                     description: "Generate explanation of similarity score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         AnswerSimilarity { judge, opts, meta }
     }
 

@@ -232,7 +232,8 @@ impl ContextPrecision {
                     description: "Explain the score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         ContextPrecision { judge, opts, meta }
     }
 

@@ -209,7 +209,8 @@ impl ContextRecall {
                     description: "Explain the score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         ContextRecall { judge, opts, meta }
     }
 

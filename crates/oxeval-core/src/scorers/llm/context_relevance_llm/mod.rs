@@ -262,7 +262,8 @@ impl ContextRelevanceLlm {
                     description: "Explain the score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         ContextRelevanceLlm {
             judge,
             opts,

@@ -231,7 +231,8 @@ impl Faithfulness {
                     description: "Explain the score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         Faithfulness { judge, opts, meta }
     }
 

@@ -246,7 +246,9 @@ impl Hallucination {
                     description: "Explain the score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale)
+        .lower_is_better();
         Hallucination { judge, opts, meta }
     }
 

@@ -255,7 +255,8 @@ impl Summarization {
                     description: "Explain which axis produced the summarization score",
                 },
             ],
-        );
+        )
+        .scaled(opts.scale);
         Summarization { judge, opts, meta }
     }
 
