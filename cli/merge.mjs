@@ -5,7 +5,8 @@
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
-import { JsonlWriter, checkWritable, readResults } from './results.mjs'
+import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, readResults, writeErrorText } from './results.mjs'
+import { sayer } from './terminal.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { slimItem, writeHtmlReport } from '../report/html.mjs'
 import { writeJunitReport } from '../report/junit.mjs'
@@ -14,6 +15,7 @@ const require = createRequire(import.meta.url)
 
 export const MERGE_OPTIONS = {
   out: { type: 'string', short: 'o' },
+  'out-prompts': { type: 'string' },
   html: { type: 'string' },
   junit: { type: 'string' },
   'price-in': { type: 'string' },
@@ -28,14 +30,21 @@ Combines the --out files of sharded runs (oxeval run --shard K/N --out out-K.jso
 result: the same means, stats and coverage as one unsharded run. The files must come from the
 same scorers (and thresholds), gates and trials; an item index found twice is an error.
 
-  -o, --out FILE       the merged results (JSONL: header, items in index order, summary)
+  -o, --out FILE       the merged results (JSONL: header, items in index order, summary); held
+                       with FILE.lock while written, like oxeval run --out
+      --out-prompts M  once (default: each prompt once, judge executions point at it with
+                       "promptRef") or none (no prompts: a slim file)
       --html FILE      HTML report of the merged result
       --junit FILE     JUnit XML of the merged result
       --price-in USD   price per 1M input tokens (cost in the summary and the report)
       --price-out USD  price per 1M output tokens
       --worst N        worst items listed per scorer (default 5)
 
-Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error.
+The outputs and the input files must all be different files. An output that cannot be written
+(disk full) is reported on stderr; the others are still written and the summary printed.
+
+Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error (or an output could not
+be written).
 `
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b)
@@ -44,7 +53,9 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
   const { values, positionals } = parseArgs({ args: argv, options: MERGE_OPTIONS, allowPositionals: true, strict: true })
   if (values.help) return { help: true }
   if (positionals.length === 0) throw new UsageError('merge needs at least one results file (oxeval run --out FILE)')
-  const say = (s) => io.stderr.write(`${s}\n`)
+  const say = sayer(io.stderr)
+  const outPrompts = promptMode(values['out-prompts'])
+  checkDistinct([...positionals.map((f) => ['input', f]), ['--out', values.out], ['--html', values.html], ['--junit', values.junit]])
   checkWritable('--html', values.html)
   checkWritable('--junit', values.junit)
   checkWritable('--out', values.out)
@@ -97,19 +108,41 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
     ? { in: values['price-in'] !== undefined ? Number(values['price-in']) : undefined, out: values['price-out'] !== undefined ? Number(values['price-out']) : undefined }
     : undefined
   if (prices && [prices.in, prices.out].some((p) => p !== undefined && !(Number.isFinite(p) && p >= 0))) throw new UsageError('--price-in/--price-out must be non-negative numbers')
+  // one output that cannot be written (disk full) costs neither the others nor the summary
+  let writeFailed = false
   if (values.out) {
-    const w = new JsonlWriter(values.out)
-    await w.write(header)
-    for (const it of items) await w.write({ type: 'item', ...it })
-    await w.write({ type: 'summary', ...summary })
-    await w.close()
+    let w = null
+    try {
+      w = new JsonlWriter(values.out, '--out', { onReplace: (why, rec) => say(`oxeval: --out: item ${rec && rec.index}: ${why}; written without it`) })
+    } catch (e) {
+      writeFailed = true
+      say(`oxeval: ${e.message}`)
+    }
+    if (w) {
+      await w.write({ ...header, prompts: outPrompts })
+      for (const it of items) if (!(await w.write({ type: 'item', ...encodeItem(it, outPrompts) }))) break
+      await w.write({ type: 'summary', ...summary })
+      const e = await w.close()
+      if (e) {
+        writeFailed = true
+        say(`oxeval: ${writeErrorText('--out', values.out, e)}`)
+      }
+    }
   }
   const report = { header, summary, items: values.html || values.junit ? items.map(slimItem) : [], prices }
-  if (values.html) await writeHtmlReport(values.html, report)
-  if (values.junit) await writeJunitReport(values.junit, report)
+  for (const [flag, file, write] of [['--html', values.html, writeHtmlReport], ['--junit', values.junit, writeJunitReport]]) {
+    if (!file) continue
+    try {
+      await write(file, report)
+    } catch (e) {
+      writeFailed = true
+      say(`oxeval: ${writeErrorText(flag, file, e)}`)
+    }
+  }
   const k = values.worst !== undefined ? Number(values.worst) : 5
   const worst = new WorstItems([...scorers.map((s) => s.id), ...gates], Number.isInteger(k) && k >= 0 ? k : 5)
   for (const it of items) worst.add(it)
   io.stdout.write(formatSummary({ run: summary, scorers, gates, worst, skipped: skipped.length, prices, title: `oxeval merge (${files.length} files)` }))
+  if (writeFailed) return { code: 2 }
   return { code: verdictExitCode(summary) }
 }

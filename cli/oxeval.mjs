@@ -4,6 +4,11 @@ import { UsageError } from './errors.mjs'
 import { RUN_HELP, VERSION, run } from './run.mjs'
 import { MERGE_HELP, merge } from './merge.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
+import { ignoreClosedPipe, safeText } from './terminal.mjs'
+
+// a reader that goes away (`oxeval run … | head -1`) must not cost the run: EPIPE is ignored
+ignoreClosedPipe(process.stdout)
+ignoreClosedPipe(process.stderr)
 
 const HELP = `oxeval ${VERSION}: LLM-as-a-judge evals from the command line
 
@@ -21,7 +26,8 @@ Commands:
 Scorers:
 ${scorerNamesHelp()}
 
-Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error, 130 interrupted.
+Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error or an output that
+could not be written, 130 interrupted.
 `
 
 async function main(argv) {
@@ -53,10 +59,10 @@ try {
 } catch (e) {
   // usage errors, node:util parseArgs errors and oxeval's own option errors (a TypeError with a code): the message only
   if (e instanceof UsageError || (e && typeof e.code === 'string' && (e.code.startsWith('ERR_PARSE_ARGS') || e.code.startsWith('OXEVAL_')))) {
-    process.stderr.write(`oxeval: ${e.message}\n`)
+    process.stderr.write(`oxeval: ${safeText(e.message, { newlines: true })}\n`)
     code = 2
   } else {
-    process.stderr.write(`oxeval: error: ${e && e.stack ? e.stack : e}\n`)
+    process.stderr.write(`oxeval: error: ${safeText(e && e.stack ? e.stack : String(e), { newlines: true })}\n`)
     code = 2
   }
 }

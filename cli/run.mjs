@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { inShard, parseShard, readDataset } from './data.mjs'
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
-import { JsonlWriter, checkWritable, publicModel } from './results.mjs'
+import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText } from './results.mjs'
+import { sayer } from './terminal.mjs'
 import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { slimItem, writeHtmlReport } from '../report/html.mjs'
@@ -29,6 +30,7 @@ export const RUN_OPTIONS = {
   cache: { type: 'string' },
   'cache-mode': { type: 'string' },
   out: { type: 'string', short: 'o' },
+  'out-prompts': { type: 'string' },
   junit: { type: 'string' },
   html: { type: 'string' },
   shard: { type: 'string' },
@@ -70,7 +72,14 @@ Scorers and judge
       --cache-mode MODE      auto (default: read and write), record (write only) or replay (read only)
 
 Outputs
-  -o, --out FILE             results as JSONL: a header, one line per item, a summary
+  -o, --out FILE             results as JSONL: a header, one line per item, a summary. One run
+                             at a time per file: FILE.lock (holding the pid) is kept while it
+                             writes; a second run refuses (exit 2) until it ends (a lock whose
+                             process is gone is taken over). A write error (disk full) does not
+                             stop the run: the summary and other reports still come, exit 2
+      --out-prompts MODE     once (default): each judge prompt stored once per item and scorer
+                             (in the Mastra step key, e.g. analyzePrompt; the judge execution says
+                             "promptRef": "analyzePrompt"); none: no prompts at all (a slim file)
       --html FILE            a self-contained HTML report (charts, sortable/filterable items)
       --junit FILE           JUnit XML: one testsuite per scorer, one testcase per item
       --price-in USD         price per 1M input tokens (adds cost to the summary and the report)
@@ -78,7 +87,11 @@ Outputs
       --worst N              worst items listed per scorer in the summary (default 5)
       --no-progress          no progress output on stderr
 
-Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error, 130 interrupted
+--out, --html, --junit and --data must be different files. A closed stdout/stderr pipe
+(oxeval run … | head) is ignored: the files are still written.
+
+Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error (or an output could not
+be written), 130 interrupted
 (Ctrl-C: items that finished are written to --out/--html/--junit and summarized).
 
 Scorers:
@@ -167,6 +180,7 @@ export function runConfig(values, env = process.env) {
     trials: positiveInt('trials', values.trials, 1000) ?? 1,
     shard: values.shard !== undefined ? parseShard(values.shard) : null,
     out: values.out,
+    outPrompts: promptMode(values['out-prompts']),
     html: values.html,
     junit: values.junit,
     prices: prices.in === undefined && prices.out === undefined ? undefined : prices,
@@ -199,7 +213,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true })
   if (values.help) return { help: true }
   const cfg = runConfig(values)
-  const say = (s) => io.stderr.write(`${s}\n`)
+  const say = sayer(io.stderr)
+  checkDistinct([['--data', cfg.data], ['--out', cfg.out], ['--html', cfg.html], ['--junit', cfg.junit]])
   checkWritable('--html', cfg.html)
   checkWritable('--junit', cfg.junit)
 
@@ -237,8 +252,9 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     model: publicModel(cfg.model),
     data: basename(cfg.data),
     startedAt: new Date().toISOString(),
+    prompts: cfg.outPrompts,
   }
-  const writer = cfg.out ? new JsonlWriter(cfg.out) : null
+  const writer = cfg.out ? new JsonlWriter(cfg.out, '--out', { onReplace: (why, rec) => say(`oxeval: --out: item ${rec && rec.index}: ${why}; written without it (scores and reasons kept)`) }) : null
   if (writer) await writer.write(header)
 
   const keep = cfg.html || cfg.junit ? [] : null
@@ -282,7 +298,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
         progress.tick(failed)
         worst.add(item)
         if (keep) keep.push(slimItem(item))
-        if (writer) await writer.write({ type: 'item', ...item })
+        if (writer) await writer.write({ type: 'item', ...encodeItem(item, cfg.outPrompts) })
       },
     })
   } finally {
@@ -293,13 +309,17 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   const { items: _items, ...summary } = result
   if (interrupted) summary.aborted = true
   if (skipped.length) summary.skipped = skipped
+  // a file that cannot be written (disk full, EFBIG) costs neither the summary nor the other files
+  let writeFailed = false
   if (writer) {
     await writer.write({ type: 'summary', ...summary })
-    await writer.close()
+    const e = await writer.close()
+    if (e) {
+      writeFailed = true
+      say(`oxeval: ${writeErrorText('--out', cfg.out, e)}`)
+    }
   }
   const report = { header, summary, items: keep || [], prices: cfg.prices }
-  // a report that cannot be written does not cost the summary
-  let writeFailed = false
   for (const [flag, file, write] of [['--html', cfg.html, writeHtmlReport], ['--junit', cfg.junit, writeJunitReport]]) {
     if (!file) continue
     try {

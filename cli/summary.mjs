@@ -1,5 +1,6 @@
 // The summary printed on stdout after a run or a merge: one row per scorer (mean, coverage,
 // errors, std, 95% CI, threshold, tokens), gates and the verdict, then the worst items.
+import { safeText } from './terminal.mjs'
 import { asText, itemError, itemReason, itemScore, thresholdText, usageCost } from '../report/items.mjs'
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-')
@@ -7,7 +8,8 @@ const int = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '-')
 
 /** One line of at most `n` characters (newlines and runs of spaces collapsed). */
 export function clip(text, n) {
-  const s = asText(text).replace(/\s+/g, ' ').trim()
+  // untrusted text (reasons, inputs, ids, errors): controls and bidi overrides shown as escapes
+  const s = safeText(asText(text).replace(/\s+/g, ' ').trim())
   return s.length > n ? `${s.slice(0, n - 1)}…` : s
 }
 
@@ -105,7 +107,7 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
       }
     }
   }
-  return `${out.join('\n')}\n`
+  return `${safeText(out.join('\n'), { newlines: true })}\n`
 }
 
 /**
