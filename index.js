@@ -167,8 +167,16 @@ function errorReply(e) {
   return JSON.stringify({ ok: false, error })
 }
 
-function num(x) {
-  return typeof x === 'number' && Number.isFinite(x) ? x : undefined
+/**
+ * One reported token count as the core reads it: a finite number as it is (the core rounds
+ * a fraction, caps a huge one, drops a negative one, with a warning); a non-finite number or
+ * a string as (short) text, so the core can say what it dropped; anything else left out.
+ */
+function count(x) {
+  if (typeof x === 'number') return Number.isFinite(x) ? x : String(x)
+  if (typeof x === 'string') return x.slice(0, 40)
+  if (typeof x === 'bigint') return x.toString()
+  return undefined
 }
 
 /** AI SDK usage (v2: numbers; v3: `{ inputTokens: { total, cacheRead }, outputTokens: { total, reasoning } }`). */
@@ -177,11 +185,11 @@ function usageOf(u) {
   const inp = u.inputTokens
   const out = u.outputTokens
   return {
-    inputTokens: num(typeof inp === 'object' && inp ? inp.total : inp),
-    outputTokens: num(typeof out === 'object' && out ? out.total : out),
-    totalTokens: num(u.totalTokens),
-    reasoningTokens: num(typeof out === 'object' && out ? out.reasoning : u.reasoningTokens),
-    cachedInputTokens: num(typeof inp === 'object' && inp ? inp.cacheRead : u.cachedInputTokens),
+    inputTokens: count(typeof inp === 'object' && inp ? inp.total : inp),
+    outputTokens: count(typeof out === 'object' && out ? out.total : out),
+    totalTokens: count(u.totalTokens),
+    reasoningTokens: count(typeof out === 'object' && out ? out.reasoning : u.reasoningTokens),
+    cachedInputTokens: count(typeof inp === 'object' && inp ? inp.cacheRead : u.cachedInputTokens),
   }
 }
 

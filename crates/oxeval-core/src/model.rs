@@ -596,7 +596,8 @@ impl ModelConfig {
             },
             (None, _) => Ok(None),
         };
-        let base_url = base_url.trim_end_matches('/').to_string();
+        // the path without a trailing '/', the query (an `?api-key=…`) kept after it
+        let base_url = crate::redact::normalize_base_url(&base_url);
         // A known provider's table entry applies at any URL (the id says what is behind
         // it); any other endpoint is treated as OpenAI-compatible with json_schema support,
         // as Mastra does. `structuredOutput` overrides both.

@@ -33,12 +33,38 @@ pub fn data_line_refs(fields: &[(&str, &Value)]) -> String {
             out.push(',');
         }
         first = false;
-        out.push_str(&Value::String((*k).to_string()).to_string());
+        push_json(&mut out, &Value::String((*k).to_string()));
         out.push(':');
-        out.push_str(&v.to_string());
+        push_json(&mut out, v);
     }
     out.push('}');
     out
+}
+
+/// Characters JSON leaves raw that a model (or a JavaScript-era tokenizer) may read as a
+/// line break: NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR. Escaped on the DATA line.
+const LINE_BREAKS: [(char, &str); 3] = [
+    ('\u{0085}', "\\u0085"),
+    ('\u{2028}', "\\u2028"),
+    ('\u{2029}', "\\u2029"),
+];
+
+/// `v` as JSON text appended to `out`, with [`LINE_BREAKS`] escaped (`\u2028` …). Those
+/// characters can only occur inside JSON strings, so the escape keeps the value the same;
+/// text without them is appended exactly as serde_json writes it.
+fn push_json(out: &mut String, v: &Value) {
+    let text = v.to_string();
+    if !text.contains(|c| LINE_BREAKS.iter().any(|(b, _)| *b == c)) {
+        out.push_str(&text);
+        return;
+    }
+    out.reserve(text.len() + 16);
+    for c in text.chars() {
+        match LINE_BREAKS.iter().find(|(b, _)| *b == c) {
+            Some((_, esc)) => out.push_str(esc),
+            None => out.push(c),
+        }
+    }
 }
 
 /// A task prompt: instructions, optional worked examples, then the data line.
@@ -95,5 +121,25 @@ mod tests {
             serde_json::from_str(data_lines[0].trim_start_matches("DATA: ")).unwrap();
         assert_eq!(parsed["output"], json!(evil));
         assert!(p.ends_with(data_lines[0]));
+    }
+
+    #[test]
+    fn unicode_line_breaks_are_escaped_on_the_data_line() {
+        let text = "a\u{2028}b\u{2029}c\u{0085}d";
+        let line = data_line(&[("output", json!(text)), ("k\u{2028}", json!([text]))]);
+        for c in ['\u{2028}', '\u{2029}', '\u{0085}', '\n', '\r'] {
+            assert!(!line.contains(c), "{c:?} left raw in {line}");
+        }
+        assert!(line.contains("a\\u2028b\\u2029c\\u0085d"), "{line}");
+        let parsed: Value = serde_json::from_str(line.trim_start_matches("DATA: ")).unwrap();
+        assert_eq!(parsed["output"], json!(text), "the value is unchanged");
+        assert_eq!(parsed["k\u{2028}"], json!([text]));
+        // ordinary text (and other non-ASCII) is written exactly as before: same prompts,
+        // same cache keys
+        let plain = json!({"x": "caf\u{e9} \u{2014} \u{1F600} \"q\" \n"});
+        assert_eq!(
+            data_line(&[("v", plain.clone())]),
+            format!("DATA: {{\"v\":{}}}", plain)
+        );
     }
 }

@@ -81,6 +81,11 @@ impl Redactor {
             }
             r.push(&basic_credentials(&user, password.as_deref()));
         }
+        // a key in the base URL's query (`?api-key=…`, `?key=…`, `?code=…`) is a secret,
+        // and so is every other query value: oxeval cannot tell which one is
+        for value in url_query_values(&model.base_url) {
+            r.push(&value);
+        }
         r.sort();
         r
     }
@@ -215,6 +220,70 @@ pub fn display_url(url: &str) -> String {
         .find(['?', '#'])
         .map_or(url.len(), |i| after_scheme + i);
     url[..end].to_string()
+}
+
+/// `url` split at its query: the part before `?` (or `#`), and the query without its `?`
+/// (`None` without one, or when it is empty). A fragment is never part of either.
+pub fn split_query(url: &str) -> (&str, Option<&str>) {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    let (head, tail) = match url[after_scheme..].find(['?', '#']) {
+        Some(i) => url.split_at(after_scheme + i),
+        None => (url, ""),
+    };
+    let query = tail
+        .strip_prefix('?')
+        .map(|q| q.split('#').next().unwrap_or(""))
+        .filter(|q| !q.is_empty());
+    (head, query)
+}
+
+/// A base URL as oxeval keeps it: no trailing `/` on its path, its query (if any) kept
+/// after it (`https://h/v1/?k=v` → `https://h/v1?k=v`), no fragment.
+pub fn normalize_base_url(url: &str) -> String {
+    let (head, query) = split_query(url);
+    let head = head.trim_end_matches('/');
+    match query {
+        Some(q) => format!("{head}?{q}"),
+        None => head.to_string(),
+    }
+}
+
+/// The request URL of `suffix` under `base`: `suffix` appended to the base's path, the
+/// base's query kept at the end (`https://h/v1?k=v` + `/chat/completions` →
+/// `https://h/v1/chat/completions?k=v`). A `suffix` with a query of its own
+/// (`…?api-version=x`) keeps it first, then `&` and the base's query.
+pub fn endpoint_url(base: &str, suffix: &str) -> String {
+    let (head, query) = split_query(base);
+    let head = head.trim_end_matches('/');
+    match query {
+        None => format!("{head}{suffix}"),
+        Some(q) if suffix.contains('?') => format!("{head}{suffix}&{q}"),
+        Some(q) => format!("{head}{suffix}?{q}"),
+    }
+}
+
+/// Every value of `url`'s query (`?api-key=SECRET&x=1` → `SECRET`, `1`), raw and
+/// percent-decoded (`+` as a space too): each may be a credential.
+pub fn url_query_values(url: &str) -> Vec<String> {
+    let Some(query) = split_query(url).1 else {
+        return Vec::new();
+    };
+    let mut values = Vec::new();
+    for pair in query.split('&') {
+        let value = pair.split_once('=').map_or(pair, |(_, v)| v);
+        if value.is_empty() {
+            continue;
+        }
+        values.push(value.to_string());
+        let decoded = percent_decode(value);
+        if decoded != value {
+            values.push(decoded);
+        }
+        if value.contains('+') {
+            values.push(percent_decode(&value.replace('+', " ")));
+        }
+    }
+    values
 }
 
 /// Decode `%XX` escapes (invalid escapes are kept as they are; invalid UTF-8 is replaced).

@@ -510,6 +510,48 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DiskError> {
     written.map_err(DiskError::from)
 }
 
+/// Check that `dir` can hold recordings: create `<dir>/v3/entries`, write a small file
+/// there and remove it, on a thread of its own, waited for at most `io_timeout` (a stalled
+/// mount cannot hang the caller; the thread is left to finish). The error says why not.
+fn probe_writable(dir: &Path, io_timeout: Duration) -> Result<(), String> {
+    let entries = dir.join(LAYOUT).join("entries");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("oxeval-cache-probe".into())
+        .spawn(move || {
+            let probe = entries.join(format!(
+                ".probe-{}-{:016x}.tmp",
+                std::process::id(),
+                fastrand::u64(..)
+            ));
+            let result = (|| {
+                std::fs::create_dir_all(&entries)?;
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&probe)?;
+                f.write_all(b"oxeval\n")?;
+                drop(f);
+                std::fs::remove_file(&probe)
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_file(&probe);
+            }
+            let _ = tx.send(result);
+        });
+    if let Err(e) = spawned {
+        return Err(format!("the check could not start: {e}"));
+    }
+    match rx.recv_timeout(io_timeout) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err(format!(
+            "a test write did not finish within {} ms (cache.ioTimeoutMs)",
+            io_timeout.as_millis()
+        )),
+    }
+}
+
 /// Read and check the entry file of `key`: another format or another key is damaged.
 fn read_entry(dir: &Path, key: &str) -> Result<Entry, DiskError> {
     let bytes = read_file(&entry_path(dir, key))?;
@@ -530,6 +572,10 @@ fn read_entry(dir: &Path, key: &str) -> Result<Entry, DiskError> {
 pub struct ResponseCache {
     config: CacheConfig,
     memory: Option<Arc<MemoryLayer>>,
+    /// What this cache's memory keys start with: its disk directory (absolute), so caches
+    /// over different directories never answer from each other's memory (a hit from
+    /// directory A would leave directory B without the entry it must replay later).
+    memory_scope: Arc<str>,
     disk: Option<Disk>,
     counters: Arc<Counters>,
     /// Tests: make every disk operation take this long first.
@@ -552,10 +598,18 @@ impl ResponseCache {
     pub fn new(config: CacheConfig) -> Self {
         let memory =
             (config.memory && config.memory_bytes > 0).then(|| shared_memory(config.memory_bytes));
+        let memory_scope: Arc<str> = match &config.dir {
+            None => Arc::from(""),
+            Some(dir) => {
+                let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+                Arc::from(format!("{}\0", dir.display()))
+            }
+        };
         ResponseCache {
             disk: config.dir.clone().map(Disk::new),
             config,
             memory,
+            memory_scope,
             counters: Arc::default(),
             #[cfg(test)]
             test_stall: None,
@@ -687,6 +741,21 @@ impl ResponseCache {
                 "{source} is 'replay' but there is no cache directory to replay from: set options.cache.dir (or OXEVAL_CACHE_DIR) to the recorded replies (a memory-only cache starts empty, so every call would miss)"
             )));
         }
+        if config.mode == CacheMode::Record {
+            if let Some(dir) = &config.dir {
+                probe_writable(dir, config.io_timeout).map_err(|why| {
+                    let source = if mode_from_option {
+                        "options.cache.mode"
+                    } else {
+                        "process.env.OXEVAL_CACHE_MODE"
+                    };
+                    InvalidArgument::options(format!(
+                        "{source} is 'record' but the cache directory '{}' cannot be written ({why}): every judge call would be paid for and nothing recorded. Make it writable or set options.cache.dir (or OXEVAL_CACHE_DIR) to a directory that is",
+                        dir.display()
+                    ))
+                })?;
+            }
+        }
         Ok(Some(ResponseCache::new(config)))
     }
 
@@ -709,13 +778,18 @@ impl ResponseCache {
         hex(&h.finalize())
     }
 
+    /// The memory layer's key of `key` for this cache (see `memory_scope`).
+    fn memory_key(&self, key: &str) -> String {
+        format!("{}{key}", self.memory_scope)
+    }
+
     /// Look `key` up: memory first, then disk. A disk read that fails, times out, or is cut
     /// short by the run's cancellation or deadline is a miss (`None`); only the first two are
     /// counted and warned about — the caller checks cancellation and the deadline itself.
     /// (The mode is the caller's business: a `record` judge does not call this.)
     pub async fn get(&self, key: &str, ctx: &RunContext) -> Option<ChatResponse> {
         if let Some(mem) = &self.memory {
-            if let Some(e) = mem.get(key) {
+            if let Some(e) = mem.get(&self.memory_key(key)) {
                 self.counters.memory_hits.fetch_add(1, Relaxed);
                 return Some(to_response(&e));
             }
@@ -753,7 +827,7 @@ impl ResponseCache {
         };
         self.counters.disk_hits.fetch_add(1, Relaxed);
         if let Some(mem) = &self.memory {
-            mem.insert(key.to_string(), Arc::new(entry.clone()));
+            mem.insert(self.memory_key(key), Arc::new(entry.clone()));
         }
         Some(to_response(&entry))
     }
@@ -810,7 +884,7 @@ impl ResponseCache {
             }
         }
         if let Some(mem) = &self.memory {
-            mem.insert(slot.key.clone(), Arc::new(entry));
+            mem.insert(self.memory_key(&slot.key), Arc::new(entry));
             stored = true;
         }
         if stored {
@@ -1130,6 +1204,7 @@ fn join_and(parts: &[&str]) -> String {
 
 fn to_response(e: &Entry) -> ChatResponse {
     ChatResponse {
+        warnings: Vec::new(),
         text: e.text.clone(),
         refusal: None,
         reasoning: None,

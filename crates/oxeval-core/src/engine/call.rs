@@ -98,8 +98,26 @@ impl Judge {
         resp: &ChatResponse,
         ctx: &RunContext,
     ) {
-        if let (Some(cache), Some(slot)) = (&self.cache, slot) {
+        let (Some(cache), Some(slot)) = (&self.cache, slot) else {
+            return;
+        };
+        // A judge or gateway may echo the request (its API key, header values) into the
+        // reply: nothing of that reaches the cache, and the disk least of all.
+        let secret_in = |s: &str| self.redactor.occurs_in(s);
+        if !secret_in(&resp.text) && !resp.finish_reason.as_deref().is_some_and(secret_in) {
             cache.put(slot, resp, ctx).await;
+            return;
+        }
+        let mut clean = resp.clone();
+        self.redactor.scrub_string(&mut clean.text);
+        if let Some(f) = clean.finish_reason.as_mut() {
+            self.redactor.scrub_string(f);
+        }
+        // `[redacted]` inside a JSON string keeps it JSON; should the secret have spanned
+        // the structure, the reply could not be replayed: it is not stored at all
+        let values = |t: &str| super::json::candidates(t).ok().map(|c| c.len());
+        if values(&resp.text) == values(&clean.text) {
+            cache.put(slot, &clean, ctx).await;
         }
     }
 
@@ -207,7 +225,8 @@ impl Judge {
                 Err(_) => {}
             }
             match outcome {
-                Ok(resp) => {
+                Ok(mut resp) => {
+                    exec.warnings.append(&mut resp.warnings);
                     exec.usage.add(&resp.usage);
                     exec.finish_reason = resp.finish_reason.clone();
                     exec.raw_output = Some(resp.text.clone());

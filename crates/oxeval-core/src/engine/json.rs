@@ -684,6 +684,114 @@ fn parse_span(s: &str) -> Result<Value, String> {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Lone surrogate escapes
+// ---------------------------------------------------------------------------------------
+
+/// The four hex digits at `b[i..i + 4]` as a code unit.
+fn hex4_at(b: &[u8], i: usize) -> Option<u32> {
+    let d = b.get(i..i + 4)?;
+    d.iter()
+        .try_fold(0u32, |acc, &c| Some(acc * 16 + (c as char).to_digit(16)?))
+}
+
+/// `text` (JSON, or a judge's answer holding JSON) with every lone UTF-16 surrogate escape
+/// inside a double-quoted string (`\ud83d` without its low half, or a low half alone)
+/// replaced by `\uFFFD`, and how many were replaced (borrowed when none was).
+///
+/// One pass over the bytes, aware of strings and escapes: a valid pair
+/// (`\ud83d\ude00`) is kept, and so is an escaped backslash followed by `ud83d`
+/// (`\\ud83d` is the text `\ud83d`, not an escape). Outside strings nothing changes.
+pub fn repair_lone_surrogates(text: &[u8]) -> (std::borrow::Cow<'_, [u8]>, usize) {
+    use std::borrow::Cow;
+    const FFFD: &[u8] = b"\\uFFFD";
+    // fast path: no `\u` followed by d/D and 8-f: nothing to look at
+    let maybe = text.windows(4).any(|w| {
+        w[0] == b'\\'
+            && w[1] == b'u'
+            && matches!(w[2], b'd' | b'D')
+            && matches!(w[3], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+    });
+    if !maybe {
+        return (Cow::Borrowed(text), 0);
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let mut copied = 0;
+    let mut replaced = 0;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i];
+        if !in_string {
+            in_string = c == b'"';
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_string = false;
+                i += 1;
+            }
+            b'\\' if text.get(i + 1) == Some(&b'u') => match hex4_at(text, i + 2) {
+                Some(0xD800..=0xDBFF) => {
+                    let paired = text.get(i + 6..i + 8) == Some(b"\\u")
+                        && matches!(hex4_at(text, i + 8), Some(0xDC00..=0xDFFF));
+                    if paired {
+                        i += 12;
+                    } else {
+                        out.extend_from_slice(&text[copied..i]);
+                        out.extend_from_slice(FFFD);
+                        replaced += 1;
+                        i += 6;
+                        copied = i;
+                    }
+                }
+                Some(0xDC00..=0xDFFF) => {
+                    out.extend_from_slice(&text[copied..i]);
+                    out.extend_from_slice(FFFD);
+                    replaced += 1;
+                    i += 6;
+                    copied = i;
+                }
+                Some(_) => i += 6,
+                None => i += 2,
+            },
+            // any other escape: the escaped byte is not a quote or a backslash of its own
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    if replaced == 0 {
+        return (Cow::Borrowed(text), 0);
+    }
+    out.extend_from_slice(&text[copied.min(text.len())..]);
+    (Cow::Owned(out), replaced)
+}
+
+/// [`repair_lone_surrogates`] over text (the output stays valid UTF-8: only ASCII changed).
+pub fn repair_lone_surrogates_str(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
+    use std::borrow::Cow;
+    match repair_lone_surrogates(text.as_bytes()) {
+        (Cow::Borrowed(_), _) => (Cow::Borrowed(text), 0),
+        (Cow::Owned(bytes), n) => match String::from_utf8(bytes) {
+            Ok(s) => (Cow::Owned(s), n),
+            Err(_) => (Cow::Borrowed(text), 0),
+        },
+    }
+}
+
+/// The warning for `n` lone surrogate escapes replaced in `what`.
+pub fn lone_surrogate_warning(n: usize, what: &str) -> String {
+    let (count, verb) = if n == 1 {
+        ("1 lone UTF-16 surrogate escape".to_string(), "was")
+    } else {
+        (format!("{n} lone UTF-16 surrogate escapes"), "were")
+    };
+    format!(
+        "the judge's {what} had {count} (half of a \\uD83D\\uDE00 pair, e.g. an emoji cut in two) that {verb} replaced by U+FFFD"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1064,6 +1172,54 @@ mod tests {
                 cands(&serde_json::to_string_pretty(&v).unwrap()).unwrap(),
                 vec![v]
             );
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_are_replaced_inside_strings_only() {
+        let fix = |s: &str| {
+            let (t, n) = repair_lone_surrogates_str(s);
+            (t.into_owned(), n)
+        };
+        // a lone high half, a lone low half, one at the very end of a string
+        assert_eq!(
+            fix(r#"{"a":"x\ud83d y"}"#),
+            (r#"{"a":"x\uFFFD y"}"#.into(), 1)
+        );
+        assert_eq!(fix(r#"{"a":"\uDE00"}"#), (r#"{"a":"\uFFFD"}"#.into(), 1));
+        assert_eq!(fix(r#"["\uD83D"]"#), (r#"["\uFFFD"]"#.into(), 1));
+        // high then high: the first is lone, the second pairs
+        assert_eq!(
+            fix(r#"["\ud83d\ud83d\ude00"]"#),
+            (r#"["\uFFFD\ud83d\ude00"]"#.into(), 1)
+        );
+        // valid pairs, escaped backslashes and other escapes are left alone
+        for same in [
+            r#"{"a":"\ud83d\ude00"}"#,
+            r#"{"a":"\\ud83d"}"#,
+            r#"{"a":"\\\\ud83d"}"#,
+            r#"{"a":"\"\ud7ff\ue000\n"}"#,
+            r#"{"a":"\u00e9"} \ud83d outside"#,
+            "{\"a\":\"plain\"}",
+        ] {
+            assert_eq!(fix(same), (same.to_string(), 0), "{same}");
+        }
+        // an odd run of backslashes: the last one starts an escape
+        assert_eq!(fix(r#"["\\\ud83d"]"#), (r#"["\\\uFFFD"]"#.into(), 1));
+        // the result parses, the pair decodes, the lone half is U+FFFD
+        let (t, n) = fix(r#"{"r":"a\ud83db\udc00\ud83d\ude00"}"#);
+        assert_eq!(n, 2);
+        let v: Value = serde_json::from_str(&t).unwrap();
+        assert_eq!(v["r"], "a\u{FFFD}b\u{FFFD}\u{1F600}");
+        // unfinished input never panics
+        for s in [
+            r#""\ud83"#,
+            r#""\ud83d\u"#,
+            r#""\ud83d\udc"#,
+            "\"\\",
+            "\"\\u",
+        ] {
+            let _ = fix(s);
         }
     }
 }

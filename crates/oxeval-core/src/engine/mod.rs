@@ -297,6 +297,14 @@ impl Judge {
     ) -> Result<Structured<T>, String> {
         let (answer, reasoning) = json::split_reasoning(&resp.text);
         exec.reasoning = join_reasoning(resp.reasoning.as_deref(), reasoning);
+        // the judge's JSON inside the content may carry a lone surrogate escape of its own
+        let (answer, replaced) = json::repair_lone_surrogates_str(&answer);
+        if replaced > 0 {
+            let warning = json::lone_surrogate_warning(replaced, "JSON answer");
+            if !exec.warnings.contains(&warning) {
+                exec.warnings.push(warning);
+            }
+        }
         if answer.trim().is_empty() {
             if let Some(refusal) = &resp.refusal {
                 return Err(format!("the judge refused: {}", clip(refusal, 300)));

@@ -11,7 +11,7 @@ use super::{
     CallError, ChatRequest, ChatResponse, Provider, Usage,
 };
 use crate::model::{ModelConfig, Secret, ANTHROPIC_VERSION};
-use crate::redact::{strip_userinfo, Redactor};
+use crate::redact::{endpoint_url, split_query, strip_userinfo, Redactor};
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
@@ -50,13 +50,14 @@ impl AnthropicProvider {
             redactor = redactor.with_secret(key.expose());
         }
         let base = strip_userinfo(&model.base_url).into_owned();
-        let has_path = base
+        let has_path = split_query(&base)
+            .0
             .split_once("://")
             .is_some_and(|(_, rest)| rest.contains('/'));
         let endpoint = if has_path {
-            format!("{base}/messages")
+            endpoint_url(&base, "/messages")
         } else {
-            format!("{base}/v1/messages")
+            endpoint_url(&base, "/v1/messages")
         };
         AnthropicProvider {
             provider_id: model.provider_id.clone(),
@@ -211,7 +212,14 @@ fn usage_of(u: &Value) -> Usage {
 ///   `length`; `refusal` → [`ChatResponse::refusal`] (the text so far, or a note), empty
 ///   text, finish reason `content_filter`; `end_turn`, `stop_sequence`, `tool_use` → `stop`.
 /// - [`CallError::BadResponse`] when the body is not a message or is an error.
+///
+/// A lone UTF-16 surrogate escape anywhere in the body's strings is replaced by U+FFFD
+/// first, with a warning on the response ([`parse_body`](super::parse_body)).
 pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
+    super::parse_body(body, parse_wire)
+}
+
+fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
     let wire: WireResponse =
         serde_json::from_slice(body).map_err(|e| not_json("an Anthropic message", &e, body))?;
     if let Some(err) = wire.error.as_ref().filter(|e| !e.is_null()) {
@@ -261,6 +269,7 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
             said.to_string()
         };
         return Ok(ChatResponse {
+            warnings: Vec::new(),
             text: String::new(),
             refusal: Some(refusal),
             reasoning,
@@ -274,6 +283,7 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
         _ => s,
     });
     Ok(ChatResponse {
+        warnings: Vec::new(),
         text: tool_input.unwrap_or(text),
         refusal: None,
         reasoning,

@@ -55,14 +55,104 @@ pub struct ExternalReply {
     pub error: Option<ExternalError>,
 }
 
+/// Token counts as the host's model reported them: any JSON value, normalised by
+/// [`ExternalUsage::normalize`] (models that estimate usage send `12.5`, `-1` or `1e20`;
+/// a bad count never costs the answer).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ExternalUsage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub total_tokens: Option<u64>,
-    pub reasoning_tokens: Option<u64>,
-    pub cached_input_tokens: Option<u64>,
+    pub input_tokens: Option<Value>,
+    pub output_tokens: Option<Value>,
+    pub total_tokens: Option<Value>,
+    pub reasoning_tokens: Option<Value>,
+    pub cached_input_tokens: Option<Value>,
+}
+
+/// Largest token count kept (JavaScript's `Number.MAX_SAFE_INTEGER`); larger ones are capped.
+pub const MAX_TOKEN_COUNT: u64 = 9_007_199_254_740_991;
+
+/// One reported count as a token count, and what was done to it when it was odd: a
+/// fraction is rounded, a count above [`MAX_TOKEN_COUNT`] capped, a negative, non-finite
+/// or non-numeric one dropped. A numeric string counts as its number.
+fn token_count(v: &Value) -> (Option<u64>, Option<&'static str>) {
+    let n = match v {
+        Value::Null => return (None, None),
+        Value::Number(n) => match n.as_u64() {
+            Some(u) if u <= MAX_TOKEN_COUNT => return (Some(u), None),
+            Some(_) => {
+                return (
+                    Some(MAX_TOKEN_COUNT),
+                    Some("capped at Number.MAX_SAFE_INTEGER"),
+                )
+            }
+            None => n.as_f64(),
+        },
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    let text = matches!(v, Value::String(_));
+    match n {
+        Some(f) if f.is_finite() && f >= 0.0 => {
+            let r = f.round();
+            if r > MAX_TOKEN_COUNT as f64 {
+                (
+                    Some(MAX_TOKEN_COUNT),
+                    Some("capped at Number.MAX_SAFE_INTEGER"),
+                )
+            } else if text {
+                (Some(r as u64), Some("read from a string"))
+            } else {
+                (Some(r as u64), Some("rounded to an integer"))
+            }
+        }
+        Some(f) if f.is_finite() => (None, Some("dropped (negative)")),
+        Some(_) => (None, Some("dropped (not finite)")),
+        None => (None, Some("dropped (not a number)")),
+    }
+}
+
+impl ExternalUsage {
+    /// The usage as token counts, and a warning naming every odd count and what became of
+    /// it (`None` when all were plain non-negative integers).
+    pub fn normalize(&self) -> (Usage, Option<String>) {
+        let mut notes = Vec::new();
+        let mut read = |name: &str, v: &Option<Value>| {
+            let (n, note) = v.as_ref().map_or((None, None), token_count);
+            if let Some(note) = note {
+                let shown = v
+                    .as_ref()
+                    .map(|v| crate::engine::clip(&v.to_string(), 40))
+                    .unwrap_or_default();
+                notes.push(format!("{name} {shown} {note}"));
+            }
+            n
+        };
+        let input_tokens = read("inputTokens", &self.input_tokens);
+        let output_tokens = read("outputTokens", &self.output_tokens);
+        let total_tokens = read("totalTokens", &self.total_tokens);
+        let reasoning_tokens = read("reasoningTokens", &self.reasoning_tokens);
+        let cached_input_tokens = read("cachedInputTokens", &self.cached_input_tokens);
+        let usage = Usage {
+            total_tokens: total_tokens.or_else(|| {
+                Some(
+                    input_tokens?
+                        .saturating_add(output_tokens?)
+                        .min(MAX_TOKEN_COUNT),
+                )
+            }),
+            input_tokens,
+            output_tokens,
+            reasoning_tokens,
+            cached_input_tokens,
+        };
+        let warning = (!notes.is_empty()).then(|| {
+            format!(
+                "the judge model reported odd token usage ({}); the answer was kept",
+                notes.join("; ")
+            )
+        });
+        (usage, warning)
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -98,8 +188,32 @@ impl ExternalProvider {
     }
 }
 
-/// Turn the host's reply into a completion or a call error.
+/// Turn the host's reply into a completion or a call error. A reply longer than `limit`
+/// bytes (the request's `max_response_bytes`, as for an HTTP body: 0 rejects any reply) is
+/// [`CallError::TooLarge`], whatever it says.
+pub fn reply_to_response_bounded(text: &str, limit: usize) -> Result<ChatResponse, CallError> {
+    if text.len() > limit {
+        return Err(CallError::TooLarge { limit });
+    }
+    reply_to_response(text)
+}
+
+/// Turn the host's reply into a completion or a call error (unbounded; see
+/// [`reply_to_response_bounded`]).
 pub fn reply_to_response(text: &str) -> Result<ChatResponse, CallError> {
+    // JSON.stringify writes a lone surrogate of the model's text as `\udXXX`
+    let (text, replaced) = crate::engine::json::repair_lone_surrogates_str(text);
+    let mut resp = read_reply(&text)?;
+    if replaced > 0 {
+        resp.warnings
+            .push(crate::engine::json::lone_surrogate_warning(
+                replaced, "reply",
+            ));
+    }
+    Ok(resp)
+}
+
+fn read_reply(text: &str) -> Result<ChatResponse, CallError> {
     let reply: ExternalReply = serde_json::from_str(text).map_err(|e| {
         CallError::bad_response(
             format!("the judge model's reply could not be read ({e})"),
@@ -125,21 +239,14 @@ pub fn reply_to_response(text: &str) -> Result<ChatResponse, CallError> {
             },
         });
     }
-    let u = reply.usage.unwrap_or_default();
+    let (usage, warning) = reply.usage.unwrap_or_default().normalize();
     Ok(ChatResponse {
         text: reply.text,
         refusal: reply.refusal,
         reasoning: reply.reasoning,
         finish_reason: reply.finish_reason,
-        usage: Usage {
-            input_tokens: u.input_tokens,
-            output_tokens: u.output_tokens,
-            total_tokens: u
-                .total_tokens
-                .or_else(|| Some(u.input_tokens? + u.output_tokens?)),
-            reasoning_tokens: u.reasoning_tokens,
-            cached_input_tokens: u.cached_input_tokens,
-        },
+        usage,
+        warnings: warning.into_iter().collect(),
     })
 }
 
@@ -171,6 +278,7 @@ impl Provider for ExternalProvider {
         };
         let text = serde_json::to_string(&body).unwrap_or_default();
         let call = self.model.call(text);
+        let limit = req.max_response_bytes;
         Box::pin(async move {
             // a promise that never settles is bounded by the call timeout
             match tokio::time::timeout(timeout, call).await {
@@ -180,7 +288,7 @@ impl Provider for ExternalProvider {
                     message: host,
                     retryable: false,
                 }),
-                Ok(Ok(reply)) => reply_to_response(&reply),
+                Ok(Ok(reply)) => reply_to_response_bounded(&reply, limit),
             }
         })
     }
@@ -224,5 +332,63 @@ mod tests {
             reply_to_response("not json"),
             Err(CallError::BadResponse { .. })
         ));
+    }
+
+    #[test]
+    fn odd_usage_keeps_the_answer() {
+        let ok = reply_to_response(
+            r#"{"ok":true,"text":"{\"a\":1}","usage":{"inputTokens":12.5,"outputTokens":-1,"totalTokens":1e20,"reasoningTokens":"NaN","cachedInputTokens":"7"}}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.text, "{\"a\":1}");
+        assert_eq!(
+            ok.usage,
+            Usage {
+                input_tokens: Some(13),
+                output_tokens: None,
+                total_tokens: Some(MAX_TOKEN_COUNT),
+                reasoning_tokens: None,
+                cached_input_tokens: Some(7),
+            }
+        );
+        assert_eq!(ok.warnings.len(), 1, "{:?}", ok.warnings);
+        let w = &ok.warnings[0];
+        for part in [
+            "inputTokens 12.5 rounded",
+            "outputTokens -1 dropped (negative)",
+            "totalTokens 1e20 capped",
+            "reasoningTokens \"NaN\" dropped (not finite)",
+            "cachedInputTokens \"7\" read from a string",
+        ] {
+            assert!(w.contains(part), "{part} not in {w}");
+        }
+        // u64 overflow as an integer, Infinity as text, an object: never the answer's loss
+        let big = reply_to_response(
+            r#"{"ok":true,"text":"t","usage":{"inputTokens":18446744073709551615,"outputTokens":"Infinity","totalTokens":{"x":1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(big.usage.input_tokens, Some(MAX_TOKEN_COUNT));
+        assert_eq!(big.usage.output_tokens, None);
+        assert_eq!(big.usage.total_tokens, None);
+        // plain counts: no warning
+        let plain = reply_to_response(
+            r#"{"ok":true,"text":"t","usage":{"inputTokens":3,"outputTokens":2}}"#,
+        )
+        .unwrap();
+        assert!(plain.warnings.is_empty());
+        assert_eq!(plain.usage.total_tokens, Some(5));
+    }
+
+    #[test]
+    fn replies_are_bounded_and_repaired() {
+        let reply = r#"{"ok":true,"text":"0123456789"}"#;
+        assert!(reply_to_response_bounded(reply, reply.len()).is_ok());
+        assert!(matches!(
+            reply_to_response_bounded(reply, reply.len() - 1),
+            Err(CallError::TooLarge { limit }) if limit == reply.len() - 1
+        ));
+        let lone = reply_to_response(r#"{"ok":true,"text":"a\ud83d b"}"#).unwrap();
+        assert_eq!(lone.text, "a\u{FFFD} b");
+        assert_eq!(lone.warnings.len(), 1);
     }
 }

@@ -14,7 +14,7 @@ use super::{
     Usage,
 };
 use crate::model::{ModelConfig, Secret, StructuredOutput};
-use crate::redact::{strip_userinfo, Redactor};
+use crate::redact::{endpoint_url, strip_userinfo, Redactor};
 use futures::future::BoxFuture;
 use reqwest::header::HeaderMap;
 use serde_json::{json, Map, Value};
@@ -93,7 +93,7 @@ impl GoogleProvider {
         GoogleProvider {
             provider_id: model.provider_id.clone(),
             model_id: model.model_id.clone(),
-            endpoint: format!("{base}/{path}:generateContent"),
+            endpoint: endpoint_url(&base, &format!("/{path}:generateContent")),
             headers,
             redactor,
             caps: GoogleCaps {
@@ -283,7 +283,14 @@ const BLOCKED: &[&str] = &[
 ///   `content_filter`; others in lowercase.
 /// - No candidates with `promptFeedback.blockReason`: a refusal (the prompt was blocked).
 /// - [`CallError::BadResponse`] when the body is not a response or is an error.
+///
+/// A lone UTF-16 surrogate escape anywhere in the body's strings is replaced by U+FFFD
+/// first, with a warning on the response ([`parse_body`](super::parse_body)).
 pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
+    super::parse_body(body, parse_wire)
+}
+
+fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
     let wire: Value =
         serde_json::from_slice(body).map_err(|e| not_json("a Gemini response", &e, body))?;
     let Some(obj) = wire.as_object() else {
@@ -340,6 +347,7 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
     let reason = non_empty_str(candidate.get("finishReason"));
     if let Some(r) = reason.as_deref().filter(|r| BLOCKED.contains(r)) {
         return Ok(ChatResponse {
+            warnings: Vec::new(),
             text: String::new(),
             refusal: Some(format!("the judge's answer was blocked (finishReason {r})")),
             reasoning,
@@ -353,6 +361,7 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
         _ => r.to_ascii_lowercase(),
     });
     Ok(ChatResponse {
+        warnings: Vec::new(),
         text,
         refusal: None,
         reasoning,

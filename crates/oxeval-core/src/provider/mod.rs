@@ -156,6 +156,10 @@ pub struct ChatResponse {
     pub reasoning: Option<String>,
     pub finish_reason: Option<String>,
     pub usage: Usage,
+    /// What was accepted despite a problem with the reply itself (a lone surrogate escape
+    /// replaced, an odd usage count normalised); the engine adds them to the call's record
+    /// (and so to the result's `warnings`).
+    pub warnings: Vec<String>,
 }
 
 /// Why one HTTP call failed. The engine decides whether to retry.
@@ -484,6 +488,27 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
         src = inner.source();
     }
     s
+}
+
+/// Parse a 2xx body with `parse` (a wire format's parser) after replacing every lone UTF-16
+/// surrogate escape inside its JSON strings by `\uFFFD`
+/// ([`repair_lone_surrogates`](crate::engine::json::repair_lone_surrogates)): serde_json
+/// rejects the whole body for one `"\ud83d"`, and a judge (or a gateway cutting an emoji
+/// in half) does send them. A repaired body adds a warning to the response.
+pub(crate) fn parse_body(
+    body: &[u8],
+    parse: impl FnOnce(&[u8]) -> Result<ChatResponse, CallError>,
+) -> Result<ChatResponse, CallError> {
+    let (fixed, replaced) = crate::engine::json::repair_lone_surrogates(body);
+    let mut resp = parse(&fixed)?;
+    if replaced > 0 {
+        resp.warnings
+            .push(crate::engine::json::lone_surrogate_warning(
+                replaced,
+                "response body",
+            ));
+    }
+    Ok(resp)
 }
 
 /// A non-empty string, else `None`.

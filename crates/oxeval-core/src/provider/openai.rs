@@ -13,7 +13,7 @@ use super::{
     wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage,
 };
 use crate::model::{Capabilities, ModelConfig, Secret, StructuredOutput, TokenParam, Wire};
-use crate::redact::{percent_decode, strip_userinfo, url_userinfo, Redactor};
+use crate::redact::{endpoint_url, percent_decode, strip_userinfo, url_userinfo, Redactor};
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
@@ -269,13 +269,16 @@ impl OpenAiProvider {
                 .api_version
                 .as_deref()
                 .unwrap_or(crate::model::AZURE_DEFAULT_API_VERSION);
-            format!(
-                "{base}/deployments/{}/chat/completions?api-version={}",
-                path_segment(&model.model_id),
-                path_segment(version)
+            endpoint_url(
+                &base,
+                &format!(
+                    "/deployments/{}/chat/completions?api-version={}",
+                    path_segment(&model.model_id),
+                    path_segment(version)
+                ),
             )
         } else {
-            format!("{base}/chat/completions")
+            endpoint_url(&base, "/chat/completions")
         };
         OpenAiProvider {
             provider_id: model.provider_id.clone(),
@@ -537,7 +540,14 @@ fn usage_of(u: &Value) -> Usage {
 /// - `reasoning` is `message.reasoning_content`, else `message.reasoning`; never the text.
 /// - [`CallError::BadResponse`] (with the body) when the body is not a chat completion, has
 ///   no choices, answers 2xx with an `error`, or the message is a tool call without text.
+///
+/// A lone UTF-16 surrogate escape anywhere in the body's strings is replaced by U+FFFD
+/// first, with a warning on the response ([`parse_body`](super::parse_body)).
 pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
+    super::parse_body(body, parse_wire)
+}
+
+fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
     let wire: WireResponse =
         serde_json::from_slice(body).map_err(|e| not_json("a chat completion", &e, body))?;
     let Some(choice) = wire.choices.and_then(|c| c.into_iter().next()) else {
@@ -607,6 +617,7 @@ pub fn parse_response(body: &[u8]) -> Result<ChatResponse, CallError> {
     let reasoning = non_empty_str(message.reasoning_content.as_ref())
         .or_else(|| non_empty_str(message.reasoning.as_ref()));
     Ok(ChatResponse {
+        warnings: Vec::new(),
         text,
         refusal,
         reasoning,
