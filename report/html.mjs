@@ -4,11 +4,13 @@
 // escaped, the items travel as one JSON blob in <script type="application/json"> (with `<`
 // escaped, so no `</script>` can end it) and the page's script renders them with textContent
 // only; the CSP lets only that script (by hash) run. The item table is paginated, so a run of
-// 10 000 items stays usable.
+// 10 000 items stays usable. Each prompt is embedded once, and split (PromptTable): the
+// instructions before its last `DATA:` line are the same for every item of a step, so they are
+// stored once in the blob's `templates` and an item keeps `{ t: <template>, s: <its DATA part> }`.
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { once } from 'node:events'
-import { itemError, itemScore, meetsThreshold, thresholdText, usageCost } from './items.mjs'
+import { itemError, itemScore, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
 
 /** HTML text (element content or a quoted attribute value). */
 export function escapeHtml(value) {
@@ -31,19 +33,55 @@ function capText(s) {
   return typeof s === 'string' && s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}… [${s.length - MAX_TEXT} more characters not shown]` : s
 }
 
+/** `s` as a string of its own (a slice would keep the whole string it was cut from alive). */
+function flat(s) {
+  return JSON.parse(JSON.stringify(s))
+}
+
+const MAX_TEMPLATES = 1000
+
+/**
+ * The prompts of a report, stored compactly: the part before the last `\nDATA: ` line (a step's
+ * instructions and examples, the same for every item) once per distinct text, each item's own
+ * tail apart. `intern(prompt)` gives `{ t, s }` (template index and tail, the tail cut at 20 000
+ * characters) or, for a prompt without a shared part, the prompt itself (cut likewise).
+ */
+export class PromptTable {
+  constructor() {
+    this.index = new Map()
+    this.templates = []
+  }
+  intern(prompt) {
+    if (typeof prompt !== 'string') return prompt
+    const k = prompt.lastIndexOf('\nDATA: ')
+    if (k < 64) return capText(prompt)
+    const head = prompt.slice(0, k)
+    let t = this.index.get(head)
+    if (t === undefined) {
+      if (this.templates.length >= MAX_TEMPLATES) return capText(prompt)
+      t = this.templates.length
+      const own = flat(head)
+      this.templates.push(own)
+      this.index.set(own, t)
+    }
+    return { t, s: flat(capText(prompt.slice(k))) }
+  }
+}
+
 /**
  * What the report keeps of an EvalItemResult: the item, per scorer its score, reason, step
  * results (`*StepResult`), prompts (`*Prompt`) and warnings, the errors and trials. The judge
- * record (raw executions) is left out; long strings are cut at 20 000 characters.
+ * record (raw executions) is left out; long strings are cut at 20 000 characters. With a
+ * `prompts` PromptTable, prompts are kept as its `{ t, s }` references (far less memory).
  */
-export function slimItem(item) {
+export function slimItem(item, prompts) {
   const results = {}
   for (const [id, r] of Object.entries(item.results || {})) {
     if (!r || typeof r !== 'object') continue
     const keep = { score: r.score }
     for (const [k, v] of Object.entries(r)) {
       if (k === 'reason' || k === 'warnings' || k.endsWith('StepResult')) keep[k] = v
-      else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = capText(v)
+      else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = prompts ? prompts.intern(v) : capText(v)
     }
     results[id] = keep
   }
@@ -130,6 +168,8 @@ const SCRIPT = `(function(){'use strict'
 var data=JSON.parse(document.getElementById('oxeval-data').textContent)
 var scorers=data.scorers.concat((data.gates||[]).map(function(g){return{id:g,threshold:{min:1},gate:true}})),items=data.items,PAGE=100
 var state={q:'',errorsOnly:false,key:null,dir:1,page:0,open:{}}
+var templates=data.templates||[]
+function prompt(v){if(typeof v==='string')return v;if(v&&typeof v==='object'&&typeof v.t==='number'&&typeof v.s==='string'&&typeof templates[v.t]==='string')return templates[v.t]+v.s;return null}
 function text(v){if(v===undefined||v===null)return'';if(typeof v==='string')return v;try{return JSON.stringify(v)}catch(e){return String(v)}}
 function score(it,id){var t=it.trials&&it.trials[id];if(t)return typeof t.mean==='number'?t.mean:null;var r=it.results&&it.results[id];return r&&typeof r.score==='number'?r.score:null}
 function err(it,id){return(it.errors&&it.errors[id])||it.targetError||null}
@@ -146,7 +186,7 @@ function header(){var tr=document.getElementById('head');tr.textContent='';cols.
 function kv(parent,label,value){var d=el('div');d.appendChild(el('strong',null,label+': '));d.appendChild(document.createTextNode(value));parent.appendChild(d)}
 function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
 scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
-if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){if(/Prompt$/.test(k)&&typeof r[k]==='string'){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,r[k]));box.appendChild(dd)}})}
+if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){var pt=/Prompt$/.test(k)?prompt(r[k]):null;if(pt!==null){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,pt));box.appendChild(dd)}})}
 td.appendChild(box)});var tr=el('tr','detail');tr.appendChild(td);return tr}
 function render(){header();var v=view(),body=document.getElementById('rows');body.textContent='';var pages=Math.max(1,Math.ceil(v.length/PAGE));if(state.page>=pages)state.page=pages-1;var start=state.page*PAGE,end=Math.min(v.length,start+PAGE)
 for(var j=start;j<end;j++){(function(i){var it=items[i],tr=el('tr','item');tr.dataset.index=it.index;tr.appendChild(el('td','num',String(it.index)));tr.appendChild(el('td','txt',clip(it.id,40)));tr.appendChild(el('td','txt',clip(it.input,120)));tr.appendChild(el('td','txt',clip(it.output,120)))
@@ -201,7 +241,8 @@ function scorerCard(s, { summary, scores, prices, gate }) {
  * The report as a sequence of text chunks (items are serialized one by one).
  * `report`: `{ header: { scorers: [{ id, threshold? }], gates?, model?, data?, trials?, shard?, version? },
  * summary: EvalRunResult (without items), items: EvalItemResult[] (slimItem'd or full),
- * prices?: { in?, out? } (dollars per 1M tokens), title? }`.
+ * prices?: { in?, out? } (dollars per 1M tokens), title?, prompts?: PromptTable (the table the
+ * items' prompt references come from, when they were slimItem'd with one) }`.
  */
 export function* htmlReportChunks(report) {
   const { header, summary } = report
@@ -210,9 +251,9 @@ export function* htmlReportChunks(report) {
   const scorers = header.scorers.map((s) => (s.threshold !== undefined ? { id: s.id, threshold: s.threshold } : { id: s.id }))
   const title = report.title || 'oxeval report'
   const model = header.model === undefined ? '' : typeof header.model === 'string' ? header.model : `${header.model.id}${header.model.url ? ` @ ${header.model.url}` : ''}`
-  const failedGates = (summary.gateResults || []).filter((g) => !g.passed).length
-  const failedThresholds = (summary.thresholdResults || []).filter((t) => !t.passed).length
-  const verdict = failedGates || failedThresholds ? 'FAIL' : 'PASS'
+  // the badge is the run's outcome (the core's one decision), as the exit status and JUnit
+  const outcome = outcomeOf(summary)
+  const verdict = outcome.passed ? 'PASS' : 'FAIL'
   const skipped = Array.isArray(summary.skipped) ? summary.skipped.length : 0
 
   yield `<!DOCTYPE html>
@@ -221,7 +262,9 @@ export function* htmlReportChunks(report) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style></head><body>
-<header><h1>${escapeHtml(title)} <span class="${verdict === 'PASS' ? 'pass' : 'fail'}" id="verdict">${verdict}</span></h1>
+<header><h1>${escapeHtml(title)} <span class="${verdict === 'PASS' ? 'pass' : 'fail'}" id="verdict" title="${escapeHtml(outcome.meaning || outcome.status)}">${verdict}</span>${
+    outcome.status === 'scored' ? ' <span class="kv" id="status">scored: a threshold was missed</span>' : ''
+  }</h1>
 <div class="meta">${[
     model && `<span>model <b>${escapeHtml(model)}</b></span>`,
     header.data && `<span>data <b>${escapeHtml(header.data)}</b></span>`,
@@ -236,6 +279,7 @@ export function* htmlReportChunks(report) {
     .join('')}</div></header>
 <main>
 ${summary.aborted ? '<div class="banner" id="aborted">This run was interrupted: the report shows the items that finished.</div>' : ''}
+${outcome.passed ? '' : `<div class="banner" id="reasons"><b>${escapeHtml(outcome.meaning || outcome.status)}</b><ul>${outcome.reasons.map((r) => `<li>${escapeHtml(r.message)}</li>`).join('')}</ul></div>`}
 <div class="cards">
 `
   for (const s of scorers) {
@@ -254,15 +298,48 @@ ${summary.aborted ? '<div class="banner" id="aborted">This run was interrupted: 
 <noscript>The item table needs JavaScript.</noscript>
 </main>
 <script type="application/json" id="oxeval-data">{"scorers":${scriptJson(scorers)},"gates":${scriptJson(gates)},"items":[`
+  const table = report.prompts instanceof PromptTable ? report.prompts : new PromptTable()
   let first = true
   for (const it of items) {
-    yield `${first ? '' : ','}\n${scriptJson(it.judge === undefined ? it : slimItem(it))}`
+    yield `${first ? '' : ','}\n${itemJson(it.judge === undefined ? it : slimItem(it, table), table)}`
     first = false
   }
-  yield `]}</script>
+  yield `],"templates":${scriptJson(table.templates)}}</script>`
+  yield `
 <script>${SCRIPT}</script>
 </body></html>
 `
+}
+
+/** One item of the data blob: its prompts as `table` references; an item JSON cannot encode becomes a stub that says why. */
+function itemJson(it, table) {
+  let embedded = it
+  if (it && it.results && typeof it.results === 'object') {
+    const results = {}
+    for (const [id, r] of Object.entries(it.results)) {
+      if (!r || typeof r !== 'object') {
+        results[id] = r
+        continue
+      }
+      const x = {}
+      for (const [k, v] of Object.entries(r)) x[k] = k.endsWith('Prompt') && typeof v === 'string' ? table.intern(v) : v
+      results[id] = x
+    }
+    embedded = { ...it, results }
+  }
+  try {
+    return scriptJson(embedded)
+  } catch (e) {
+    const stub = { index: it.index, input: `[not shown: this item cannot be serialized (${e && e.name}: ${String(e && e.message).slice(0, 120)})]`, results: {} }
+    if (typeof it.id === 'string' || typeof it.id === 'number') stub.id = it.id
+    for (const [id, r] of Object.entries(it.results || {})) {
+      if (r && typeof r === 'object') stub.results[id] = { score: typeof r.score === 'number' ? r.score : null, reason: typeof r.reason === 'string' ? r.reason : undefined }
+    }
+    try {
+      if (it.errors) stub.errors = JSON.parse(JSON.stringify(it.errors))
+    } catch {}
+    return scriptJson(stub)
+  }
 }
 
 /** The report as one string. */
