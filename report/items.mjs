@@ -54,3 +54,60 @@ export function asText(v) {
     return String(v)
   }
 }
+
+/**
+ * The run's outcome: the core's one decision (`runEvals`/`summarizeItems` → `outcome`:
+ * `{ status: 'passed' | 'scored' | 'failed', passed, meaning, reasons: [{ kind, scorer?, message }] }`).
+ * Every surface (exit status, summary line, HTML badge, JUnit, Vitest) reads it from here. A
+ * result without one (written by an older oxeval) is never taken as a pass.
+ */
+export function outcomeOf(summary) {
+  const o = summary && summary.outcome
+  if (o && typeof o === 'object' && typeof o.status === 'string' && Array.isArray(o.reasons)) return o
+  return {
+    status: 'failed',
+    passed: false,
+    meaning: 'failed: this result carries no outcome',
+    reasons: [{ kind: 'unknown', message: 'this result has no outcome (written by an older oxeval?), so it is not taken as a pass' }],
+  }
+}
+
+/** `'higher'` or `'lower'`: which way the scorer's score is better (from the run's `scorerInfo`). */
+export function directionOf(summary, id) {
+  const d = summary && summary.scorerInfo && summary.scorerInfo[id] && summary.scorerInfo[id].direction
+  return d === 'lower' ? 'lower' : 'higher'
+}
+
+/** The top of the scorer's score range (`scale`; 1 by default). */
+export function scaleOf(summary, id) {
+  const s = summary && summary.scorerInfo && summary.scorerInfo[id] && summary.scorerInfo[id].scale
+  return typeof s === 'number' && s > 0 ? s : 1
+}
+
+/** How bad a score is (larger is worse), for sorting "worst items" in the scorer's direction. */
+export function badness(score, direction) {
+  return direction === 'lower' ? score : -score
+}
+
+/**
+ * Whether one item's score is a pass for the scorer: a gate needs 1; a threshold is met; with
+ * neither, only the best score (`scale`, or 0 where lower is better) is. "Worst items" never
+ * lists passing items.
+ */
+export function itemPasses(score, { threshold, direction = 'higher', scale = 1, gate = false } = {}) {
+  if (typeof score !== 'number') return false
+  if (gate) return score >= 1
+  if (threshold !== undefined && threshold !== null) return meetsThreshold(score, threshold)
+  return direction === 'lower' ? score <= 0 : score >= scale
+}
+
+/** Scorer descriptions for worst-item lists: `[{ id, threshold?, gate, direction, scale }]` from a run's header lists and summary. */
+export function scorerViews(scorers, gates, summary) {
+  return [
+    ...scorers.map((s) => ({ id: s.id, threshold: s.threshold, gate: false, direction: s.direction ?? directionOf(summary, s.id), scale: s.scale ?? scaleOf(summary, s.id) })),
+    ...gates.map((g) => {
+      const id = typeof g === 'string' ? g : g.id
+      return { id, gate: true, direction: 'higher', scale: 1 }
+    }),
+  ]
+}

@@ -1,8 +1,15 @@
-// JUnit XML of an eval run: one <testsuite> per scorer (and gate), one <testcase> per item;
-// a <failure> when the item's score misses the scorer's threshold (a gate: is not 1), an
-// <error> when the scorer failed on the item. Suite <properties> carry the aggregates.
+// JUnit XML of an eval run. It says what the run's outcome says (the core's one decision,
+// `summary.outcome`): its failures and errors are zero exactly when the run passed.
+// - A first <testsuite name="oxeval"> holds the run: one <testcase name="outcome"> (a
+//   <failure> with every reason when the run did not pass), one per threshold (failing when the
+//   scorer's mean misses it) and one per gate.
+// - Then one <testsuite> per scorer (and gate), one <testcase> per item: an <error> when the
+//   scorer could not score the item (a <skipped> instead when the run allowed it: maxErrors);
+//   a <failure> for an item below the threshold (a gate: below 1) only when that threshold (or
+//   gate) failed for the run — an item under a threshold that the run's mean meets is not a
+//   failure. Suite <properties> carry the aggregates.
 import { writeFile } from 'node:fs/promises'
-import { asText, itemError, itemReason, itemScore, meetsThreshold, thresholdText } from './items.mjs'
+import { asText, itemError, itemReason, itemScore, meetsThreshold, outcomeOf, thresholdText } from './items.mjs'
 
 /** XML text: escaped, and without the characters XML 1.0 cannot hold (control chars, lone surrogates). */
 export function xmlEscape(value) {
@@ -26,33 +33,80 @@ const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? String(x) : ''
  */
 export function renderJunit(report) {
   const { header, summary } = report
+  const outcome = outcomeOf(summary)
+  // unscored items are errors unless the run allowed them (no "errors"/"cache-miss"/"nothing-scored" reason)
+  const errorsAllowed = outcome.passed || !outcome.reasons.some((r) => ['errors', 'cache-miss', 'nothing-scored', 'unknown'].includes(r.kind))
   const items = [...report.items].sort((a, b) => a.index - b.index)
   const suites = [
     ...header.scorers.map((s) => ({ id: s.id, threshold: s.threshold, gate: false })),
     ...(header.gates || []).map((id) => ({ id, threshold: { min: 1 }, gate: true })),
   ]
+  const thresholdOf = new Map((summary.thresholdResults || []).map((t) => [t.id, t]))
+  const gateOf = new Map((summary.gateResults || []).map((g) => [g.id, g]))
   const out = ['<?xml version="1.0" encoding="UTF-8"?>']
-  const totals = { tests: 0, failures: 0, errors: 0 }
+  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 }
   const body = []
+
+  // the run itself
+  const runCases = []
+  let runFailures = 0
+  const reasons = outcome.reasons.map((r) => r.message).join('\n')
+  if (outcome.passed) runCases.push(`    <testcase${attr('name', 'outcome')}${attr('classname', 'oxeval.run')}><system-out>${xmlEscape(outcome.meaning || 'passed')}</system-out></testcase>`)
+  else {
+    runFailures++
+    runCases.push(
+      `    <testcase${attr('name', 'outcome')}${attr('classname', 'oxeval.run')}><failure${attr('type', outcome.status)}${attr('message', clip(`${outcome.status}: ${outcome.reasons.map((r) => r.message).join('; ')}`, 500))}>${xmlEscape(`${outcome.meaning || outcome.status}\n${reasons}`)}</failure></testcase>`,
+    )
+  }
+  for (const s of suites) {
+    const t = s.gate ? gateOf.get(s.id) : thresholdOf.get(s.id)
+    if (!t) continue
+    const name = s.gate ? `gate ${s.id}` : `threshold ${s.id} ${thresholdText(s.threshold)}`
+    const what = s.gate ? `gate average ${num(t.score)}` : `mean ${t.averageScore === null ? 'none' : num(t.averageScore)}`
+    if (t.passed) runCases.push(`    <testcase${attr('name', name)}${attr('classname', 'oxeval.run')}><system-out>${xmlEscape(what)}</system-out></testcase>`)
+    else {
+      runFailures++
+      const why = outcome.reasons.find((r) => r.scorer === s.id && (r.kind === 'gate' || r.kind === 'threshold'))
+      runCases.push(`    <testcase${attr('name', name)}${attr('classname', 'oxeval.run')}><failure${attr('type', s.gate ? 'gate' : 'threshold')}${attr('message', why ? why.message : what)}>${xmlEscape(why ? why.message : what)}</failure></testcase>`)
+    }
+  }
+  totals.tests += runCases.length
+  totals.failures += runFailures
+  body.push(
+    `  <testsuite${attr('name', 'oxeval')}${attr('tests', runCases.length)}${attr('failures', runFailures)}${attr('errors', 0)}${attr('skipped', 0)}>`,
+    '    <properties>',
+    `      <property${attr('name', 'outcome')}${attr('value', outcome.status)}/>`,
+    '    </properties>',
+    ...runCases,
+    '  </testsuite>',
+  )
+
   for (const s of suites) {
     const cases = []
     let failures = 0
     let errors = 0
+    let skipped = 0
+    const runLevel = s.gate ? gateOf.get(s.id) : thresholdOf.get(s.id)
+    const itemFailuresCount = runLevel !== undefined && !runLevel.passed
     for (const it of items) {
       const name = `item ${it.index}${it.id !== undefined ? ` (${it.id})` : ''}`
       const score = itemScore(it, s.id)
       const err = itemError(it, s.id)
       const time = typeof it.durationMs === 'number' ? (it.durationMs / 1000).toFixed(3) : undefined
       let inner = ''
-      if (err) {
-        errors++
-        inner = `<error${attr('type', err.code || err.name)}${attr('message', clip(asText(err.message), 500))}>${xmlEscape(
-          `${err.failedStep ? `step ${err.failedStep}: ` : ''}${asText(err.message)}`,
-        )}</error>`
-      } else if (s.threshold !== undefined && !meetsThreshold(score, s.threshold)) {
+      if (err && score === null) {
+        const text = `${err.failedStep ? `step ${err.failedStep}: ` : ''}${asText(err.message)}`
+        if (errorsAllowed) {
+          skipped++
+          inner = `<skipped${attr('message', clip(`not scored (allowed by maxErrors): ${err.code || err.name}: ${asText(err.message)}`, 500))}/>`
+        } else {
+          errors++
+          inner = `<error${attr('type', err.code || err.name)}${attr('message', clip(asText(err.message), 500))}>${xmlEscape(text)}</error>`
+        }
+      } else if (itemFailuresCount && s.threshold !== undefined && !meetsThreshold(score, s.threshold)) {
         failures++
         const msg = `score ${score === null ? 'none' : score} ${s.gate ? 'is not 1 (gate)' : `misses the threshold ${thresholdText(s.threshold)}`}`
-        inner = `<failure${attr('type', 'threshold')}${attr('message', msg)}>${xmlEscape(clip(itemReason(it, s.id), 4000))}</failure>`
+        inner = `<failure${attr('type', s.gate ? 'gate' : 'threshold')}${attr('message', msg)}>${xmlEscape(clip(itemReason(it, s.id), 4000))}</failure>`
       }
       const out = `score: ${score === null ? 'none' : score}\ninput: ${clip(asText(it.input), 2000)}\noutput: ${clip(asText(it.output), 2000)}\nreason: ${clip(itemReason(it, s.id), 4000)}`
       inner += `<system-out>${xmlEscape(out)}</system-out>`
@@ -61,10 +115,11 @@ export function renderJunit(report) {
     totals.tests += items.length
     totals.failures += failures
     totals.errors += errors
+    totals.skipped += skipped
     const st = (summary.stats && summary.stats[s.id]) || {}
     const cov = summary.coverage && summary.coverage[s.id]
-    const tr = (summary.thresholdResults || []).find((t) => t.id === s.id)
-    const gr = (summary.gateResults || []).find((g) => g.id === s.id)
+    const tr = thresholdOf.get(s.id)
+    const gr = gateOf.get(s.id)
     const props = [
       ['mean', num(summary.scores ? summary.scores[s.id] : null)],
       ['std', num(st.std)],
@@ -77,7 +132,7 @@ export function renderJunit(report) {
       ['trials', num(summary.trials)],
     ].filter(([, v]) => v !== '')
     body.push(
-      `  <testsuite${attr('name', s.id)}${attr('tests', items.length)}${attr('failures', failures)}${attr('errors', errors)}${attr('skipped', 0)}>`,
+      `  <testsuite${attr('name', s.id)}${attr('tests', items.length)}${attr('failures', failures)}${attr('errors', errors)}${attr('skipped', skipped)}>`,
       '    <properties>',
       ...props.map(([k, v]) => `      <property${attr('name', k)}${attr('value', v)}/>`),
       '    </properties>',
@@ -85,7 +140,7 @@ export function renderJunit(report) {
       '  </testsuite>',
     )
   }
-  out.push(`<testsuites${attr('name', 'oxeval')}${attr('tests', totals.tests)}${attr('failures', totals.failures)}${attr('errors', totals.errors)}>`)
+  out.push(`<testsuites${attr('name', 'oxeval')}${attr('tests', totals.tests)}${attr('failures', totals.failures)}${attr('errors', totals.errors)}${attr('skipped', totals.skipped)}>`)
   out.push(...body, '</testsuites>', '')
   return out.join('\n')
 }

@@ -4,7 +4,7 @@
 // prints per-scorer means, coverage and the worst items at the end of the run.
 import { expect } from 'vitest'
 import oxeval from '../index.js'
-import { itemError, itemReason, itemScore } from '../report/items.mjs'
+import { badness, directionOf, itemError, itemPasses, itemReason, itemScore, outcomeOf, scaleOf } from '../report/items.mjs'
 
 const { runEvals } = oxeval
 const WORST = 5
@@ -19,13 +19,21 @@ const short = (s, n = REASON_CHARS) => {
 const fmt = (x) => (x === null || x === undefined ? 'n/a' : Number.isInteger(x) ? x.toFixed(1) : x.toFixed(3).replace(/0+$/, '').replace(/\.$/, '.0'))
 const rate = (x) => `${Math.round(x * 1000) / 10}%`
 
-/** The lowest-scoring items of a scorer (errors first), as serializable rows. */
+/**
+ * The worst items of a scorer, as serializable rows: errors first, then the worst scores in
+ * the scorer's direction (lowest; highest where lower is better, e.g. hallucination). Items
+ * that pass (meet the threshold; a gate's 1; with neither, the best score) are never listed.
+ */
 export function worstItems(result, scorerId, n = WORST) {
+  const direction = directionOf(result, scorerId)
+  const threshold = (result.thresholdResults ?? []).find((t) => t.id === scorerId)?.threshold
+  const gate = (result.gateResults ?? []).some((g) => g.id === scorerId)
+  const view = { threshold, direction, scale: scaleOf(result, scorerId), gate }
   const rows = []
   for (const item of result.items ?? []) {
     const score = itemScore(item, scorerId)
     if (score !== null) {
-      rows.push({ index: item.index, id: item.id, score, reason: short(itemReason(item, scorerId)) })
+      if (!itemPasses(score, view)) rows.push({ index: item.index, id: item.id, score, reason: short(itemReason(item, scorerId)) })
       continue
     }
     const e = itemError(item, scorerId)
@@ -33,7 +41,8 @@ export function worstItems(result, scorerId, n = WORST) {
     const text = e === item.targetError ? `error: target: ${e.message}` : `error${e.code ? ` ${e.code}` : ''}${e.failedStep ? ` in ${e.failedStep}` : ''}: ${e.message}`
     rows.push({ index: item.index, id: item.id, score: null, reason: short(text) })
   }
-  rows.sort((a, b) => (a.score ?? -1) - (b.score ?? -1) || a.index - b.index)
+  const key = (r) => (r.score === null ? Infinity : badness(r.score, direction))
+  rows.sort((a, b) => key(b) - key(a) || a.index - b.index)
   return rows.slice(0, n)
 }
 
@@ -107,7 +116,7 @@ export const evalMatchers = {
       message: () =>
         actual === verdict
           ? `expected verdict not to be "${verdict}"`
-          : `expected verdict "${verdict}", got ${actual === undefined ? 'no verdict (no gates or thresholds configured)' : `"${actual}"`}\n${failedLines(received, 1).join('\n')}`,
+          : `expected verdict "${verdict}", got ${actual === undefined ? 'no verdict (no gates or thresholds configured)' : `"${actual}"`}\n${failedLines(received).join('\n')}`,
     }
   },
   toHaveScoreAbove: scoreMatcher('toHaveScoreAbove', (s, b) => s > b, 'above'),
@@ -158,10 +167,25 @@ function thresholdLines(result, t) {
   return [`  ✗ threshold ${t.id}: mean ${fmt(t.averageScore)} (threshold: ${thresholdText(t.threshold)}${by})${coverageText(result, t.id)}`, ...worstLines(result, t.id)]
 }
 
-function failedLines(result, minPassRate) {
+/** The lines that explain why a run did not pass: the core's reasons, each with its worst items. */
+function failedLines(result) {
+  const outcome = outcomeOf(result)
   const lines = []
-  for (const g of result.gateResults ?? []) if (g.score < minPassRate) lines.push(`  ✗ gate ${g.id}: pass rate ${rate(g.score)} < required ${rate(minPassRate)}${coverageText(result, g.id)}`, ...worstLines(result, g.id))
-  for (const t of result.thresholdResults ?? []) if (!t.passed) lines.push(...thresholdLines(result, t))
+  for (const r of outcome.reasons) {
+    if (r.kind === 'threshold') {
+      const t = (result.thresholdResults ?? []).find((x) => x.id === r.scorer)
+      if (t) {
+        lines.push(...thresholdLines(result, t))
+        continue
+      }
+    }
+    if (r.kind === 'gate') {
+      const g = (result.gateResults ?? []).find((x) => x.id === r.scorer)
+      lines.push(`  ✗ gate ${r.scorer}: pass rate ${g ? rate(g.score) : 'n/a'} < required ${rate(outcome.policy?.gatePassRate ?? 1)}${coverageText(result, r.scorer)}`, ...worstLines(result, r.scorer))
+      continue
+    }
+    lines.push(`  ✗ ${r.message}`, ...(r.scorer ? worstLines(result, r.scorer) : []))
+  }
   return lines
 }
 
@@ -181,7 +205,7 @@ export class EvalPassRateError extends Error {
 
 /** The serializable summary the reporter prints (stored in `task.meta.oxevalEval`). */
 export function toEvalMeta(result) {
-  const meta = { scores: { ...result.scores }, totalItems: result.summary.totalItems }
+  const meta = { scores: { ...result.scores }, totalItems: result.summary.totalItems, outcome: outcomeOf(result) }
   if (result.coverage) meta.coverage = result.coverage
   if (result.errors) meta.errors = result.errors
   if (result.stats) meta.stats = Object.fromEntries(Object.entries(result.stats).map(([k, s]) => [k, { ci95: s.ci95 }]))
@@ -202,18 +226,25 @@ async function attachMeta(result) {
   }
 }
 
+/** Throws EvalPassRateError unless the run's outcome (the core's decision) is a pass. */
 function assertPass(result, minPassRate) {
-  if (typeof minPassRate !== 'number' || !Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1) {
-    throw new TypeError(`toPass(minPassRate): minPassRate must be a number in [0, 1], got ${String(minPassRate)}`)
-  }
-  const lines = failedLines(result, minPassRate)
-  if (lines.length > 0) throw new EvalPassRateError([`Eval did not pass (required pass rate: ${rate(minPassRate)}).`, ...lines].join('\n'), result)
+  const outcome = outcomeOf(result)
+  if (outcome.passed) return
+  throw new EvalPassRateError([`Eval did not pass (required pass rate: ${rate(minPassRate)}). ${outcome.meaning ?? outcome.status}`, ...failedLines(result)].join('\n'), result)
 }
 
 function assertion(options) {
   return {
+    /**
+     * Runs the eval; passes when the run's outcome passes, with gates needing an average of
+     * `minPassRate` (Mastra's rule; runEvals' `gatePassRate`). Unscored items fail it unless
+     * `maxErrors` allows them.
+     */
     async toPass(minPassRate = 1) {
-      const result = await runEvals(options)
+      if (typeof minPassRate !== 'number' || !Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1) {
+        throw new TypeError(`toPass(minPassRate): minPassRate must be a number in [0, 1], got ${String(minPassRate)}`)
+      }
+      const result = await runEvals({ ...options, gatePassRate: minPassRate })
       await attachMeta(result)
       assertPass(result, minPassRate)
       return result
@@ -267,10 +298,13 @@ export class OxevalEvalsReporter {
     let passed = 0
     let failed = 0
     for (const { fullName, meta } of entries) {
-      const badge = meta.verdict === 'passed' ? this.style(C.green, '✓') : meta.verdict === 'failed' ? this.style(C.red, '✗') : this.style(C.yellow, '•')
-      if (meta.verdict === 'passed') passed++
-      if (meta.verdict === 'failed') failed++
+      // the run's outcome (older metadata without one: its verdict)
+      const status = meta.outcome?.status ?? meta.verdict
+      const badge = status === 'passed' ? this.style(C.green, '✓') : status === 'failed' ? this.style(C.red, '✗') : this.style(C.yellow, '•')
+      if (status === 'passed') passed++
+      if (status === 'failed') failed++
       lines.push('', `${badge} ${this.style(C.bold, fullName)} ${this.style(C.dim, `(${meta.totalItems} item${meta.totalItems === 1 ? '' : 's'})`)}`)
+      if (meta.outcome && !meta.outcome.passed) for (const r of meta.outcome.reasons ?? []) lines.push(`   ${this.style(C.red, '✗')} ${r.message}`)
       const rows = []
       const mark = (ok) => (ok ? this.style(C.green, '✓') : this.style(C.red, '✗'))
       const th = new Map((meta.thresholdResults ?? []).map((t) => [t.id, t]))
