@@ -1,7 +1,7 @@
 // The summary printed on stdout after a run or a merge: one row per scorer (mean, coverage,
 // errors, std, 95% CI, threshold, tokens), gates and the verdict, then the worst items.
 import { safeText } from './terminal.mjs'
-import { asText, itemError, itemReason, itemScore, thresholdText, usageCost } from '../report/items.mjs'
+import { asText, badness, itemError, itemPasses, itemReason, itemScore, outcomeOf, thresholdText, usageCost } from '../report/items.mjs'
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-')
 const int = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '-')
@@ -18,31 +18,48 @@ function table(rows) {
   return rows.map((r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd()).join('\n')
 }
 
-/** Keeps, per scorer, the `k` lowest-scored items and the first `k` errored ones (bounded memory). */
+/**
+ * Keeps, per scorer, the `k` worst-scored items (in the scorer's direction: the highest where
+ * lower is better) and the first `k` errored ones, in bounded memory. Passing items (a met
+ * threshold, a gate's 1, else the best score) are never kept. `scorers`: ids or
+ * `[{ id, threshold?, gate?, direction?, scale? }]` (report/items.mjs `scorerViews`).
+ */
 export class WorstItems {
-  constructor(ids, k = 5) {
+  constructor(scorers, k = 5) {
     this.k = k
-    this.low = Object.fromEntries(ids.map((id) => [id, []]))
-    this.errored = Object.fromEntries(ids.map((id) => [id, []]))
+    this.views = Object.fromEntries(scorers.map((s) => (typeof s === 'string' ? [s, { id: s }] : [s.id, s])))
+    this.low = Object.fromEntries(Object.keys(this.views).map((id) => [id, []]))
+    this.errored = Object.fromEntries(Object.keys(this.views).map((id) => [id, []]))
   }
   add(item) {
     for (const id of Object.keys(this.low)) {
+      const view = this.views[id]
+      const score = itemScore(item, id)
       const err = itemError(item, id)
-      if (err) {
+      if (err && score === null) {
         const list = this.errored[id]
         list.push({ index: item.index, id: item.id, input: item.input, error: err })
         list.sort((a, b) => a.index - b.index)
         if (list.length > this.k) list.pop()
         continue
       }
-      const score = itemScore(item, id)
-      if (score === null) continue
+      if (score === null || itemPasses(score, view)) continue
       const list = this.low[id]
       list.push({ index: item.index, id: item.id, input: item.input, score, reason: itemReason(item, id) })
-      list.sort((a, b) => a.score - b.score || a.index - b.index)
+      list.sort((a, b) => badness(b.score, view.direction) - badness(a.score, view.direction) || a.index - b.index)
       if (list.length > this.k) list.pop()
     }
   }
+}
+
+/** The outcome lines: the word (Mastra's verdict where gates or thresholds were set), what it means, and why. */
+export function outcomeLines(run, { shard = null } = {}) {
+  const outcome = outcomeOf(run)
+  const word = run.verdict !== undefined ? `verdict: ${run.verdict}` : `outcome: ${outcome.status}`
+  const lines = [`${word} (${outcome.meaning ?? outcome.status})`]
+  for (const r of outcome.reasons) lines.push(`  ✗ ${r.message}`)
+  if (shard) lines.push(`(shard ${shard.index}/${shard.count}: means, thresholds and coverage apply to the merged run; oxeval merge decides them)`)
+  return lines
 }
 
 /**
@@ -84,13 +101,7 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
   }
   out.push(table(rows))
   out.push('')
-  const failed = [...thr.values()].filter((t) => !t.passed).map((t) => t.id)
-  const gatesFailed = (run.gateResults || []).filter((g) => !g.passed).map((g) => g.id)
-  let verdictLine = `verdict: ${run.verdict || (gatesFailed.length ? 'failed' : failed.length ? 'scored' : 'passed')}`
-  if (gatesFailed.length) verdictLine += ` (gate failed: ${gatesFailed.join(', ')})`
-  if (failed.length) verdictLine += ` (below threshold: ${failed.join(', ')})`
-  out.push(verdictLine)
-  if (shard && failed.length) out.push(`(shard ${shard.index}/${shard.count}: thresholds apply to the merged run; oxeval merge decides them)`)
+  out.push(...outcomeLines(run, { shard }))
   if (worst) {
     for (const s of all) {
       const low = worst.low[s.id] || []
@@ -111,12 +122,10 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
 }
 
 /**
- * Exit status from a run result: 1 when a gate or a threshold failed, else 0. A shard's means
- * are not the run's: with `shard`, only gates (every item must pass) decide; `oxeval merge`
- * applies the thresholds to the whole run.
+ * Exit status from a run result: 0 when the run's outcome (the core's one decision) passed,
+ * else 1. A shard's outcome decides only what a part can (errors, replay misses, gates);
+ * `oxeval merge` decides the rest for the whole run.
  */
-export function verdictExitCode(run, { shard = null } = {}) {
-  if ((run.gateResults || []).some((g) => !g.passed)) return 1
-  if (!shard && (run.thresholdResults || []).some((t) => !t.passed)) return 1
-  return 0
+export function verdictExitCode(run) {
+  return outcomeOf(run).passed ? 0 : 1
 }
