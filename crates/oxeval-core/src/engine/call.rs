@@ -101,23 +101,14 @@ impl Judge {
         let (Some(cache), Some(slot)) = (&self.cache, slot) else {
             return;
         };
-        // A judge or gateway may echo the request (its API key, header values) into the
-        // reply: nothing of that reaches the cache, and the disk least of all.
-        let secret_in = |s: &str| self.redactor.occurs_in(s);
-        if !secret_in(&resp.text) && !resp.finish_reason.as_deref().is_some_and(secret_in) {
-            cache.put(slot, resp, ctx).await;
-            return;
-        }
-        let mut clean = resp.clone();
-        self.redactor.scrub_string(&mut clean.text);
-        if let Some(f) = clean.finish_reason.as_mut() {
-            self.redactor.scrub_string(f);
-        }
-        // `[redacted]` inside a JSON string keeps it JSON; should the secret have spanned
-        // the structure, the reply could not be replayed: it is not stored at all
-        let values = |t: &str| super::json::candidates(t).ok().map(|c| c.len());
-        if values(&resp.text) == values(&clean.text) {
+        // `send_http` scrubbed the reply already; this keeps the disk clean whatever the
+        // road of `resp`
+        if self.redactor.occurs_in(&resp.text) {
+            let mut clean = resp.clone();
+            scrub_reply(&self.redactor, &mut clean);
             cache.put(slot, &clean, ctx).await;
+        } else {
+            cache.put(slot, resp, ctx).await;
         }
     }
 
@@ -226,6 +217,11 @@ impl Judge {
             }
             match outcome {
                 Ok(mut resp) => {
+                    // A judge or gateway may echo the request (its API key, header values)
+                    // into the reply: scrubbed at once, so it reaches neither the next
+                    // prompt nor the cache, and a replay sees exactly what the recording
+                    // run saw (a later prompt quoting this reply has the same key).
+                    scrub_reply(&self.redactor, &mut resp);
                     exec.warnings.append(&mut resp.warnings);
                     exec.usage.add(&resp.usage);
                     exec.finish_reason = resp.finish_reason.clone();
@@ -319,6 +315,23 @@ impl Judge {
             }
         };
         self.scrub_error(e)
+    }
+}
+
+/// Every secret of `redactor` replaced in the texts of a reply.
+fn scrub_reply(redactor: &crate::redact::Redactor, resp: &mut ChatResponse) {
+    if redactor.is_empty() {
+        return;
+    }
+    redactor.scrub_string(&mut resp.text);
+    for field in [
+        &mut resp.refusal,
+        &mut resp.reasoning,
+        &mut resp.finish_reason,
+    ] {
+        if let Some(s) = field.as_mut() {
+            redactor.scrub_string(s);
+        }
     }
 }
 
