@@ -495,4 +495,46 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
     }
+
+    #[test]
+    fn base_url_queries_stay_queries_and_are_secrets() {
+        assert_eq!(
+            split_query("https://h/v1?k=v#f"),
+            ("https://h/v1", Some("k=v"))
+        );
+        assert_eq!(split_query("https://h/v1?"), ("https://h/v1", None));
+        assert_eq!(split_query("https://h/v1#x"), ("https://h/v1", None));
+        assert_eq!(normalize_base_url("https://h/v1/?k=v"), "https://h/v1?k=v");
+        assert_eq!(normalize_base_url("https://h/v1/"), "https://h/v1");
+        assert_eq!(
+            endpoint_url("https://h/v1?api-key=S1", "/chat/completions"),
+            "https://h/v1/chat/completions?api-key=S1"
+        );
+        assert_eq!(
+            endpoint_url(
+                "https://h/openai?k=S1",
+                "/deployments/d/chat/completions?api-version=2"
+            ),
+            "https://h/openai/deployments/d/chat/completions?api-version=2&k=S1"
+        );
+        assert_eq!(endpoint_url("https://h/v1", "/x"), "https://h/v1/x");
+        assert_eq!(
+            url_query_values("https://h/v1?api-key=a%2Fb+c&flag&x=plainvalue"),
+            vec!["a%2Fb+c", "a/b+c", "a/b c", "flag", "plainvalue"],
+            "a bare query word may be a token too"
+        );
+        let secret = ["query", "key", "777"].join("-");
+        let m = ModelConfig::resolve(
+            &json!({"id": "custom/j", "url": format!("https://h/v1/?api-key={secret}&v=1")}),
+            &|_| None,
+        )
+        .unwrap();
+        assert_eq!(m.base_url, format!("https://h/v1?api-key={secret}&v=1"));
+        let r = Redactor::from_model(&m);
+        assert_eq!(
+            r.scrub_str(&format!("error sending request for url (https://h/v1/chat/completions?api-key={secret}&v=1)")),
+            "error sending request for url (https://h/v1/chat/completions?api-key=[redacted]&v=1)"
+        );
+        assert_eq!(display_url(&m.base_url), "https://h/v1");
+    }
 }

@@ -356,7 +356,7 @@ mod tests {
         for part in [
             "inputTokens 12.5 rounded",
             "outputTokens -1 dropped (negative)",
-            "totalTokens 1e20 capped",
+            "totalTokens 1e+20 capped",
             "reasoningTokens \"NaN\" dropped (not finite)",
             "cachedInputTokens \"7\" read from a string",
         ] {
