@@ -21,8 +21,11 @@ export declare class NativeEvalAccumulator {
    * text) → `{ ok, value: { trials, failed } }`.
    */
   add(item: string): Record<string, unknown>
-  /** The run summary so far → `{ ok, value }`. */
-  summary(): Record<string, unknown>
+  /**
+   * The run summary so far, with its outcome → `{ ok, value }`. `end`: JSON text
+   * `{ aborted?, unfinished? }` from the runner (absent: a run that finished).
+   */
+  summary(end?: string | undefined | null): Record<string, unknown>
 }
 
 export declare class NativeScorer {
@@ -57,6 +60,17 @@ export declare class RunTicket {
    */
   fail(step: string, kind: string, message: string, causeName: string): Record<string, unknown>
   /**
+   * How long a user callback (`contextExtractor`) may run now: `{ ms, kind }` (`ms`
+   * null: no bound; `kind`: `deadline` or `timeout`, what `fail` is then told).
+   */
+  callbackBound(): { ms: number | null; kind: 'deadline' | 'timeout' }
+  /**
+   * runEvals' bounds from its options (JSON text of `{ callbackTimeoutMs, targetTimeoutMs }`):
+   * `{ ok: true, value: { callbackTimeoutMs, callbackTimeoutSet, targetTimeoutMs, abortGraceMs } }`
+   * or `{ ok: false, code, message }` (see `oxeval_core::run::EvalBounds`).
+   */
+  static evalBounds(options: string): Record<string, any>
+  /**
    * Run the scorer once. `extra` is JSON text of fields a callback produced (e.g.
    * `{ extractedContext }`); `afterCallback` says a callback ran (a deadline that passed
    * meanwhile is blamed on it). Resolves to an outcome; never rejects.
@@ -65,7 +79,8 @@ export declare class RunTicket {
 }
 
 /**
- * A new accumulator for `{ scorers: [{ id, threshold? }], gates?: [{ id }], trials? }`, or
+ * A new accumulator for `{ scorers: [{ id, threshold?, direction?, scale? }], gates?, trials?,
+ * maxErrors?, minCoverage?, gatePassRate?, partial?, stopEarly? }`, or
  * a `{ ok: false, kind: 'type' }` outcome naming what is wrong.
  */
 export declare function createEvalAccumulator(config: string): NativeEvalAccumulator | Record<string, unknown>

@@ -71,13 +71,50 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     return r
   }
 
-  async function callTarget(target, item, signal) {
-    if (typeof target === 'function') return { targetResult: undefined, output: await target(item.input, item) }
-    const opts = {}
-    if (item.requestContext !== undefined) opts.requestContext = item.requestContext
-    if (signal) opts.abortSignal = signal
-    const r = await target.generate(item.input, opts)
-    return { targetResult: r, output: outputOf(r) }
+  /** Call user code: its promise (or value); a synchronous throw becomes a rejection. */
+  function invoke(fn) {
+    try {
+      return fn()
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  /**
+   * Wait for `p` (what user code returned) until it settles, `signal` fires or `ms` pass:
+   * `{ value }`, `{ error }`, `{ cut: 'signal' }` or `{ cut: 'timeout' }`. Never rejects; a
+   * later rejection of `p` is handled; the timer and the listener go as soon as it resolves.
+   * This is how runEvals never waits forever for code that ignores its signal.
+   */
+  function settle(p, signal, ms) {
+    return new Promise((resolve) => {
+      let timer
+      let done = false
+      const finish = (r) => {
+        if (done) return
+        done = true
+        if (timer !== undefined) clearTimeout(timer)
+        if (signal) signal.removeEventListener('abort', onAbort)
+        resolve(r)
+      }
+      const onAbort = () => finish({ cut: 'signal' })
+      Promise.resolve(p).then(
+        (value) => finish({ value }),
+        (error) => finish({ error }),
+      )
+      if (signal) {
+        if (signal.aborted) return finish({ cut: 'signal' })
+        signal.addEventListener('abort', onAbort, { once: true })
+      }
+      if (ms !== null && ms !== undefined) timer = setTimeout(() => finish({ cut: 'timeout' }), Math.max(0, ms))
+    })
+  }
+
+  /** A number option as data for the core: a non-finite number or a non-JSON value is described. */
+  function msData(v) {
+    if (v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean') return v
+    if (typeof v === 'number') return Number.isFinite(v) ? v : { jsType: 'number', nonFinite: String(v) }
+    return { jsType: jsType(v) }
   }
 
   async function runEvals(config) {
@@ -90,7 +127,7 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
       data !== null && data !== undefined && typeof data !== 'string' && (typeof data[Symbol.iterator] === 'function' || typeof data[Symbol.asyncIterator] === 'function'),
       `data must be an array (or an iterable / async iterable) of items, got ${jsType(data)}`,
     )
-    check(target === undefined || target === null || typeof target === 'function' || (typeof target === 'object' && typeof target.generate === 'function'), 'target must be an async function (input, item) => output or an object with a generate() method (an Agent)')
+    check(target === undefined || target === null || typeof target === 'function' || (typeof target === 'object' && typeof target.generate === 'function'), 'target must be an async function (input, { item, signal, index, ...item }) => output or an object with a generate() method (an Agent)')
     const concurrency = config.concurrency ?? 8
     check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 10000, `concurrency must be an integer in [1, 10000], got ${String(concurrency)}`)
     check(onItemComplete === undefined || onItemComplete === null || typeof onItemComplete === 'function', 'onItemComplete must be a function')
@@ -99,6 +136,10 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     check(itemIdOf === undefined || itemIdOf === null || typeof itemIdOf === 'function', 'itemId must be a function (item, index) => string')
     const keepItems = config.keepItems ?? true
     check(typeof keepItems === 'boolean', `keepItems must be a boolean, got ${jsType(keepItems)}`)
+    // the bounds on the user code runEvals calls are the core's (run.rs EvalBounds):
+    // callbackTimeoutMs (one onItemComplete call; passed on to every scorer run, whose
+    // callbacks it bounds), targetTimeoutMs (one target call), the grace after an abort
+    const bounds = unwrap(native.RunTicket.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
     const acc = accumulator({
       scorers: scorers.map((s) => (s.threshold === undefined ? { id: s.id } : { id: s.id, threshold: s.threshold })),
       gates: gates.map((g) => ({ id: g.id })),
@@ -111,20 +152,36 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     let stop = false
     let failure
     let aborted = false
-    // every run in flight listens for the abort: one internal signal (no listener limit),
-    // fired by the user's
-    const inner = signal ? new AbortController() : undefined
-    if (inner) setMaxListeners(0, inner.signal)
-    const runSignal = inner ? inner.signal : undefined
+    let startedItems = 0
+    let finishedItems = 0
+    // `halt` stops the run: the user's abort, or a failure that rejects it. Every run in
+    // flight listens to it (one internal signal: no listener limit), and every wait on user
+    // code is cut off when it fires. `closed` fires when runEvals settles: nothing of the
+    // user's is called after that.
+    const halt = new AbortController()
+    setMaxListeners(0, halt.signal)
+    let haltedAt
+    const halting = (reason) => {
+      if (halt.signal.aborted) return
+      haltedAt = performance.now()
+      halt.abort(reason)
+    }
+    const closed = new AbortController()
     const onAbort = () => {
       stop = true
       aborted = true
-      inner.abort(signal.reason)
+      halting(signal.reason)
     }
     if (signal) {
       if (signal.aborted) onAbort()
       else signal.addEventListener('abort', onAbort, { once: true })
     }
+    const fail = (e) => {
+      stop = true
+      if (!failure) failure = { error: e }
+      halting(new DOMException('runEvals stopped: an error ends the run', 'AbortError'))
+    }
+    const scorerRunOptions = bounds.callbackTimeoutSet ? { callbackTimeoutMs: config.callbackTimeoutMs } : {}
 
     const it = typeof data[Symbol.asyncIterator] === 'function' ? data[Symbol.asyncIterator]() : data[Symbol.iterator]()
     let next = 0
@@ -133,35 +190,100 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     const pull = () => {
       const p = pulling.then(async () => {
         if (exhausted || stop) return null
-        const r = await it.next()
-        if (r.done) {
+        // a data source that stalls in next() is cut off by the abort
+        const r = await settle(invoke(() => it.next()), halt.signal)
+        if (r.cut) return null
+        if ('error' in r) throw r.error
+        if (r.value.done) {
           exhausted = true
           return null
         }
-        return { item: r.value, index: next++ }
+        return { item: r.value.value, index: next++ }
       })
       pulling = p.catch(() => {})
       return p
     }
 
+    const timeoutError = (what, option, ms, code) => {
+      const e = new Error(`runEvals: ${what} did not settle within ${ms} ms (runEvals option ${option})`)
+      e.name = 'TimeoutError'
+      e.code = code
+      return e
+    }
+    // onItemComplete: one call at a time, in completion order; each call bounded by
+    // callbackTimeoutMs (then the run rejects, as when it throws); none after runEvals settled
     let chain = Promise.resolve()
-    const complete = (r) => {
-      chain = chain.then(() => onItemComplete(r))
+    const complete = (view) => {
+      chain = chain.then(async () => {
+        if (closed.signal.aborted) return
+        const r = await settle(
+          invoke(() => onItemComplete(view)),
+          closed.signal,
+          bounds.callbackTimeoutMs,
+        )
+        if ('error' in r) throw r.error
+        if (r.cut === 'timeout') throw timeoutError('onItemComplete', 'callbackTimeoutMs', bounds.callbackTimeoutMs, 'OXEVAL_CALLBACK_TIMEOUT')
+      })
       return chain
+    }
+
+    /**
+     * The item's target: `{ targetResult, output }`, `{ targetError }`, or null when the run
+     * stopped first (the item does not finish). Its signal fires on abort and on the timeout.
+     */
+    async function callTarget(item, index) {
+      const ctl = new AbortController()
+      const onHalt = () => ctl.abort(halt.signal.reason)
+      if (halt.signal.aborted) onHalt()
+      else halt.signal.addEventListener('abort', onHalt, { once: true })
+      let timedOut = false
+      let timer
+      if (bounds.targetTimeoutMs !== null) {
+        timer = setTimeout(() => {
+          timedOut = true
+          ctl.abort(new DOMException(`target did not settle within ${bounds.targetTimeoutMs} ms (runEvals option targetTimeoutMs)`, 'TimeoutError'))
+        }, bounds.targetTimeoutMs)
+      }
+      try {
+        let r
+        if (typeof target === 'function') {
+          // the new form's context, spread over the item: code reading item fields from the
+          // second argument keeps working
+          const ctx = { ...item, item, signal: ctl.signal, index }
+          r = await settle(invoke(() => target(item.input, ctx)), ctl.signal)
+        } else {
+          const opts = { abortSignal: ctl.signal }
+          if (item.requestContext !== undefined) opts.requestContext = item.requestContext
+          r = await settle(invoke(() => target.generate(item.input, opts)), ctl.signal)
+        }
+        if (timedOut) {
+          return { targetError: { name: 'TimeoutError', message: `target did not settle within ${bounds.targetTimeoutMs} ms (runEvals option targetTimeoutMs); its signal was aborted`, code: 'OXEVAL_TARGET_TIMEOUT' } }
+        }
+        if (r.cut) return null
+        if ('error' in r) {
+          const targetError = errorJson(r.error)
+          if (aborted && targetError.name === 'AbortError') return null
+          return { targetError }
+        }
+        return typeof target === 'function' ? { targetResult: undefined, output: r.value } : { targetResult: r.value, output: outputOf(r.value) }
+      } finally {
+        if (timer !== undefined) clearTimeout(timer)
+        halt.signal.removeEventListener('abort', onHalt)
+      }
     }
 
     async function runScorer(entry, runInput, itemId) {
       const out = []
       // itemId names the item in the response cache's records (a replay miss says which item)
-      const runOptions = runSignal ? { signal: runSignal, itemId } : { itemId }
+      const runOptions = { ...scorerRunOptions, signal: halt.signal, itemId }
       await Promise.all(
         Array.from({ length: trials }, async (_, t) => {
-          try {
-            const result = await entry.scorer.run(runInput, runOptions)
-            out[t] = { ok: true, result }
-          } catch (e) {
-            out[t] = { ok: false, error: e }
-          }
+          // a scorer that ignores the signal is cut off when the run stops
+          const r = await settle(
+            invoke(() => entry.scorer.run(runInput, runOptions)),
+            halt.signal,
+          )
+          out[t] = r.cut ? { ok: false, cut: true } : 'error' in r ? { ok: false, error: r.error } : { ok: true, result: r.value }
         }),
       )
       return out
@@ -179,12 +301,10 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
       if (!isObj) {
         r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
       } else if (target) {
-        try {
-          ;({ targetResult, output } = await callTarget(target, item, runSignal))
-        } catch (e) {
-          r.targetError = errorJson(e)
-          if (aborted && r.targetError.name === 'AbortError') return null
-        }
+        const t = await callTarget(item, index)
+        if (t === null) return null
+        if (t.targetError) r.targetError = t.targetError
+        else ({ targetResult, output } = t)
       } else if (!('output' in item)) {
         r.targetError = { name: 'TypeError', message: `data item ${index} has no output, and runEvals has no target to produce one`, code: 'OXEVAL_INVALID_INPUT' }
       }
@@ -203,6 +323,8 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
         const custom = itemIdOf ? itemIdOf(raw, index) : undefined
         const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
         const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
+        // the run stopped while the item's scorers ran: the item did not finish
+        if (outcomes.some((o) => o.some((x) => x.cut))) return null
         if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
         all.forEach((e, k) => {
           const o = outcomes[k]
@@ -213,6 +335,7 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
         })
       }
       const added = unwrap(acc.add(JSON.stringify({ index, targetError: Boolean(r.targetError), runs })))
+      finishedItems++
       if (trials > 1 && Object.keys(added.trials).length > 0) r.trials = added.trials
       r.usage = added.usage
       r.durationMs = performance.now() - t0
@@ -223,7 +346,10 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
         view.item = raw
         view.targetResult = targetResult
         view.scorerResults = r.results
-        await complete(view)
+        // the item has finished: after an abort its call is waited for at the end (within
+        // the grace), not here
+        const c = await settle(complete(view), halt.signal)
+        if ('error' in c) throw c.error
       }
       return r
     }
@@ -235,31 +361,43 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
         try {
           n = await pull()
         } catch (e) {
-          stop = true
-          failure = failure || e
+          fail(e)
           return
         }
         if (!n) return
+        startedItems++
         try {
           await runItem(n.item, n.index)
         } catch (e) {
-          stop = true
-          failure = failure || e
+          fail(e)
           return
         }
       }
     }
     try {
       await Promise.all(Array.from({ length: concurrency }, worker))
-      await chain
+      // the onItemComplete calls still queued: all of them, unless the run stopped (abort,
+      // or a failure meanwhile): then only within the grace after it stopped
+      let c = await settle(chain, halt.signal)
+      if (c.cut) c = await settle(chain, null, bounds.abortGraceMs - (performance.now() - haltedAt))
+      if ('error' in c && !failure) failure = { error: c.error }
     } finally {
+      closed.abort()
       if (signal) signal.removeEventListener('abort', onAbort)
+      // a data source left unfinished is closed (a generator's finally blocks run); not awaited
+      if (!exhausted && typeof it.return === 'function') {
+        Promise.resolve(invoke(() => it.return())).catch(() => {})
+      }
     }
-    if (failure) throw failure
+    if (failure) throw failure.error
     const result = unwrap(acc.summary())
     if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
     result.durationMs = performance.now() - started
-    if (aborted) result.aborted = true
+    if (aborted) {
+      result.aborted = true
+      // items started and cut off by the abort: in no count above
+      if (result.summary) result.summary.unfinishedItems = startedItems - finishedItems
+    }
     return result
   }
 

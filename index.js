@@ -375,7 +375,8 @@ function describeRunOptions(options) {
   for (const [k, v] of Object.entries(options)) {
     if (k === 'signal' || k === 'deadlineMs' || v === undefined) continue
     const plain = typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v))
-    d.data[k] = plain ? wellFormed(k, v) : { jsType: jsType(v) }
+    // a non-finite number says which (callbackTimeoutMs: Infinity means no bound)
+    d.data[k] = plain ? wellFormed(k, v) : typeof v === 'number' ? { jsType: 'number', nonFinite: String(v) } : { jsType: jsType(v) }
   }
   return d
 }
@@ -413,8 +414,10 @@ function shapeResult(run, r) {
 }
 
 /**
- * Call a user callback under the run's deadline and signal. Resolves to `{ value }` or to
- * `{ outcome }` (the core's failure for `step`).
+ * Call a user callback under the run's signal and the bound the core gives
+ * (`ticket.callbackBound()`: the run's deadline or the callback bound `callbackTimeoutMs`,
+ * whichever comes first). Resolves to `{ value }` or to `{ outcome }` (the core's failure
+ * for `step`).
  */
 function callBounded(fn, ticket, signal, step) {
   return new Promise((resolve) => {
@@ -429,8 +432,8 @@ function callBounded(fn, ticket, signal, step) {
     }
     const onAbort = () => done({ outcome: ticket.fail(step, 'aborted', '', '') })
     if (signal) signal.addEventListener('abort', onAbort, { once: true })
-    const remaining = ticket.remainingMs()
-    if (remaining !== null) timer = setTimeout(() => done({ outcome: ticket.fail(step, 'deadline', '', '') }), Math.max(0, remaining))
+    const bound = ticket.callbackBound()
+    if (bound && bound.ms !== null) timer = setTimeout(() => done({ outcome: ticket.fail(step, bound.kind, '', '') }), Math.max(0, bound.ms))
     Promise.resolve()
       .then(fn)
       .then(
@@ -482,7 +485,8 @@ class Scorer {
 
   /**
    * Score one run. `options.signal` cancels it (in-flight HTTP is dropped);
-   * `options.deadlineMs` bounds the whole run, contextExtractor included.
+   * `options.deadlineMs` bounds the whole run, contextExtractor included;
+   * `options.callbackTimeoutMs` bounds each user callback call (default 60 s, the core's).
    */
   async run(run, options) {
     const desc = describeRunOptions(options)

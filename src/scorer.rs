@@ -141,14 +141,37 @@ impl RunTicket {
     /// failure outcome, shaped like the core's.
     #[napi(ts_return_type = "Record<string, unknown>")]
     pub fn fail(&self, step: String, kind: String, message: String, cause_name: String) -> Outcome {
-        let f = ScorerFailure::callback(
-            Some(self.run_id.clone()),
-            &step,
-            &kind,
-            &message,
-            &cause_name,
-        );
+        let started = self.started.lock().ok();
+        let f = match started.as_ref().and_then(|s| s.as_ref()) {
+            Some(s) => s.callback_failure(&step, &kind, &message, &cause_name),
+            None => ScorerFailure::callback(
+                Some(self.run_id.clone()),
+                &step,
+                &kind,
+                &message,
+                &cause_name,
+            ),
+        };
         Outcome::Other(failure_outcome(f))
+    }
+
+    /// How long a user callback (`contextExtractor`) may run now: `{ ms, kind }` (`ms`
+    /// null: no bound; `kind`: `deadline` or `timeout`, what `fail` is then told).
+    #[napi(ts_return_type = "{ ms: number | null; kind: 'deadline' | 'timeout' }")]
+    pub fn callback_bound(&self) -> serde_json::Value {
+        let started = self.started.lock().ok();
+        let bound = started
+            .as_ref()
+            .and_then(|s| s.as_ref().map(StartedRun::callback_bound));
+        serde_json::to_value(bound).unwrap_or_default()
+    }
+
+    /// runEvals' bounds from its options (JSON text of `{ callbackTimeoutMs, targetTimeoutMs }`):
+    /// `{ ok: true, value: { callbackTimeoutMs, callbackTimeoutSet, targetTimeoutMs, abortGraceMs } }`
+    /// or `{ ok: false, code, message }` (see `oxeval_core::run::EvalBounds`).
+    #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
+    pub fn eval_bounds(options: String) -> serde_json::Value {
+        oxeval_core::run::eval_bounds_json(&options)
     }
 
     /// Run the scorer once. `extra` is JSON text of fields a callback produced (e.g.
@@ -202,9 +225,14 @@ impl RunTicket {
             }
             .with_item(started.item_id.take());
             let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
+            // the bound of each host function call (getContext) of this run
+            let callback_timeout = started.callback_timeout;
             let fut = AssertUnwindSafe(
-                oxeval_core::provider::external::RUN_ID
-                    .scope(run_id_arc, scorer.run(started.input, ctx)),
+                oxeval_core::provider::external::RUN_ID.scope(
+                    run_id_arc,
+                    oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
+                        .scope(callback_timeout, scorer.run(started.input, ctx)),
+                ),
             );
             let mut value = match fut.catch_unwind().await {
                 Ok(r) => outcome(r),
