@@ -18,8 +18,11 @@ export type OxevalErrorCode =
   | 'OXEVAL_CONTEXT_EXTRACTOR'
   | 'OXEVAL_ABORTED'
   | 'OXEVAL_DEADLINE'
+  | 'OXEVAL_TARGET_TIMEOUT'
+  | 'OXEVAL_CALLBACK_TIMEOUT'
   | 'OXEVAL_NO_VALID_JUDGMENT'
   | 'OXEVAL_CACHE_MISS'
+  | 'OXEVAL_RUN_STOPPED'
   | 'OXEVAL_INTERNAL'
 
 // --------------------------------------------------------------------------------------

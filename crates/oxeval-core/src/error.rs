@@ -48,6 +48,15 @@ pub enum ErrorCode {
     /// The run's overall deadline passed.
     #[serde(rename = "OXEVAL_DEADLINE")]
     Deadline,
+    /// runEvals: an item's target did not settle within `targetTimeoutMs` (a target error of
+    /// that item; its signal was aborted).
+    #[serde(rename = "OXEVAL_TARGET_TIMEOUT")]
+    TargetTimeout,
+    /// runEvals: an `onItemComplete` call did not settle within `callbackTimeoutMs` (the run
+    /// rejects). A scorer callback past it (contextExtractor, getContext) is
+    /// `OXEVAL_CONTEXT_EXTRACTOR`, a failure of its step.
+    #[serde(rename = "OXEVAL_CALLBACK_TIMEOUT")]
+    CallbackTimeout,
     /// The judge's valid answers did not allow a score (e.g. no valid rating from any judge).
     #[serde(rename = "OXEVAL_NO_VALID_JUDGMENT")]
     NoValidJudgment,
@@ -82,6 +91,8 @@ impl ErrorCode {
         ErrorCode::ContextExtractor,
         ErrorCode::Aborted,
         ErrorCode::Deadline,
+        ErrorCode::TargetTimeout,
+        ErrorCode::CallbackTimeout,
         ErrorCode::NoValidJudgment,
         ErrorCode::CacheMiss,
         ErrorCode::RunStopped,
@@ -104,6 +115,8 @@ impl ErrorCode {
             ErrorCode::ContextExtractor => "OXEVAL_CONTEXT_EXTRACTOR",
             ErrorCode::Aborted => "OXEVAL_ABORTED",
             ErrorCode::Deadline => "OXEVAL_DEADLINE",
+            ErrorCode::TargetTimeout => "OXEVAL_TARGET_TIMEOUT",
+            ErrorCode::CallbackTimeout => "OXEVAL_CALLBACK_TIMEOUT",
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
             ErrorCode::CacheMiss => "OXEVAL_CACHE_MISS",
             ErrorCode::RunStopped => "OXEVAL_RUN_STOPPED",
