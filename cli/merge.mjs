@@ -1,11 +1,15 @@
 // `oxeval merge out-*.jsonl`: combine the --out files of sharded runs into one result. The
 // aggregates come from summarizeItems over the items in index order, so they equal an
-// unsharded run's exactly. Files must come from the same scorers, gates and trials; an item
-// index present twice is an error.
+// unsharded run's exactly. Files must come from the same scorers, gates and trials, and of one
+// dataset (the header's sha-256 fingerprint); every shard 1..N exactly once, each finished (a
+// summary line) and not interrupted; an item index present twice is an error. Anything else is
+// refused (exit 2) with one line per problem, naming the file. The files are read as streams
+// of lines (no size limit from V8's string length).
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
-import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, readResults, writeErrorText } from './results.mjs'
+import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, restoreItem, writeErrorText } from './results.mjs'
+import { fileChunks, lines } from './data.mjs'
 import { sayer } from './terminal.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { slimItem, writeHtmlReport } from '../report/html.mjs'
@@ -28,7 +32,12 @@ export const MERGE_HELP = `Usage: oxeval merge FILE… [--out merged.jsonl] [--h
 
 Combines the --out files of sharded runs (oxeval run --shard K/N --out out-K.jsonl) into one
 result: the same means, stats and coverage as one unsharded run. The files must come from the
-same scorers (and thresholds), gates and trials; an item index found twice is an error.
+same scorers (and thresholds), gates and trials, and from the same --data file (each header
+records its sha-256 and row count). Refused (exit 2, each problem named with its file): a shard
+missing from 1..N or given twice, files of different shard counts or datasets, a file without
+a summary line (unfinished) or whose summary says aborted (interrupted), a file without a
+dataset fingerprint (written by an older oxeval), an item index found twice. One unsharded
+file (oxeval run --out without --shard) merges on its own. Files of any size are read as streams.
 
   -o, --out FILE       the merged results (JSONL: header, items in index order, summary); held
                        with FILE.lock while written, like oxeval run --out
@@ -49,6 +58,92 @@ be written).
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b)
 
+/**
+ * Reads a results file line by line (streamed): `{ header, items, summary }` (summary null when
+ * the run did not finish writing). Item records get their prompts back (restoreItem).
+ */
+export async function readResultsFile(file) {
+  let header = null
+  let summary = null
+  const items = []
+  try {
+    for await (const { line, text } of lines(fileChunks(file))) {
+      if (text.trim() === '') continue
+      let rec
+      try {
+        rec = JSON.parse(text)
+      } catch (e) {
+        throw new UsageError(`${file}:${line}: invalid JSON (${e.message})`)
+      }
+      if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) throw new UsageError(`${file}:${line}: not a results record`)
+      if (header === null) {
+        if (rec.type !== 'run') throw new UsageError(`${file}: line ${line} is not an oxeval results header ({ "type": "run" }); is this an \`oxeval run --out\` file?`)
+        header = rec
+        continue
+      }
+      const { type, ...rest } = rec
+      if (summary !== null) throw new UsageError(`${file}:${line}: a record after the summary line (two runs in one file?)`)
+      if (type === 'item') items.push(restoreItem(rest))
+      else if (type === 'summary') summary = rest
+      else throw new UsageError(`${file}:${line}: unknown record type ${JSON.stringify(type)}`)
+    }
+  } catch (e) {
+    if (e instanceof UsageError && e.message.startsWith('cannot read the file')) throw new UsageError(`${file}: ${e.message}`)
+    throw e
+  }
+  if (!header) throw new UsageError(`${file}: empty results file`)
+  return { header, items, summary }
+}
+
+const shardText = (s) => `${s.index}/${s.count}`
+const fingerprintText = (d) => `sha-256 ${d.sha256.slice(0, 12)}…, ${d.rows} rows`
+
+/** Everything that makes `files` not one whole run: one line per problem, each naming its file. */
+function mergeProblems(files) {
+  const problems = []
+  const first = files[0]
+  const hasFingerprint = (f) => f.header.dataset && typeof f.header.dataset.sha256 === 'string'
+  for (const f of files) {
+    if (!hasFingerprint(f)) problems.push(`${f.file}: no dataset fingerprint in its header (written by an older oxeval); rerun it with this version`)
+    if (!f.summary) problems.push(`${f.file}: unfinished: no summary line (the run was killed, or is still writing)`)
+    else if (f.summary.aborted) problems.push(`${f.file}: interrupted: its summary says aborted (partial results); rerun it (with --cache it resumes without paying again)`)
+    else if (Number.isInteger(f.header.totalItems) && f.items.length !== f.header.totalItems) problems.push(`${f.file}: ${f.items.length} item records, but its header announces ${f.header.totalItems}`)
+  }
+  for (const f of files.slice(1)) {
+    for (const key of ['scorers', 'gates', 'trials']) {
+      if (!same(f.header[key], first.header[key])) {
+        problems.push(`${f.file}: ${key} differ from ${first.file} (${JSON.stringify(f.header[key])} vs ${JSON.stringify(first.header[key])}); only results of the same run can be merged`)
+      }
+    }
+    if (hasFingerprint(f) && hasFingerprint(first) && (f.header.dataset.sha256 !== first.header.dataset.sha256 || f.header.dataset.rows !== first.header.dataset.rows)) {
+      problems.push(`${f.file}: another dataset than ${first.file} (${fingerprintText(f.header.dataset)} vs ${fingerprintText(first.header.dataset)}); shards must come from the same --data file`)
+    }
+  }
+  const sharded = files.filter((f) => f.header.shard)
+  if (files.length > 1) {
+    for (const f of files) if (!f.header.shard) problems.push(`${f.file}: not a shard (a run without --shard is a whole run); it cannot be merged with other files`)
+  }
+  if (sharded.length > 0) {
+    const count = sharded[0].header.shard.count
+    const odd = sharded.filter((f) => f.header.shard.count !== count)
+    for (const f of odd) problems.push(`${f.file}: shard ${shardText(f.header.shard)}, but ${sharded[0].file} is shard ${shardText(sharded[0].header.shard)}: different shard counts`)
+    if (odd.length === 0) {
+      const given = new Map()
+      for (const f of sharded) {
+        const k = f.header.shard.index
+        if (given.has(k)) problems.push(`${f.file}: shard ${shardText(f.header.shard)} given twice (also ${given.get(k)})`)
+        else given.set(k, f.file)
+      }
+      const missing = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !given.has(k))
+      if (missing.length) {
+        const list = sharded.map((f) => `${f.file} (${shardText(f.header.shard)})`).join(', ')
+        problems.push(`shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing (given: ${list})`)
+      }
+    }
+  }
+  return problems
+}
+
 export async function merge(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   const { values, positionals } = parseArgs({ args: argv, options: MERGE_OPTIONS, allowPositionals: true, strict: true })
   if (values.help) return { help: true }
@@ -59,37 +154,34 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
   checkWritable('--html', values.html)
   checkWritable('--junit', values.junit)
   checkWritable('--out', values.out)
-  const files = positionals.map((f) => ({ file: f, ...readResults(f) }))
+  const files = []
+  for (const f of positionals) files.push({ file: f, ...(await readResultsFile(f)) })
   const first = files[0]
-  for (const f of files.slice(1)) {
-    for (const key of ['scorers', 'gates', 'trials']) {
-      if (!same(f.header[key], first.header[key])) {
-        throw new UsageError(`${f.file}: ${key} differ from ${first.file} (${JSON.stringify(f.header[key])} vs ${JSON.stringify(first.header[key])}); only results of the same run can be merged`)
-      }
-    }
-    if (!same(f.header.model, first.header.model)) say(`oxeval: warning: ${f.file} was judged by another model (${JSON.stringify(f.header.model)} vs ${JSON.stringify(first.header.model)})`)
-  }
+  const problems = mergeProblems(files)
   const seen = new Map()
   const items = []
+  let duplicate = false
   for (const f of files) {
-    if (!f.summary) say(`oxeval: warning: ${f.file} has no summary line (the run did not finish writing)`)
-    else if (f.summary.aborted) say(`oxeval: warning: ${f.file} is an interrupted run (partial results)`)
     for (const it of f.items) {
-      if (!Number.isInteger(it.index)) throw new UsageError(`${f.file}: an item has no index`)
-      if (seen.has(it.index)) throw new UsageError(`item index ${it.index} appears twice (${seen.get(it.index)} and ${f.file}); were shards merged twice?`)
+      if (!Number.isInteger(it.index)) {
+        problems.push(`${f.file}: an item has no index`)
+        break
+      }
+      if (seen.has(it.index)) {
+        if (!duplicate) problems.push(`item index ${it.index} appears twice (${seen.get(it.index)} and ${f.file}); were shards merged twice?`)
+        duplicate = true
+        continue
+      }
       seen.set(it.index, f.file)
       items.push(it)
     }
   }
-  items.sort((a, b) => a.index - b.index)
-  const shards = files.map((f) => f.header.shard).filter(Boolean)
-  if (shards.length === files.length && shards.length > 0) {
-    const count = shards[0].count
-    const have = new Set(shards.map((s) => s.index))
-    const missing = Array.from({ length: count }, (_, i) => i + 1).filter((k) => !have.has(k))
-    if (shards.some((s) => s.count !== count)) say('oxeval: warning: the files come from different shard counts')
-    else if (missing.length) say(`oxeval: warning: shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing`)
+  if (problems.length === 1) throw new UsageError(`cannot merge: ${problems[0]}`)
+  if (problems.length > 1) throw new UsageError(`cannot merge (${problems.length} problems):\n  ${problems.join('\n  ')}`)
+  for (const f of files.slice(1)) {
+    if (!same(f.header.model, first.header.model)) say(`oxeval: warning: ${f.file} was judged by another model (${JSON.stringify(f.header.model)} vs ${JSON.stringify(first.header.model)})`)
   }
+  items.sort((a, b) => a.index - b.index)
 
   const { summarizeItems } = require('../index.js')
   if (typeof summarizeItems !== 'function') throw new Error('this build of oxeval has no summarizeItems')
@@ -98,7 +190,6 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
   const result = summarizeItems({ items, scorers, gates, trials: first.header.trials })
   const { items: _items, ...summary } = result
   summary.durationMs = Math.max(0, ...files.map((f) => (f.summary && f.summary.durationMs) || 0))
-  if (files.some((f) => !f.summary || f.summary.aborted)) summary.aborted = true
   const skipped = files.flatMap((f) => (f.summary && f.summary.skipped) || []).sort((a, b) => a.index - b.index)
   if (skipped.length) summary.skipped = skipped
 

@@ -5,7 +5,7 @@ import { basename, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
-import { inShard, parseShard, readDataset } from './data.mjs'
+import { MAX_DEPTH, newFingerprint, parseShard, scanDataset, shardItems } from './data.mjs'
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
 import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText } from './results.mjs'
 import { sayer } from './terminal.mjs'
@@ -47,10 +47,19 @@ export const RUN_HELP = `Usage: oxeval run --data FILE --scorer NAME [--scorer N
 Scores every item of FILE with each scorer (LLM-as-a-judge) and prints a summary.
 
 Data
-  -d, --data FILE            .jsonl (one item per line), .json (an array) or .csv (columns input,
-                             output, groundTruth, id, context). An item: { id?, input, output?,
-                             groundTruth?, context? } (context: strings; in CSV a JSON array or
-                             "a|b|c"). Bad rows are reported on stderr and skipped.
+  -d, --data FILE            .jsonl (one item per line), .json (an array) or .csv (a header
+                             row; needs an input column). An item: { id?, input, output?,
+                             groundTruth?, context?, … }; every other field (source,
+                             baselineResponse, noisyQuery, …) reaches the scorers. CSV: every
+                             column is a field, its cells text as they are (empty cells left
+                             out), except context: a JSON array of strings or "a|b|c". A UTF-8
+                             BOM is ignored. The file is streamed (any size) and read twice: a
+                             first pass counts the rows and takes its sha-256 (recorded in the
+                             --out header for oxeval merge), the second feeds the items.
+                             Bad rows (invalid JSON, no input, a bad context, nested deeper
+                             than ${MAX_DEPTH} levels) are reported on stderr with their line and
+                             stay items of the run, as item errors (OXEVAL_INVALID_INPUT);
+                             a file without one valid row is a data error (exit 2)
       --shard K/N            run only rows i (0-based, file order) with i % N == K - 1; combine
                              the shards' --out files with oxeval merge (which applies the
                              thresholds: a shard's exit status reflects its gates only)
@@ -218,15 +227,13 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   checkWritable('--html', cfg.html)
   checkWritable('--junit', cfg.junit)
 
-  // data: every row has its global index; bad rows are reported and skipped
-  const rows = readDataset(cfg.data)
-  const good = rows.filter((r) => r.item)
-  if (rows.length === 0 || good.length === 0) throw new UsageError(`--data ${cfg.data}: no valid items${rows.length ? ` (${rows.length} bad rows)` : ''}`)
-  const mine = rows.filter((r) => inShard(r.index, cfg.shard))
-  const skipped = mine.filter((r) => r.error).map((r) => ({ index: r.index, line: r.line, message: r.error }))
+  // data, first pass (streamed): row counts, the shard's bad rows, the file's fingerprint. Every
+  // row has its global index; a bad row is reported here and reaches runEvals as an invalid item
+  const scan = await scanDataset(cfg.data, cfg.shard)
+  if (scan.rows === 0 || scan.valid === 0) throw new UsageError(`--data ${cfg.data}: no valid items${scan.rows ? ` (${scan.rows} bad rows)` : ''}`)
+  const skipped = scan.bad
   for (const s of skipped) say(`oxeval: ${basename(cfg.data)}:${s.line ?? '?'}: skipped row ${s.index}: ${s.message}`)
-  const selected = mine.filter((r) => r.item)
-  if (cfg.shard && selected.length === 0) say(`oxeval: shard ${cfg.shard.index}/${cfg.shard.count} has no items`)
+  if (cfg.shard && scan.shardRows === 0) say(`oxeval: shard ${cfg.shard.index}/${cfg.shard.count} has no items`)
 
   const oxeval = loadOxeval()
   const scorerEntries = cfg.scorers.map((s) => {
@@ -248,9 +255,11 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     gates: gateIds,
     trials: cfg.trials,
     shard: cfg.shard,
-    totalItems: selected.length,
+    totalItems: scan.shardRows,
     model: publicModel(cfg.model),
     data: basename(cfg.data),
+    // what `oxeval merge` compares across shards: the file's sha-256, size and row count
+    dataset: scan.dataset,
     startedAt: new Date().toISOString(),
     prompts: cfg.outPrompts,
   }
@@ -259,7 +268,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
 
   const keep = cfg.html || cfg.junit ? [] : null
   const worst = new WorstItems([...scorerList.map((s) => s.id), ...gateIds], Number.isInteger(cfg.worst) && cfg.worst >= 0 ? cfg.worst : 5)
-  const progress = new Progress(selected.length, { stream: io.stderr, enabled: cfg.progress })
+  const progress = new Progress(scan.shardRows, { stream: io.stderr, enabled: cfg.progress })
   const controller = new AbortController()
   let interrupted = null
   const onSignal = (sig) => {
@@ -277,10 +286,14 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   process.on('SIGINT', onInt)
   process.on('SIGTERM', onTerm)
 
+  // data, second pass: the shard's items streamed to runEvals, each object mapped to its row index
+  const rowIndex = new WeakMap()
+  const again = newFingerprint()
+  const feed = shardItems(cfg.data, cfg.shard, { fp: again, onItem: (item, row) => rowIndex.set(item, row.index) })
   let result
   try {
     result = await oxeval.runEvals({
-      data: selected.map((r) => r.item),
+      data: feed,
       scorers: scorerEntries,
       gates: gateScorers,
       concurrency: cfg.concurrency,
@@ -288,12 +301,12 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       keepItems: false,
       signal: controller.signal,
       // the cache names an item by its id, else by its row index in the file (not the shard's)
-      itemId: (item, i) => (item.id !== undefined ? String(item.id) : `#${selected[i].index}`),
+      itemId: (item) => (item.id !== undefined ? String(item.id) : `#${rowIndex.get(item)}`),
       onItemComplete: async (r) => {
         // runEvals counts the items it was given; outputs use the row's index in the file.
         // Mastra's onItemComplete extras (item, targetResult, scorerResults) repeat the record.
         const { item: _raw, targetResult: _target, scorerResults: _results, ...rest } = r
-        const item = { ...rest, index: selected[r.index].index }
+        const item = { ...rest, index: rowIndex.get(r.item) }
         const failed = Boolean(item.targetError) || Object.keys(item.errors || {}).length > 0
         progress.tick(failed)
         worst.add(item)
@@ -302,11 +315,13 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       },
     })
   } finally {
+    await feed.return()
     process.off('SIGINT', onInt)
     process.off('SIGTERM', onTerm)
     progress.stop()
   }
   const { items: _items, ...summary } = result
+  if (again.done && again.sha256 !== scan.dataset.sha256) say(`oxeval: warning: --data ${cfg.data} changed during the run (its sha-256 differs from the header's)`)
   if (interrupted) summary.aborted = true
   if (skipped.length) summary.skipped = skipped
   // a file that cannot be written (disk full, EFBIG) costs neither the summary nor the other files
