@@ -183,6 +183,10 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Overall deadline for the whole run (contextExtractor included), in ms. */
   deadlineMs?: number
+  /** The bound of ONE call of a user callback (`contextExtractor`, a function option such as
+   * `getContext`), in ms: default 60 000, `Infinity` for none. A callback past it fails its
+   * step (`OXEVAL_CONTEXT_EXTRACTOR`, cause `TimeoutError`). */
+  callbackTimeoutMs?: number
   /** The data item (and trial) this run scores, e.g. `'q-17'` or `'q-17#2'` (1 to 256
    * characters). The response cache names it in a replay miss; without it, the item is a
    * digest of the run's input. */
@@ -333,9 +337,24 @@ export interface EvalItem {
   [field: string]: unknown
 }
 
-/** A target produces the output of an item: an async function, or an Agent-style `generate()`. */
+/**
+ * What a function target gets as its second argument: the item's fields (so `(input, item) =>`
+ * targets keep working), then `item`, `signal` and `index` (these win over item fields of the
+ * same names).
+ */
+export type EvalTargetContext = EvalItem & {
+  /** The data item, as given. */
+  item: EvalItem
+  /** Fires on the run's `abort()` and at `targetTimeoutMs`: pass it on to what the target calls. */
+  signal: AbortSignal
+  /** The item's position in `data` (0-based). */
+  index: number
+}
+
+/** A target produces the output of an item: an async function, or an Agent-style `generate()`
+ * (called with `{ requestContext, abortSignal }`, the same signal as a function's `ctx.signal`). */
 export type EvalTarget =
-  | ((input: any, item: EvalItem) => unknown)
+  | ((input: any, ctx: EvalTargetContext) => unknown)
   | { generate(input: any, options?: any): Promise<any> }
 
 export interface EvalErrorJson {
@@ -404,10 +423,19 @@ export interface RunEvalsOptions {
   trials?: number
   /** Keep every item's result in `result.items` (default true). false: items only reach `onItemComplete`. */
   keepItems?: boolean
-  /** Called once per item, in completion order (awaited one after another). */
+  /** Called once per item, in completion order (awaited one after another). A call that throws
+   * or does not settle within `callbackTimeoutMs` rejects the run (`OXEVAL_CALLBACK_TIMEOUT`). */
   onItemComplete?: (r: EvalItemCompletion) => void | Promise<void>
-  /** Stops starting items and aborts runs in flight; resolves with what finished (`aborted: true`). */
+  /** Stops starting items and aborts runs in flight; resolves at once with what finished
+   * (`aborted: true`, `summary.unfinishedItems`), never waiting for code that ignores the
+   * signal; `onItemComplete` calls of finished items get up to 1 s. */
   signal?: AbortSignal
+  /** One target call, in ms (none by default): past it the item's `targetError` is a
+   * `TimeoutError` (`OXEVAL_TARGET_TIMEOUT`), its signal fires, and the run goes on. */
+  targetTimeoutMs?: number
+  /** One call of each user callback, in ms (default 60 000; `Infinity`: none): `onItemComplete`,
+   * and every scorer run's `contextExtractor` / `getContext` (passed on as the run option). */
+  callbackTimeoutMs?: number
   /** How the response cache names an item in its records and replay misses (default: `item.id`, else `#<index>`). */
   itemId?: (item: EvalItem, index: number) => string
 }
@@ -425,7 +453,12 @@ export interface EvalThresholdResult {
 export interface RunEvalsResult {
   /** Mean item score per scorer id over scored items; null when none was scored. */
   scores: Record<string, number | null>
-  summary: { totalItems: number; failedItems: number }
+  summary: {
+    totalItems: number
+    failedItems: number
+    /** After `abort()`: items that had started and were cut off (in no other count). */
+    unfinishedItems?: number
+  }
   verdict?: EvalVerdict
   gateResults?: Array<{ id: string; passed: boolean; score: number }>
   thresholdResults?: EvalThresholdResult[]
