@@ -114,17 +114,30 @@ pub fn wants_json(req: &ChatRequest) -> bool {
 /// Token usage as the provider reports it (Mastra's field names).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+///
+/// Counts serialize as JSON numbers a JavaScript host reads as `number` (see [`js_count`]).
 pub struct Usage {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "js_count")]
     pub input_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "js_count")]
     pub output_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "js_count")]
     pub total_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "js_count")]
     pub reasoning_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "js_count")]
     pub cached_input_tokens: Option<u64>,
+}
+
+/// A token count above `u32::MAX` as a float (exact up to `Number.MAX_SAFE_INTEGER`, the
+/// largest count a host model's reply keeps): the N-API serializer turns a larger `u64`
+/// into a `BigInt`, which `JSON.stringify` (and so every report) cannot write.
+fn js_count<S: serde::Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match *v {
+        Some(n) if n > u64::from(u32::MAX) => s.serialize_f64(n as f64),
+        Some(n) => s.serialize_u64(n),
+        None => s.serialize_none(),
+    }
 }
 
 impl Usage {
@@ -743,6 +756,20 @@ mod tests {
             assert_eq!(ReasoningEffort::parse(e.as_str()), Some(e));
         }
         assert_eq!(ReasoningEffort::parse("HIGH"), None);
+    }
+
+    #[test]
+    fn large_usage_counts_serialize_as_plain_numbers() {
+        let u = Usage {
+            input_tokens: Some(7),
+            total_tokens: Some(9_007_199_254_740_991),
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&u).unwrap();
+        assert!(v["inputTokens"].is_u64());
+        assert!(v["totalTokens"].is_f64());
+        assert_eq!(v["totalTokens"].as_f64(), Some(9_007_199_254_740_991.0));
+        assert!(v.get("outputTokens").is_none());
     }
 
     #[test]
