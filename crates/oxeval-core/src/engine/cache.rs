@@ -9,7 +9,10 @@
 //! - **Modes** ([`CacheMode`]): `auto` (the default) answers from the cache and asks the
 //!   judge on a miss, storing the validated reply; `record` always asks the judge and
 //!   stores (overwrites) the validated reply, never reading a hit (a stale recording cannot
-//!   answer); `replay` answers only from the cache (memory or disk) and never sends a
+//!   answer); a `record` cache whose directory cannot be written is refused when it is
+//!   opened (the factory's `OXEVAL_INVALID_OPTIONS`: a test file is written and removed
+//!   under `<dir>/v3/entries`, bounded by `ioTimeoutMs`), before any call is paid for;
+//!   `replay` answers only from the cache (memory or disk) and never sends a
 //!   request: a miss is an `OXEVAL_CACHE_MISS` error whose message says which call
 //!   (scorer, step, item) missed and why its key differs from the one recorded for that call
 //!   ([`ResponseCache::replay_miss`]). Replay stores nothing. Replay needs a `dir`.
@@ -17,7 +20,10 @@
 //!   (key + reply text + a fixed per-entry overhead), [`DEFAULT_MEMORY_BYTES`] unless a
 //!   cache asks for more with `memoryBytes`: the bound is the largest any cache asked for so
 //!   far (it never shrinks). `memoryBytes: 0` (or `memory: false`) keeps a cache out of it.
-//!   A single reply heavier than one shard of the bound is not kept in memory.
+//!   A single reply heavier than one shard of the bound is not kept in memory. Entries are
+//!   keyed by the cache's directory too: a cache over directory B is never answered from
+//!   what a cache over directory A put in memory (B would then lack the entry it must
+//!   replay later); caches without a directory share theirs.
 //! - **Disk layer** (`<dir>/v3/`): one pretty-printed JSON file per entry,
 //!   `entries/<first 2 hex of key>/<key>.json` (`format`, `key`, the `parts` digests,
 //!   `reply: { finishReason, text }`; keys in a fixed order, no timestamps: recording the
@@ -44,6 +50,10 @@
 //!
 //! **What reaches the disk.** Entries hold the judge's reply in clear text (the reply may
 //! quote the judged input and output): treat a cache directory like the eval data itself.
+//! The judge's own secrets (API key, custom header values, URL userinfo and query values)
+//! are replaced by `[redacted]` in every reply as it arrives (`engine/call.rs`), so a judge
+//! or gateway echoing the request never puts them in an entry, and a replay sees the same
+//! text the recording run saw.
 //! Besides the reply, only SHA-256 digests of the key parts ([`KeyParts`]) and the call
 //! site (scorer id, step name, the run's `itemId` or a digest of its input) are written.
 //! The API key is deliberately *not* part of the key: rotating a key must not invalidate a
