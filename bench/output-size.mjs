@@ -9,6 +9,7 @@
 //                     (e.g. --big 3.9: "a ~4 MB-input run")
 //   --out-prompts M   passed through to oxeval run (once, none)
 //   --no-reports      --out only (no --html/--junit)
+//   --only html|junit --out and that one report
 //   --keep            keep the temp folder (its path is printed)
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -31,6 +32,7 @@ const bigMb = flag('--big')
 const outPrompts = flag('--out-prompts')
 const keepDir = has('--keep')
 const reports = !has('--no-reports')
+const only = flag('--only') // html or junit
 const n = Number(args[0] || (bigMb ? 1 : 5000))
 
 const dir = mkdtempSync(join(tmpdir(), 'oxeval-size-'))
@@ -61,7 +63,8 @@ const url = (await createInterface({ input: judge.stdout })[Symbol.asyncIterator
 const out = join(dir, 'out.jsonl')
 const cliArgs = [join(root, 'cli', 'oxeval.mjs'), 'run', '--data', data, '--scorer', 'answer-relevancy', '--scorer', 'faithfulness', '--model', 'openai/bench', '--model-url', url, '--out', out, '--no-progress', '--concurrency', '16']
 if (bigMb) cliArgs.push('--option', '*.modelSettings.maxResponseBytes=1073741824', '--option', '*.modelSettings.timeoutMs=600000')
-if (reports) cliArgs.push('--html', join(dir, 'report.html'), '--junit', join(dir, 'report.xml'))
+if (reports && only !== 'junit') cliArgs.push('--html', join(dir, 'report.html'))
+if (reports && only !== 'html') cliArgs.push('--junit', join(dir, 'report.xml'))
 if (outPrompts) cliArgs.push('--out-prompts', outPrompts)
 const t0 = Date.now()
 const r = spawnSync('/usr/bin/time', ['-v', process.execPath, ...cliArgs], { encoding: 'utf8', maxBuffer: 1 << 28 })

@@ -220,7 +220,7 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
       }
     }
   }
-  const report = { header, summary, items: values.html || values.junit ? items.map(slimItem) : [], prices }
+  const report = { header, summary, items: values.html || values.junit ? items.map((it) => slimItem(it)) : [], prices }
   for (const [flag, file, write] of [['--html', values.html, writeHtmlReport], ['--junit', values.junit, writeJunitReport]]) {
     if (!file) continue
     try {

@@ -11,7 +11,7 @@ import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publ
 import { sayer } from './terminal.mjs'
 import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
-import { slimItem, writeHtmlReport } from '../report/html.mjs'
+import { ItemSpool, reportItem, writeHtmlReport } from '../report/html.mjs'
 import { writeJunitReport } from '../report/junit.mjs'
 
 const require = createRequire(import.meta.url)
@@ -266,7 +266,10 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   const writer = cfg.out ? new JsonlWriter(cfg.out, '--out', { onReplace: (why, rec) => say(`oxeval: --out: item ${rec && rec.index}: ${why}; written without it (scores and reasons kept)`) }) : null
   if (writer) await writer.write(header)
 
+  // what --html/--junit need of each item, in memory: score, reason, errors (reportItem); the
+  // page's full copy (step results, prompts) waits on disk in a spool until the report is written
   const keep = cfg.html || cfg.junit ? [] : null
+  const spool = cfg.html ? new ItemSpool() : null
   const worst = new WorstItems([...scorerList.map((s) => s.id), ...gateIds], Number.isInteger(cfg.worst) && cfg.worst >= 0 ? cfg.worst : 5)
   const progress = new Progress(scan.shardRows, { stream: io.stderr, enabled: cfg.progress })
   const controller = new AbortController()
@@ -310,7 +313,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
         const failed = Boolean(item.targetError) || Object.keys(item.errors || {}).length > 0
         progress.tick(failed)
         worst.add(item)
-        if (keep) keep.push(slimItem(item))
+        if (keep) keep.push(reportItem(item))
+        if (spool) spool.add(item)
         if (writer) await writer.write({ type: 'item', ...encodeItem(item, cfg.outPrompts) })
       },
     })
@@ -334,16 +338,17 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       say(`oxeval: ${writeErrorText('--out', cfg.out, e)}`)
     }
   }
-  const report = { header, summary, items: keep || [], prices: cfg.prices }
+  const report = { header, summary, items: keep || [], prices: cfg.prices, spool }
   for (const [flag, file, write] of [['--html', cfg.html, writeHtmlReport], ['--junit', cfg.junit, writeJunitReport]]) {
     if (!file) continue
     try {
       await write(file, report)
     } catch (e) {
       writeFailed = true
-      say(`oxeval: ${flag} ${file}: ${e.message}`)
+      say(`oxeval: ${writeErrorText(flag, file, e)}`)
     }
   }
+  if (spool) spool.close()
   io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
   if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }
   if (writeFailed) return { code: 2 }

@@ -8,7 +8,9 @@
 // instructions before its last `DATA:` line are the same for every item of a step, so they are
 // stored once in the blob's `templates` and an item keeps `{ t: <template>, s: <its DATA part> }`.
 import { createHash } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
+import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { once } from 'node:events'
 import { itemError, itemScore, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
 
@@ -81,7 +83,7 @@ export function slimItem(item, prompts) {
     const keep = { score: r.score }
     for (const [k, v] of Object.entries(r)) {
       if (k === 'reason' || k === 'warnings' || k.endsWith('StepResult')) keep[k] = v
-      else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = prompts ? prompts.intern(v) : capText(v)
+      else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = prompts instanceof PromptTable ? prompts.intern(v) : capText(v)
     }
     results[id] = keep
   }
@@ -96,6 +98,107 @@ export function slimItem(item, prompts) {
   if (item.trials) out.trials = item.trials
   if (typeof item.durationMs === 'number') out.durationMs = item.durationMs
   return out
+}
+
+/**
+ * What the report's server-side parts (scorer cards, JUnit) read of an item: index, id, input,
+ * output, per scorer score/reason/warnings, errors, trials, duration. No step results, no
+ * prompts: with an ItemSpool holding the page's copy, this is all a run keeps in memory.
+ */
+export function reportItem(item) {
+  const results = {}
+  for (const [id, r] of Object.entries(item.results || {})) {
+    if (!r || typeof r !== 'object') continue
+    const keep = { score: r.score }
+    if (r.reason !== undefined) keep.reason = r.reason
+    if (r.warnings !== undefined) keep.warnings = r.warnings
+    results[id] = keep
+  }
+  const out = { index: item.index }
+  if (item.id !== undefined) out.id = item.id
+  out.input = item.input
+  out.output = item.output
+  if (item.groundTruth !== undefined) out.groundTruth = item.groundTruth
+  if (item.targetError) out.targetError = item.targetError
+  out.results = results
+  if (item.errors && Object.keys(item.errors).length) out.errors = item.errors
+  if (item.trials) out.trials = item.trials
+  if (typeof item.durationMs === 'number') out.durationMs = item.durationMs
+  return out
+}
+
+const spools = new Set()
+process.once('exit', () => {
+  for (const s of spools) s.close()
+})
+
+/**
+ * The page's item data kept on disk while a run goes (a temp folder), so a run's memory does
+ * not grow with its items: `add(item)` appends the item's embedded JSON (slimItem'd, prompts
+ * through `prompts`); `json()` gives them back in index order. `close()` removes the folder
+ * (also done at exit). Pass it as the report's `spool`, with the same `prompts`.
+ */
+export class ItemSpool {
+  constructor(prompts = new PromptTable()) {
+    this.prompts = prompts
+    this.dir = mkdtempSync(join(tmpdir(), 'oxeval-report-'))
+    this.fd = openSync(join(this.dir, 'items.jsonl'), 'w+')
+    this.at = []
+    this.size = 0
+    this.buf = []
+    this.bufBytes = 0
+    this.error = null
+    spools.add(this)
+  }
+  add(item) {
+    if (this.error || this.fd === null) return
+    const bytes = Buffer.from(itemJson(slimItem(item, this.prompts), this.prompts), 'utf8')
+    this.at.push([item.index, this.size, bytes.length])
+    this.size += bytes.length
+    this.buf.push(bytes)
+    this.bufBytes += bytes.length
+    if (this.bufBytes >= 1 << 20) this.flush()
+  }
+  flush() {
+    if (!this.buf.length || this.error) return
+    const chunk = Buffer.concat(this.buf)
+    this.buf = []
+    this.bufBytes = 0
+    try {
+      let off = 0
+      while (off < chunk.length) off += writeSync(this.fd, chunk, off, chunk.length - off)
+    } catch (e) {
+      this.error = e
+    }
+  }
+  /** The items' JSON texts in index order (throws the spool's write error, if any). */
+  *json() {
+    this.flush()
+    if (this.error) throw this.error
+    const order = [...this.at].sort((a, b) => a[0] - b[0])
+    for (const [, pos, len] of order) {
+      const b = Buffer.alloc(len)
+      let got = 0
+      while (got < len) {
+        const n = readSync(this.fd, b, got, len - got, pos + got)
+        if (n === 0) throw new Error('the report spool file was cut short')
+        got += n
+      }
+      yield b.toString('utf8')
+    }
+  }
+  close() {
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd)
+      } catch {}
+      this.fd = null
+    }
+    try {
+      rmSync(this.dir, { recursive: true, force: true })
+    } catch {}
+    spools.delete(this)
+  }
 }
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '–')
@@ -242,7 +345,8 @@ function scorerCard(s, { summary, scores, prices, gate }) {
  * `report`: `{ header: { scorers: [{ id, threshold? }], gates?, model?, data?, trials?, shard?, version? },
  * summary: EvalRunResult (without items), items: EvalItemResult[] (slimItem'd or full),
  * prices?: { in?, out? } (dollars per 1M tokens), title?, prompts?: PromptTable (the table the
- * items' prompt references come from, when they were slimItem'd with one) }`.
+ * items' prompt references come from, when they were slimItem'd with one), spool?: ItemSpool
+ * (the page's item data, then `items` need only be reportItem'd: they feed the scorer cards) }`.
  */
 export function* htmlReportChunks(report) {
   const { header, summary } = report
@@ -298,10 +402,16 @@ ${outcome.passed ? '' : `<div class="banner" id="reasons"><b>${escapeHtml(outcom
 <noscript>The item table needs JavaScript.</noscript>
 </main>
 <script type="application/json" id="oxeval-data">{"scorers":${scriptJson(scorers)},"gates":${scriptJson(gates)},"items":[`
-  const table = report.prompts instanceof PromptTable ? report.prompts : new PromptTable()
+  const spool = report.spool instanceof ItemSpool ? report.spool : null
+  const table = spool ? spool.prompts : report.prompts instanceof PromptTable ? report.prompts : new PromptTable()
   let first = true
-  for (const it of items) {
-    yield `${first ? '' : ','}\n${itemJson(it.judge === undefined ? it : slimItem(it, table), table)}`
+  const texts = spool
+    ? spool.json()
+    : (function* () {
+        for (const it of items) yield itemJson(it.judge === undefined ? it : slimItem(it, table), table)
+      })()
+  for (const text of texts) {
+    yield `${first ? '' : ','}\n${text}`
     first = false
   }
   yield `],"templates":${scriptJson(table.templates)}}</script>`
