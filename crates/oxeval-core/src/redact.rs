@@ -262,8 +262,9 @@ pub fn endpoint_url(base: &str, suffix: &str) -> String {
     }
 }
 
-/// Every value of `url`'s query (`?api-key=SECRET&x=1` → `SECRET`, `1`), raw and
-/// percent-decoded (`+` as a space too): each may be a credential.
+/// Every value of `url`'s query (`?api-key=SECRET&x=1` → `SECRET`, `1`; a bare word
+/// `?TOKEN` is its own value), raw and percent-decoded (`+` as a space too): each may be a
+/// credential.
 pub fn url_query_values(url: &str) -> Vec<String> {
     let Some(query) = split_query(url).1 else {
         return Vec::new();
