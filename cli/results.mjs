@@ -216,7 +216,7 @@ export function lockFile(file, flag = '--out') {
     try {
       fd = openSync(lock, 'wx')
     } catch (e) {
-      if (e.code !== 'EEXIST') throw new UsageError(`${flag} ${file}: cannot create the lock ${lock} (${e.code || e.message})`)
+      if (e.code !== 'EEXIST') throw new UsageError(`${flag} ${file}: cannot write the file (${e.code || e.message}; creating its lock ${lock})`)
       let pid = NaN
       try {
         pid = Number(readFileSync(lock, 'utf8').trim())
@@ -332,7 +332,8 @@ function realTarget(file) {
 
 /**
  * Refuses (UsageError) two of `pairs` (`[flag, file]`, undefined files skipped) naming the same
- * file: compared by real path, and by device + inode when both exist (hard links).
+ * file: compared by real path, and by device + inode when both exist (hard links). Two inputs
+ * (flag `input`, `--data`) may be the same file: only a clash involving an output is refused.
  */
 export function checkDistinct(pairs) {
   const seen = []
@@ -344,9 +345,10 @@ export function checkDistinct(pairs) {
       const st = statSync(real)
       id = `${st.dev}:${st.ino}`
     } catch {}
-    const clash = seen.find((s) => s.real === real || (id !== null && s.id === id))
+    const isInput = (f) => f === 'input' || f === '--data'
+    const clash = seen.find((s) => (s.real === real || (id !== null && s.id === id)) && !(isInput(s.flag) && isInput(flag)))
     if (clash) {
-      throw new UsageError(`${flag} ${file} and ${clash.flag} ${clash.file} name the same file; ${flag === '--data' || clash.flag === '--data' || /^input/.test(clash.flag) ? 'an output would overwrite an input' : 'give each output its own file'}`)
+      throw new UsageError(`${flag} ${file} and ${clash.flag} ${clash.file} name the same file; ${isInput(flag) || isInput(clash.flag) ? 'an output would overwrite an input' : 'give each output its own file'}`)
     }
     seen.push({ flag, file, real, id })
   }
