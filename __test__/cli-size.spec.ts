@@ -16,6 +16,7 @@ const t = tempDir('oxeval-cli-size-')
 let judge: JudgeServer
 beforeAll(async () => {
   judge = await startJudgeServer({ handler: heuristicJudge })
+  t.write('size.jsonl', jsonl(rows))
 })
 afterAll(async () => {
   await judge?.close()
@@ -46,10 +47,6 @@ async function run(name: string, extra: string[] = [], shard?: string) {
 }
 
 describe('--out stores each prompt once', () => {
-  beforeAll(() => {
-    t.write('size.jsonl', jsonl(rows))
-  })
-
   it('default: every prompt string appears once per item line; each judge execution points at its step key', async () => {
     const out = await run('once')
     const [head, ...rest] = lines(out)
@@ -156,5 +153,87 @@ describe('--out stores each prompt once', () => {
       }
     }
     expect(readFileSync(t.p('run.xml'), 'utf8')).toContain('<testsuite')
+  })
+})
+
+/** A minimal DOM, enough for the report's script: elements, text, children, click handlers. */
+function miniDom(page: string) {
+  class El {
+    tagName: string
+    className = ''
+    children: El[] = []
+    dataset: Record<string, string> = {}
+    style: Record<string, string> = {}
+    listeners: Record<string, Array<(e: Any) => void>> = {}
+    own = ''
+    title = ''
+    colSpan = 1
+    disabled = false
+    checked = false
+    value = ''
+    constructor(tag: string) {
+      this.tagName = tag
+    }
+    get textContent(): string {
+      return this.own + this.children.map((c) => c.textContent).join('')
+    }
+    set textContent(v: string) {
+      this.own = v
+      this.children = []
+    }
+    appendChild(c: El) {
+      this.children.push(c)
+      return c
+    }
+    addEventListener(type: string, f: (e: Any) => void) {
+      ;(this.listeners[type] ||= []).push(f)
+    }
+    click() {
+      for (const f of this.listeners.click || []) f({ target: this })
+    }
+    all(pred: (e: El) => boolean): El[] {
+      return [...(pred(this) ? [this] : []), ...this.children.flatMap((c) => c.all(pred))]
+    }
+  }
+  const blob = /<script type="application\/json" id="oxeval-data">([\s\S]*?)<\/script>/.exec(page)![1]
+  const script = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]).pop()!
+  const ids: Record<string, El> = {}
+  const data = new El('script')
+  data.own = blob
+  ids['oxeval-data'] = data
+  const document = {
+    getElementById: (id: string) => (ids[id] ||= new El(id === 'rows' ? 'tbody' : 'div')),
+    createElement: (tag: string) => new El(tag),
+    createTextNode: (text: string) => Object.assign(new El('#text'), { own: text }),
+  }
+  new Function('document', script)(document)
+  return { rows: ids.rows, El }
+}
+
+describe('the page script', () => {
+  it('shows every prompt of an opened item, rebuilt from its template and DATA part', async () => {
+    const html = t.p('dom.html')
+    const out = await run('dom', ['--html', html])
+    const res = readResults(out)
+    const { rows } = miniDom(readFileSync(html, 'utf8'))
+    const first = rows.children.find((r: Any) => r.className === 'item')!
+    first.click()
+    const want = res.items.find((x: Any) => String(x.index) === String(first.dataset.index))
+    const detail = rows.children.find((r: Any) => r.className === 'detail')!
+    const prompts = detail.all((e: Any) => e.tagName === 'details' && e.className === 'prompt')
+    const shown = Object.fromEntries(prompts.map((d: Any) => [d.children[0].textContent, d.children[1].textContent]))
+    const expected: Record<string, string> = {}
+    for (const id of [AR, FA]) for (const k of promptKeys(want.results[id])) expected[k] = want.results[id][k]
+    expect(prompts.length).toBe(promptKeys(want.results[AR]).length + promptKeys(want.results[FA]).length)
+    // both scorers have a preprocessPrompt etc.: compare per scorer box
+    const boxes = detail.all((e: Any) => e.className === 'scorer')
+    for (const box of boxes) {
+      const id = box.children[0].textContent
+      for (const d of box.all((e: Any) => e.tagName === 'details' && e.className === 'prompt')) {
+        expect(d.children[1].textContent).toBe(want.results[id][d.children[0].textContent])
+      }
+    }
+    expect(Object.keys(shown).length).toBeGreaterThan(0)
+    expect(Object.keys(expected).length).toBeGreaterThan(0)
   })
 })
