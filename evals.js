@@ -47,8 +47,49 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     const out = { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) }
     if (e && typeof e.code === 'string') out.code = e.code
     if (e && typeof e.failedStep === 'string') out.failedStep = e.failedStep
+    const status = e && (typeof e.status === 'number' ? e.status : e.cause && typeof e.cause.status === 'number' ? e.cause.status : undefined)
+    if (status !== undefined) out.status = status
     return out
   }
+
+  /** What the core's outcome needs of a failure: its code, HTTP status and message. */
+  function errorSignature(e) {
+    const j = errorJson(e)
+    const out = { code: j.code ?? 'OXEVAL_SCORER_FAILED', message: j.message }
+    if (j.status !== undefined) out.status = j.status
+    return out
+  }
+
+  /** A number option for the core: Infinity means "no limit" (a large count); other non-finite values are text, so the core names them. */
+  function countData(v) {
+    if (v === Infinity) return 9e15
+    if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
+    return v ?? null
+  }
+
+  /** The scorer facts the core's statistics use: which way is better, and the score range. */
+  function scorerInfo(entry) {
+    const o = { id: entry.id }
+    const d = entry.scorer.direction
+    if (d === 'higher' || d === 'lower') o.direction = d
+    const sc = entry.scorer.scale
+    if (typeof sc === 'number' && Number.isFinite(sc) && sc > 0) o.scale = sc
+    return o
+  }
+
+  /** The run policy for the core (see evals.rs): maxErrors, minCoverage, gatePassRate, partial, stopEarly. */
+  function policyOf(config) {
+    return {
+      maxErrors: countData(config.maxErrors),
+      minCoverage: config.minCoverage ?? null,
+      gatePassRate: config.gatePassRate ?? null,
+      partial: config.partial ?? null,
+      stopEarly: config.stopEarly ?? null,
+    }
+  }
+
+  /** A data item the caller already knows is unusable (the CLI's unreadable rows): its message. */
+  const INVALID_ITEM = Symbol.for('oxeval.invalidItem')
 
   /** What the accumulator needs of a judge record: calls and usage. */
   function judgeUsage(judge) {
@@ -141,9 +182,10 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     // callbacks it bounds), targetTimeoutMs (one target call), the grace after an abort
     const bounds = unwrap(native.RunTicket.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
     const acc = accumulator({
-      scorers: scorers.map((s) => (s.threshold === undefined ? { id: s.id } : { id: s.id, threshold: s.threshold })),
-      gates: gates.map((g) => ({ id: g.id })),
+      scorers: scorers.map((s) => (s.threshold === undefined ? scorerInfo(s) : { ...scorerInfo(s), threshold: s.threshold })),
+      gates: gates.map(scorerInfo),
       trials: config.trials ?? null,
+      ...policyOf(config),
     })
     const trials = Number(config.trials ?? 1)
     const all = [...scorers, ...gates]
@@ -160,11 +202,18 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     // user's is called after that.
     const halt = new AbortController()
     setMaxListeners(0, halt.signal)
+    // `work` cuts the work in flight (targets, scorer runs): on a halt, and when the core says
+    // the run should stop early (its first runs all failed the same persistent way); then the
+    // rest of the data is still read and recorded as not run, so no item is lost
+    const work = new AbortController()
+    setMaxListeners(0, work.signal)
+    let stoppedEarly = null
     let haltedAt
     const halting = (reason) => {
       if (halt.signal.aborted) return
       haltedAt = performance.now()
       halt.abort(reason)
+      work.abort(reason)
     }
     const closed = new AbortController()
     const onAbort = () => {
@@ -187,9 +236,9 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     let next = 0
     let exhausted = false
     let pulling = Promise.resolve()
-    const pull = () => {
+    const pull = (drain = false) => {
       const p = pulling.then(async () => {
-        if (exhausted || stop) return null
+        if (exhausted || (stop && !drain) || halt.signal.aborted) return null
         // a data source that stalls in next() is cut off by the abort
         const r = await settle(invoke(() => it.next()), halt.signal)
         if (r.cut) return null
@@ -233,9 +282,9 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
      */
     async function callTarget(item, index) {
       const ctl = new AbortController()
-      const onHalt = () => ctl.abort(halt.signal.reason)
-      if (halt.signal.aborted) onHalt()
-      else halt.signal.addEventListener('abort', onHalt, { once: true })
+      const onHalt = () => ctl.abort(work.signal.reason)
+      if (work.signal.aborted) onHalt()
+      else work.signal.addEventListener('abort', onHalt, { once: true })
       let timedOut = false
       let timer
       if (bounds.targetTimeoutMs !== null) {
@@ -268,20 +317,20 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
         return typeof target === 'function' ? { targetResult: undefined, output: r.value } : { targetResult: r.value, output: outputOf(r.value) }
       } finally {
         if (timer !== undefined) clearTimeout(timer)
-        halt.signal.removeEventListener('abort', onHalt)
+        work.signal.removeEventListener('abort', onHalt)
       }
     }
 
     async function runScorer(entry, runInput, itemId) {
       const out = []
       // itemId names the item in the response cache's records (a replay miss says which item)
-      const runOptions = { ...scorerRunOptions, signal: halt.signal, itemId }
+      const runOptions = { ...scorerRunOptions, signal: work.signal, itemId }
       await Promise.all(
         Array.from({ length: trials }, async (_, t) => {
           // a scorer that ignores the signal is cut off when the run stops
           const r = await settle(
             invoke(() => entry.scorer.run(runInput, runOptions)),
-            halt.signal,
+            work.signal,
           )
           out[t] = r.cut ? { ok: false, cut: true } : 'error' in r ? { ok: false, error: r.error } : { ok: true, result: r.value }
         }),
@@ -289,7 +338,10 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
       return out
     }
 
-    async function runItem(raw, index) {
+    /** `{ name, code, message }` of an item the run stopped before running. */
+    const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: `not run: ${stoppedEarly}` })
+
+    async function runItem(raw, index, preError) {
       const t0 = performance.now()
       const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
       const item = isObj ? raw : {}
@@ -298,11 +350,15 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
       r.input = item.input
       let output = item.output
       let targetResult
-      if (!isObj) {
+      if (preError) {
+        r.targetError = preError
+      } else if (isObj && typeof item[INVALID_ITEM] === 'string') {
+        r.targetError = { name: 'TypeError', message: item[INVALID_ITEM], code: 'OXEVAL_INVALID_INPUT' }
+      } else if (!isObj) {
         r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
       } else if (target) {
         const t = await callTarget(item, index)
-        if (t === null) return null
+        if (t === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
         if (t.targetError) r.targetError = t.targetError
         else ({ targetResult, output } = t)
       } else if (!('output' in item)) {
@@ -323,19 +379,28 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
         const custom = itemIdOf ? itemIdOf(raw, index) : undefined
         const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
         const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
-        // the run stopped while the item's scorers ran: the item did not finish
+        // the run stopped while the item's scorers ran: the item did not finish (stopped
+        // early: it is recorded as not run)
+        const cut = outcomes.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
+        if (cut && stoppedEarly && !halt.signal.aborted) return runItem(raw, index, notRun())
         if (outcomes.some((o) => o.some((x) => x.cut))) return null
         if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
         all.forEach((e, k) => {
           const o = outcomes[k]
-          runs[e.id] = o.map((x) => (x.ok ? { score: x.result.score, judge: judgeUsage(x.result.judge) } : { judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
+          runs[e.id] = o.map((x) => (x.ok ? { score: x.result.score, judge: judgeUsage(x.result.judge) } : { error: errorSignature(x.error), judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
           const firstOk = o.find((x) => x.ok)
           if (firstOk) r.results[e.id] = firstOk.result
           else r.errors[e.id] = errorJson(o[0].error)
         })
       }
-      const added = unwrap(acc.add(JSON.stringify({ index, targetError: Boolean(r.targetError), runs })))
+      const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs })))
       finishedItems++
+      if (added.stop && !stoppedEarly) {
+        // the core's early stop: no new item starts, the work in flight is cut, the rest is recorded as not run
+        stoppedEarly = added.stop.message
+        stop = true
+        work.abort(new DOMException(stoppedEarly, 'AbortError'))
+      }
       if (trials > 1 && Object.keys(added.trials).length > 0) r.trials = added.trials
       r.usage = added.usage
       r.durationMs = performance.now() - t0
@@ -376,6 +441,23 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     }
     try {
       await Promise.all(Array.from({ length: concurrency }, worker))
+      // stopped early: every item not run yet is read and recorded as not run (no judge call)
+      while (stoppedEarly && !failure && !halt.signal.aborted) {
+        let n
+        try {
+          n = await pull(true)
+        } catch (e) {
+          fail(e)
+          break
+        }
+        if (!n) break
+        startedItems++
+        try {
+          await runItem(n.item, n.index, notRun())
+        } catch (e) {
+          fail(e)
+        }
+      }
       // the onItemComplete calls still queued: all of them, unless the run stopped (abort,
       // or a failure meanwhile): then only within the grace after it stopped
       let c = await settle(chain, halt.signal)
@@ -390,7 +472,7 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
       }
     }
     if (failure) throw failure.error
-    const result = unwrap(acc.summary())
+    const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
     if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
     result.durationMs = performance.now() - started
     if (aborted) {
@@ -409,9 +491,15 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
     if (config === null || typeof config !== 'object') throw typeError('summarizeItems: expects { items, scorers, gates?, trials? }', OPT)
     const { items } = config
     if (!Array.isArray(items)) throw typeError(`summarizeItems: items must be an array, got ${jsType(items)}`, OPT)
-    const scorers = (config.scorers ?? []).map((s) => (typeof s === 'string' ? { id: s } : s))
-    const gates = (config.gates ?? []).map((g) => (typeof g === 'string' ? { id: g } : { id: g.id }))
-    const acc = accumulator({ scorers, gates, trials: config.trials ?? null })
+    const pick = (s) => {
+      const o = { id: s.id }
+      for (const k of ['threshold', 'direction', 'scale']) if (s[k] !== undefined) o[k] = s[k]
+      return o
+    }
+    const scorers = (config.scorers ?? []).map((s) => (typeof s === 'string' ? { id: s } : pick(s)))
+    const gates = (config.gates ?? []).map((g) => (typeof g === 'string' ? { id: g } : pick(g)))
+    // recomputing finished results: the early stop is the runner's, not the merge's
+    const acc = accumulator({ scorers, gates, trials: config.trials ?? null, ...policyOf(config), stopEarly: false })
     const ids = [...scorers, ...gates].map((s) => s.id)
     for (const item of items) {
       const runs = {}
@@ -420,17 +508,19 @@ module.exports = function makeEvals({ native, typeError, jsType }) {
           const usage = item.usage && item.usage[id]
           const trial = item.trials && item.trials[id]
           let list
-          if (trial && Array.isArray(trial.scores)) list = trial.scores.map((s) => (typeof s === 'number' ? { score: s } : {}))
+          // a failed trial's own error is not kept; the item's error is, when no trial scored
+          const failedRun = item.errors && item.errors[id] ? { error: errorSignature(item.errors[id]) } : {}
+          if (trial && Array.isArray(trial.scores)) list = trial.scores.map((s) => (typeof s === 'number' ? { score: s } : failedRun))
           else if (item.results && item.results[id]) list = [{ score: item.results[id].score }]
-          else if (item.errors && item.errors[id]) list = [{}]
+          else if (item.errors && item.errors[id]) list = [{ error: errorSignature(item.errors[id]) }]
           else continue
           if (usage && list.length > 0) list[0].usage = usage
           runs[id] = list
         }
       }
-      unwrap(acc.add(JSON.stringify({ index: item.index, targetError: Boolean(item.targetError), runs })))
+      unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs })))
     }
-    return unwrap(acc.summary())
+    return unwrap(acc.summary(JSON.stringify({ aborted: config.aborted === true })))
   }
 
   return { runEvals, summarizeItems }

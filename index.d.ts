@@ -246,6 +246,10 @@ export interface Scorer<TPre = unknown, TAnalyze = unknown, TRun extends ScorerR
   readonly type: 'agent'
   /** The judge's model id (never the key) and its system instructions. */
   readonly judge: { model: string; instructions: string } | undefined
+  /** Which way this scorer's score is better: `'lower'` for hallucination, else `'higher'`. */
+  readonly direction: 'higher' | 'lower'
+  /** Scores lie in `[0, scale]` (the `scale` option; 1 without one). */
+  readonly scale: number
   getSteps(): ScorerStep[]
   /** Response cache statistics, or `null` when caching is off. */
   cacheStats(): CacheStats | null
@@ -362,6 +366,8 @@ export interface EvalErrorJson {
   message: string
   code?: string
   failedStep?: string
+  /** The judge's HTTP status, when it answered with one. */
+  status?: number
 }
 
 export interface EvalUsage {
@@ -381,7 +387,9 @@ export interface EvalStats {
   std: number | null
   min: number | null
   max: number | null
-  /** 95 % Student-t interval of the mean; null below two values. */
+  /** 95 % interval of the mean that stays inside the score's range `[0, scale]`: Wilson's score
+   * interval (exactly Wilson's for 0/1 scores; with an effective sample size for scores in
+   * between); null below two values. */
   ci95: [number, number] | null
 }
 
@@ -438,10 +446,43 @@ export interface RunEvalsOptions {
   callbackTimeoutMs?: number
   /** How the response cache names an item in its records and replay misses (default: `item.id`, else `#<index>`). */
   itemId?: (item: EvalItem, index: number) => string
+  /** Items that may go unscored (a scorer error, a target error, an unusable item) before the
+   * run fails (default 0; `Infinity`: any number). A replay-cache miss fails it regardless. */
+  maxErrors?: number
+  /** The least share of items (0–1) each scorer must score, else the run fails. */
+  minCoverage?: number
+  /** The average a gate needs to pass (default 1, Mastra's rule). */
+  gatePassRate?: number
+  /** One shard of a larger run: decide only what a part can (errors, replay misses, gates at
+   * pass rate 1); means, thresholds, coverage are decided on the merged items. */
+  partial?: boolean
+  /** Stop early when a scorer's first 5 runs all fail the same persistent way (no key,
+   * connection refused, unknown host, HTTP 401/403/404): the rest are recorded as
+   * `OXEVAL_RUN_STOPPED` items (default true). */
+  stopEarly?: boolean
 }
 
 export type EvalVerdict = 'passed' | 'scored' | 'failed'
 
+/**
+ * Whether the run passed: the one decision every surface reads (the CLI's exit status and
+ * summary line, the HTML badge, JUnit, the Vitest helpers). `failed`: nothing was evaluated, a
+ * scorer scored none of its items, more items went unscored than `maxErrors` allows, a scorer's
+ * coverage is under `minCoverage`, a replay-cache miss, the run stopped early or was aborted, or
+ * a gate failed. `scored`: all that is fine but a threshold was missed (not a pass). `passed`.
+ */
+export interface EvalOutcome {
+  status: EvalVerdict
+  passed: boolean
+  /** The status in plain words. */
+  meaning: string
+  reasons: Array<{
+    kind: 'no-items' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'aborted' | 'gate' | 'threshold'
+    scorer?: string
+    message: string
+  }>
+  policy: { maxErrors: number; minCoverage: number | null; gatePassRate: number; partial: boolean }
+}
 export interface EvalThresholdResult {
   id: string
   passed: boolean
@@ -456,10 +497,19 @@ export interface RunEvalsResult {
   summary: {
     totalItems: number
     failedItems: number
+    /** Items left unscored by some scorer (or by their target, or unusable): what `maxErrors` counts. */
+    erroredItems: number
     /** After `abort()`: items that had started and were cut off (in no other count). */
     unfinishedItems?: number
   }
+  /** Whether the run passed, and why not. */
+  outcome: EvalOutcome
+  /** Mastra's verdict, where gates or thresholds were set: the same word as `outcome.status`. */
   verdict?: EvalVerdict
+  /** Per scorer: which way is better, its score range, whether it is a gate. */
+  scorerInfo: Record<string, { direction: 'higher' | 'lower'; scale: number; gate: boolean }>
+  /** Set when the run stopped early (see `stopEarly`). */
+  stopped?: { code: 'OXEVAL_RUN_STOPPED'; message: string }
   gateResults?: Array<{ id: string; passed: boolean; score: number }>
   thresholdResults?: EvalThresholdResult[]
   /** Failed runs per scorer (never turned into a 0). */
@@ -480,7 +530,12 @@ export declare function runEvals(options: RunEvalsOptions): Promise<RunEvalsResu
 /** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
 export declare function summarizeItems(options: {
   items: EvalItemResult[]
-  scorers: Array<string | { id: string; threshold?: ThresholdConfig }>
+  scorers: Array<string | { id: string; threshold?: ThresholdConfig; direction?: 'higher' | 'lower'; scale?: number }>
   gates?: Array<string | { id: string }>
   trials?: number
+  maxErrors?: number
+  minCoverage?: number
+  gatePassRate?: number
+  partial?: boolean
+  aborted?: boolean
 }): Omit<RunEvalsResult, 'items' | 'durationMs' | 'aborted'>

@@ -469,6 +469,14 @@ class Scorer {
   get judge() {
     return this.#meta.judge ? { ...this.#meta.judge } : undefined
   }
+  /** `'higher'` or `'lower'`: which way this scorer's score is better (hallucination: lower). */
+  get direction() {
+    return this.#meta.direction
+  }
+  /** Scores lie in `[0, scale]` (the `scale` option; 1 without one). */
+  get scale() {
+    return this.#meta.scale
+  }
   getSteps() {
     return this.#meta.steps.map((s) => ({ ...s }))
   }

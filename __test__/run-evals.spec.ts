@@ -48,7 +48,7 @@ describe('runEvals over real scorers', () => {
     const fc = factual()
     const r = await runEvals({ data: qa, scorers: [ar, { scorer: fc, threshold: 0.1 }] })
     expect(Object.keys(r.scores)).toEqual([ar.id, fc.id])
-    expect(r.summary).toEqual({ totalItems: 4, failedItems: 0 })
+    expect(r.summary).toEqual({ totalItems: 4, failedItems: 0, erroredItems: 0 })
     expect(r.items).toHaveLength(4)
     expect(r.items!.map((i) => i.index)).toEqual([0, 1, 2, 3])
     // every mean is the plain mean of the item scores
@@ -102,9 +102,17 @@ describe('coverage accounting: an error is excluded and counted, never a 0 or Na
     expect(r.scores.t).toBe(0.75)
     expect(r.errors.t).toBe(1)
     expect(r.coverage.t).toEqual({ scored: 2, total: 3 })
-    expect(r.summary).toEqual({ totalItems: 3, failedItems: 1 })
+    expect(r.summary).toEqual({ totalItems: 3, failedItems: 1, erroredItems: 1 })
     expect(r.items![1].errors.t).toMatchObject({ name: 'Error', message: 'judge exploded' })
     expect(r.items![1].results.t).toBeUndefined()
+    // an unscored item fails the run unless maxErrors allows it
+    expect(r.outcome).toMatchObject({ status: 'failed', passed: false })
+    expect(r.outcome.reasons.map((x: Any) => x.kind)).toEqual(['errors'])
+    expect(r.outcome.reasons[0].message).toContain('1 of 3 items were not scored (allowed: 0')
+    expect(r.outcome.reasons[0].message).toContain('item 1, t: OXEVAL_SCORER_FAILED: judge exploded')
+    const allowed = await runEvals({ data: ['a', 'b', 'c'].map((input) => ({ input, output: 'x' })), scorers: [tableScorer('t', { a: 1, b: new Error('judge exploded'), c: 0.5 })], maxErrors: 1 })
+    expect(allowed.outcome).toMatchObject({ status: 'passed', passed: true, reasons: [] })
+    expect(allowed.verdict).toBeUndefined()
   })
 
   it("a real scorer's judge failure keeps its code and failed step, and its partial usage counts", async () => {
@@ -131,7 +139,9 @@ describe('coverage accounting: an error is excluded and counted, never a 0 or Na
     expect(r.scores.t).toBeNull()
     expect(r.stats.t.mean).toBeNull()
     expect(r.thresholdResults![0]).toMatchObject({ passed: false, averageScore: null })
-    expect(r.verdict).toBe('scored')
+    // nothing scored is never "scored" (let alone passed): the run failed
+    expect(r.verdict).toBe('failed')
+    expect(r.outcome.reasons.map((x: Any) => x.kind)).toEqual(['errors', 'nothing-scored', 'threshold'])
   })
 
   it('an item without output and without a target is an item error', async () => {
@@ -163,9 +173,14 @@ describe('trials', () => {
     expect([...t.scores].sort()).toEqual([0.2, 0.4, 0.6])
     expect(t.mean).toBeCloseTo(0.4, 12)
     expect(t.std).toBeCloseTo(0.2, 12)
-    // 0.4 ± t(0.975, 2) · 0.2 / √3 = 0.4 ± 4.3027 · 0.11547
-    expect(t.ci95![0]).toBeCloseTo(0.4 - 4.302653 * 0.2 / Math.sqrt(3), 5)
-    expect(t.ci95![1]).toBeCloseTo(0.4 + 4.302653 * 0.2 / Math.sqrt(3), 5)
+    // the bounded interval: Wilson's at the effective n* = n·p(1−p)/v = 3 · 0.24 / (0.08/3) = 27
+    const z = 1.959963984540054
+    const [p, n] = [0.4, 27]
+    const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n)
+    const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))
+    expect(t.ci95![0]).toBeCloseTo(centre - half, 9)
+    expect(t.ci95![1]).toBeCloseTo(centre + half, 9)
+    expect(t.ci95![0]).toBeGreaterThanOrEqual(0)
     expect(r.trials).toBe(3)
     expect(r.scores.noisy).toBeCloseTo(0.4, 12)
   })

@@ -61,8 +61,13 @@ describe('matchers (in process)', () => {
   })
 
   it('toHaveVerdict, toPassThresholds, toPassGates', async () => {
-    const r = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.95 }], gates: [perfect] })
+    // one item of `data` errors: allowed here, so the threshold alone decides
+    const r = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.95 }], gates: [perfect], maxErrors: 1 })
     expect(r).toHaveVerdict('scored')
+    // not allowed (the default): an unscored item fails the run
+    const strict = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.95 }], gates: [perfect] })
+    expect(strict).toHaveVerdict('failed')
+    expect(evalMatchers.toHaveVerdict(strict, 'scored').message()).toContain('✗ 1 of 4 items were not scored (allowed: 0; maxErrors / --max-errors allows some); first: item 3, quality: OXEVAL_JUDGE_REFUSAL: the judge refused')
     expect(r).toPassGates()
     expect(r).not.toPassThresholds()
     const m = evalMatchers.toPassThresholds(r)
@@ -78,9 +83,14 @@ describe('matchers (in process)', () => {
   })
 
   it('expectEvals(...).toPass(minPassRate) resolves or rejects with EvalPassRateError', async () => {
-    const r = await expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }] }).toPass()
+    const r = await expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }], maxErrors: 1 }).toPass()
     expect(r.scores.quality).toBeCloseTo(0.7, 12)
-    const e = await failure(expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.8 }] }).toPass())
+    // the errored item is a failure unless allowed
+    const unscored = await failure(expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }] }).toPass())
+    expect(unscored).toBeInstanceOf(EvalPassRateError)
+    expect(unscored.message).toContain('✗ 1 of 4 items were not scored')
+    expect(unscored.message).toContain('#3 error: error OXEVAL_JUDGE_REFUSAL in analyze: the judge refused')
+    const e = await failure(expectEvals({ data, scorers: [{ scorer: quality, threshold: 0.8 }], maxErrors: 1 }).toPass())
     expect(e).toBeInstanceOf(EvalPassRateError)
     expect(e.message).toContain('Eval did not pass (required pass rate: 100%).')
     expect(e.message).toContain('short by 0.1')
@@ -94,8 +104,9 @@ describe('matchers (in process)', () => {
   })
 
   it('worstItems and the reporter render', async () => {
-    const r = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }] })
-    expect(worstItems(r, 'quality').map((w) => w.index)).toEqual([3, 2, 1, 0])
+    const r = await runEvals({ data, scorers: [{ scorer: quality, threshold: 0.5 }], maxErrors: 1 })
+    // the error, then the item under the threshold; items that meet it are never listed
+    expect(worstItems(r, 'quality').map((w) => w.index)).toEqual([3, 2])
     const meta = toEvalMeta(r)
     expect(JSON.parse(JSON.stringify(meta))).toEqual(meta) // serializable across workers
     const text = new OxevalEvalsReporter({ color: false }).render([{ fullName: 'suite > test', meta }])
@@ -121,7 +132,9 @@ describe('a real Vitest run of a project using oxeval/vitest', () => {
       })
       const out = r.stdout + r.stderr
       expect(r.status, out).toBe(1)
-      expect(out).toMatch(/Tests\s+2 failed \| 4 passed \(6\)/)
+      expect(out).toMatch(/Tests\s+3 failed \| 4 passed \(7\)/)
+      expect(out).toContain('FAIL  evals.check.mjs > oxeval evals > FAILS when an item is not scored')
+      expect(out).toContain('✗ 1 of 4 items were not scored (allowed: 0; maxErrors / --max-errors allows some)')
       expect(out).toContain('FAIL  evals.check.mjs > oxeval evals > FAILS a strict threshold')
       expect(out).toContain('EvalPassRateError: Eval did not pass (required pass rate: 100%).')
       expect(out).toContain('✗ threshold quality: mean 0.7 (threshold: min 0.95, short by 0.25)')
@@ -129,8 +142,9 @@ describe('a real Vitest run of a project using oxeval/vitest', () => {
       // the reporter's table
       expect(out).toContain(' oxeval evals ')
       expect(out).toContain('• oxeval evals > FAILS a strict threshold (expected to fail) (4 items)')
+      expect(out).toContain('✗ oxeval evals > FAILS when an item is not scored (expected to fail) (4 items)')
       expect(out).toContain("✓ oxeval evals > single item 'What is 2+2?' (1 item)")
-      expect(out).toContain('Eval runs: 4 (3 passed, 1 scored)')
+      expect(out).toContain('Eval runs: 5 (3 passed, 1 failed, 1 scored)')
     } finally {
       rmSync(nm, { recursive: true, force: true })
     }

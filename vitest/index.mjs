@@ -184,7 +184,9 @@ function failedLines(result) {
       lines.push(`  ✗ gate ${r.scorer}: pass rate ${g ? rate(g.score) : 'n/a'} < required ${rate(outcome.policy?.gatePassRate ?? 1)}${coverageText(result, r.scorer)}`, ...worstLines(result, r.scorer))
       continue
     }
-    lines.push(`  ✗ ${r.message}`, ...(r.scorer ? worstLines(result, r.scorer) : []))
+    // a run-wide reason (unscored items, replay misses): the worst items of each scorer that had errors
+    const ids = r.scorer ? [r.scorer] : Object.keys(result.coverage ?? {}).filter((id) => (result.coverage[id].scored < result.coverage[id].total))
+    lines.push(`  ✗ ${r.message}`, ...ids.flatMap((id) => worstLines(result, id)))
   }
   return lines
 }

@@ -726,6 +726,8 @@ impl EvalAccumulator {
             let mut ok = Vec::with_capacity(trials.len());
             let mut all_scores = Vec::with_capacity(trials.len());
             let mut used = UsageTotals::default();
+            // the scorer's first failed trial: the item's error when no trial scored
+            let mut scorer_first: Option<FirstError> = None;
             for t in trials {
                 if let Some(j) = t.get("judge") {
                     used.add_judge(j);
@@ -779,8 +781,8 @@ impl EvalAccumulator {
                                 });
                             }
                         }
-                        if item_first.is_none() {
-                            item_first = Some(FirstError {
+                        if scorer_first.is_none() {
+                            scorer_first = Some(FirstError {
                                 index,
                                 scorer: Some(id.clone()),
                                 code,
@@ -802,6 +804,9 @@ impl EvalAccumulator {
                 }
                 None => {
                     unscored = true;
+                    if item_first.is_none() {
+                        item_first = scorer_first;
+                    }
                     if tally.gate {
                         tally.gate_scores.push((index, 0.0));
                     }
