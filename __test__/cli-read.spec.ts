@@ -103,6 +103,41 @@ describe('reading rows', () => {
   })
 })
 
+describe('row bounds and CSV headers', () => {
+  it('a .jsonl line or .json element larger than the row limit is a bad row, not read (held across 1 MiB reads)', async () => {
+    const { readRows } = await import('../cli/data.mjs')
+    const big = 'x'.repeat(3 << 20)
+    const files = [
+      write('size.jsonl', jsonl([{ input: 'a', output: 'b' }, { input: big }, { input: 'c' }])),
+      write('size.json', `[{"input":"a","output":"b"},\n{"input":"${big}"},\n{"input":"c"}]`),
+    ]
+    for (const file of files) {
+      const rows: Any[] = []
+      for await (const r of readRows(file, undefined, { maxRowBytes: 1 << 20 })) rows.push(r)
+      expect(rows.map((r) => [r.index, r.line, r.error ?? null]), file).toEqual([
+        [0, 1, null],
+        [1, 2, 'a row of 3 MiB or more (the limit is 1 MiB)'],
+        [2, 3, null],
+      ])
+      // with the default limit (256 MiB) the same row is an item
+      const all: Any[] = []
+      for await (const r of readRows(file)) all.push(r)
+      expect(all[1].item.input, file).toBe(big)
+    }
+  })
+
+  it('a CSV header without input, or naming a column twice, is a data error (exit 2)', async () => {
+    for (const [name, text, message] of [
+      ['noinput.csv', 'question,output\nq,a\n', /needs an "input" column/],
+      ['twice.csv', 'input,output,output\nq,a,b\n', /names the column "output" twice/],
+    ] as const) {
+      const r = await cli(['run', '--data', write(name, text), '--scorer', 'answer-relevancy', ...judgeArgs(judge)])
+      expect(r.code, name).toBe(2)
+      expect(r.stderr, name).toMatch(message)
+    }
+  })
+})
+
 describe('bad rows are items', () => {
   it('every bad row reaches runEvals as an invalid item in its file position (stderr line and summary.skipped kept)', async () => {
     const rows = [

@@ -27,6 +27,15 @@ export const DATA_FORMATS = ['.jsonl', '.json', '.csv']
  */
 export const MAX_DEPTH = 64
 
+/**
+ * A row (a JSONL line, a JSON array element, a CSV record) larger than this is a bad row, not
+ * read: V8 cannot hold a string much past 512 MiB, and no eval item needs a quarter of that.
+ */
+export const MAX_ROW_BYTES = 256 * 1024 * 1024
+
+const sizeText = (n) => (n >= 1048576 ? `${Math.floor(n / 1048576)} MiB` : `${n} bytes`)
+const tooLarge = (n, limit) => `a row of ${sizeText(n)} or more (the limit is ${sizeText(limit)})`
+
 /** The key runEvals reads on an invalid data item: `'<file>:<line>: <message>'`. */
 export const INVALID_ITEM = Symbol.for('oxeval.invalidItem')
 
@@ -143,12 +152,21 @@ export async function* fileChunks(file, fp) {
 
 /**
  * The lines of a byte stream: `{ line, text }` (1-based line numbers; `\n` or `\r\n` ends a
- * line; a UTF-8 BOM at the start of the file is dropped). Only one line is held at a time.
+ * line; a UTF-8 BOM at the start of the file is dropped). Only one line is held at a time; a
+ * line longer than `maxBytes` is not kept: `{ line, text: null, bytes }` (bytes: at least).
  */
-export async function* lines(chunks) {
+export async function* lines(chunks, maxBytes = MAX_ROW_BYTES) {
   let parts = []
+  let size = 0
+  let dropped = false
   let line = 0
   const text = () => {
+    size = 0
+    if (dropped) {
+      dropped = false
+      parts = []
+      return null
+    }
     const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts)
     parts = []
     let s = buf.toString('utf8')
@@ -156,27 +174,39 @@ export async function* lines(chunks) {
     if (s.charCodeAt(s.length - 1) === 13) s = s.slice(0, -1)
     return s
   }
+  const add = (buf) => {
+    size += buf.length
+    if (dropped) return
+    if (size > maxBytes) {
+      dropped = true
+      parts = []
+    } else parts.push(buf)
+  }
   for await (const chunk of chunks) {
     let start = 0
     let nl
     while ((nl = chunk.indexOf(10, start)) !== -1) {
-      parts.push(chunk.subarray(start, nl))
+      add(chunk.subarray(start, nl))
       line++
-      yield { line, text: text() }
+      const bytes = size
+      const t = text()
+      yield t === null ? { line, text: null, bytes } : { line, text: t }
       start = nl + 1
     }
-    if (start < chunk.length) parts.push(chunk.subarray(start))
+    if (start < chunk.length) add(chunk.subarray(start))
   }
-  if (parts.length) {
+  if (parts.length || dropped) {
     line++
-    yield { line, text: text() }
+    const bytes = size
+    const t = text()
+    yield t === null ? { line, text: null, bytes } : { line, text: t }
   }
 }
 
-async function* jsonlRows(chunks) {
-  for await (const { line, text } of lines(chunks)) {
-    if (text.trim() === '') continue
-    yield { line, ...jsonRow(text) }
+async function* jsonlRows(chunks, maxBytes) {
+  for await (const { line, text, bytes } of lines(chunks, maxBytes)) {
+    if (text === null) yield { line, error: tooLarge(bytes, maxBytes) }
+    else if (text.trim() !== '') yield { line, ...jsonRow(text) }
   }
 }
 
@@ -188,7 +218,7 @@ const isWs = (c) => c === 32 || c === 10 || c === 13 || c === 9
  * MAX_DEPTH (its text is not kept). Only one element is held at a time. A file that is not one
  * array is a UsageError; each element's own syntax is checked when it is parsed.
  */
-async function* jsonArrayElements(chunks) {
+async function* jsonArrayElements(chunks, maxChars = MAX_ROW_BYTES) {
   const decoder = new StringDecoder('utf8')
   // 0 before '[', 1 after '[', 2 after ',', 3 in an element, 4 after an element, 5 after ']'
   let state = 0
@@ -199,6 +229,8 @@ async function* jsonArrayElements(chunks) {
   let parts = []
   let elemLine = 0
   let tooDeep = false
+  let tooLong = false
+  let held = 0
   let first = true
   const invalid = (what) => new UsageError(`the file is not valid JSON (${what} at line ${line})`)
   const scan = function* (s) {
@@ -224,12 +256,15 @@ async function* jsonArrayElements(chunks) {
         } else if (c === 44 || c === 93 || isWs(c)) {
           // the element ends here (depth 0, outside a string)
           if (tooDeep) yield { line: elemLine, tooDeep: true }
+          else if (tooLong || held + (i - start) > maxChars) yield { line: elemLine, tooLong: held + (i - start) }
           else {
             parts.push(s.slice(start, i))
             yield { line: elemLine, text: parts.join('') }
           }
           parts = []
+          held = 0
           tooDeep = false
+          tooLong = false
           state = c === 44 ? 2 : c === 93 ? 5 : 4
         }
         continue
@@ -258,7 +293,12 @@ async function* jsonArrayElements(chunks) {
         else throw invalid(`"${String.fromCharCode(c)}" where "," or "]" was expected`)
       } else throw invalid('text after the array')
     }
-    if (state === 3 && !tooDeep) parts.push(s.slice(start))
+    if (state === 3) {
+      held += s.length - start
+      if (held > maxChars) tooLong = true
+      if (!tooDeep && !tooLong) parts.push(s.slice(start))
+      else parts = []
+    }
   }
   for await (const chunk of chunks) {
     let s = decoder.write(chunk)
@@ -273,10 +313,14 @@ async function* jsonArrayElements(chunks) {
   if (state !== 5) throw invalid('the array is not closed')
 }
 
-async function* jsonRows(chunks) {
-  for await (const el of jsonArrayElements(chunks)) {
+async function* jsonRows(chunks, maxChars) {
+  for await (const el of jsonArrayElements(chunks, maxChars)) {
     if (el.tooDeep) {
       yield { line: el.line, error: TOO_DEEP }
+      continue
+    }
+    if (el.tooLong) {
+      yield { line: el.line, error: tooLarge(el.tooLong, maxChars) }
       continue
     }
     let raw
@@ -356,7 +400,9 @@ async function* csvRows(chunks) {
   } catch (e) {
     if (headerError) throw headerError
     if (e instanceof UsageError) throw e
-    throw new UsageError(`the file is not valid CSV (${e.message})`)
+    // the parser's own errors are CSV_*; anything else (a cell past V8's string limit) is not the syntax
+    if (typeof e.code === 'string' && e.code.startsWith('CSV_')) throw new UsageError(`the file is not valid CSV (${e.message})`)
+    throw new UsageError(`cannot read the file as CSV (${e.code ? `${e.code}: ` : ''}${e.message})`)
   } finally {
     source.destroy()
     parser.destroy()
@@ -375,13 +421,14 @@ export function checkFormat(file) {
 
 /**
  * Streams a dataset file's rows `{ index, line, item }` or `{ index, line, error, id?, input? }`
- * (file order). `fp` (newFingerprint) receives every byte. Throws a UsageError naming the file
+ * (file order). `fp` (newFingerprint) receives every byte; a .jsonl line or .json element
+ * past `maxRowBytes` is a bad row (a .csv cell past V8's string limit: a data error). Throws a UsageError naming the file
  * when it cannot be read or is not a dataset.
  */
-export async function* readRows(file, fp) {
+export async function* readRows(file, fp, { maxRowBytes = MAX_ROW_BYTES } = {}) {
   const ext = checkFormat(file)
   const chunks = fileChunks(file, fp)
-  const rows = ext === '.jsonl' ? jsonlRows(chunks) : ext === '.json' ? jsonRows(chunks) : csvRows(chunks)
+  const rows = ext === '.jsonl' ? jsonlRows(chunks, maxRowBytes) : ext === '.json' ? jsonRows(chunks, maxRowBytes) : csvRows(chunks)
   let index = 0
   try {
     for await (const row of rows) yield { index: index++, ...row }
