@@ -261,7 +261,8 @@ export class JsonlWriter {
     this.file = file
     this.flag = flag
     this.onReplace = onReplace
-    this.release = lock ? lockFile(file, flag) : () => {}
+    // a device or a FIFO (/dev/stdout, /dev/null, a named pipe) has no lock
+    this.release = lock && isRegularOrAbsent(file) ? lockFile(file, flag) : () => {}
     let fd
     try {
       fd = openSync(file, 'w')
@@ -309,6 +310,14 @@ export class JsonlWriter {
   }
 }
 
+function isRegularOrAbsent(file) {
+  try {
+    return statSync(file).isFile()
+  } catch {
+    return true
+  }
+}
+
 /** A message for a write error: `--out FILE: write failed (EFBIG: file too large)`. */
 export function writeErrorText(flag, file, e) {
   const code = e && e.code ? `${e.code}: ` : ''
@@ -340,6 +349,7 @@ export function checkDistinct(pairs) {
   for (const [flag, file] of pairs) {
     if (file === undefined || file === null) continue
     const real = realTarget(file)
+    if (real === '/dev/null') continue
     let id = null
     try {
       const st = statSync(real)
