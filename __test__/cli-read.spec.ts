@@ -192,9 +192,9 @@ describe('bad rows are items', () => {
 })
 
 describe('streamed --data and merge inputs', () => {
-  // A heap of 40 MB cannot hold a file of 120 MB as one string (readFileSync(…, 'utf8') then
+  // A heap of 64 MB cannot hold a file of 120 MB as one string (readFileSync(…, 'utf8') then
   // split): before, each of these died of heap exhaustion. Streamed, only a line is held.
-  const HEAP = ['--max-old-space-size=40']
+  const HEAP = ['--max-old-space-size=64']
   const env = { NODE_OPTIONS: HEAP.join(' ') }
   const padded = (rows: string[], filler: string, size: number) => {
     // the rows spread through `size` bytes of `filler` lines (blank for JSONL/CSV, whitespace in a JSON array)
@@ -205,7 +205,7 @@ describe('streamed --data and merge inputs', () => {
   }
   const rows = DATASET.slice(0, 3).map((r, i) => ({ id: `s${i}`, input: r.input, output: r.output }))
 
-  it('.jsonl, .json and .csv of 120 MB run under a 40 MB heap; every row is found, with its line', async () => {
+  it('.jsonl, .json and .csv of 120 MB run under a 64 MB heap; every row is found, with its line', async () => {
     const lineText = rows.map((r) => `${JSON.stringify(r)}\n`)
     const cases: Array<[string, Buffer]> = [
       ['big.jsonl', padded(lineText, `${' '.repeat(1023)}\n`, 120e6)],
@@ -225,7 +225,7 @@ describe('streamed --data and merge inputs', () => {
     }
   }, 300000)
 
-  it('merge reads a 120 MB results file under a 40 MB heap', async () => {
+  it('merge reads a 120 MB results file under a 64 MB heap', async () => {
     const data = write('m-big.jsonl', jsonl(rows))
     const out = p('m-big.out.jsonl')
     expect((await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(judge), '--out', out])).code).toBe(0)
