@@ -34,7 +34,37 @@ export interface HtmlReportInput<Item extends { index: number } = { index: numbe
   /** Dollars per 1M input / output tokens: adds a cost per scorer. */
   prices?: { in?: number; out?: number }
   title?: string
+  /** The table the items' prompt references (`{ t, s }`) come from, when they were slimItem'd with one. */
+  prompts?: PromptTable
+  /** The page's item data, spooled on disk while a run went; `items` then only feed the scorer cards. */
+  spool?: ItemSpool
 }
+
+/** A prompt as the page stores it: its shared instructions (template `t`) and its own DATA part `s`. */
+export interface PromptRef {
+  t: number
+  s: string
+}
+
+/** The report's prompts: the part before the last `DATA:` line once per distinct text (`templates`). */
+export class PromptTable {
+  readonly templates: string[]
+  /** `{ t, s }`, or the prompt itself (cut at 20 000 characters) when it has no shared part. */
+  intern(prompt: string): PromptRef | string
+}
+
+/** The page's item data on disk (a temp folder) while a run goes; removed by close() or at exit. */
+export class ItemSpool {
+  constructor(prompts?: PromptTable)
+  readonly prompts: PromptTable
+  add(item: { index: number }): void
+  /** The items' JSON texts in index order. */
+  json(): Generator<string, void, unknown>
+  close(): void
+}
+
+/** What the scorer cards and JUnit read of an item: index, id, input, output, score/reason/warnings per scorer, errors, trials, duration. */
+export function reportItem<T extends { index: number }>(item: T): Record<string, unknown> & { index: number }
 
 /** The report as one HTML string (self-contained: no network access when viewed). */
 export function renderHtmlReport<Item extends { index: number }>(report: HtmlReportInput<Item>): string
@@ -43,7 +73,7 @@ export function htmlReportChunks<Item extends { index: number }>(report: HtmlRep
 /** Writes the report to `file` chunk by chunk. */
 export function writeHtmlReport<Item extends { index: number }>(file: string, report: HtmlReportInput<Item>): Promise<void>
 /** What the report keeps of an item: scores, reasons, step results, prompts, errors (no judge record; long strings cut). */
-export function slimItem<T extends { index: number }>(item: T): Record<string, unknown> & { index: number }
+export function slimItem<T extends { index: number }>(item: T, prompts?: PromptTable): Record<string, unknown> & { index: number }
 /** An inline SVG histogram of scores (10 bins over [0, 1]). */
 export function histogramSvg(scores: number[], options?: { threshold?: Threshold; label?: string }): string
 export function escapeHtml(value: unknown): string
