@@ -67,7 +67,8 @@ export async function readResultsFile(file) {
   let summary = null
   const items = []
   try {
-    for await (const { line, text } of lines(fileChunks(file))) {
+    for await (const { line, text, bytes } of lines(fileChunks(file))) {
+      if (text === null) throw new UsageError(`${file}:${line}: a record of ${Math.floor(bytes / 1048576)} MiB or more; too large to read`)
       if (text.trim() === '') continue
       let rec
       try {
