@@ -179,7 +179,7 @@ describe('help, version, usage errors (exit 2)', () => {
 describe('data formats and bad rows', () => {
   const items = DATASET.slice(0, 4)
 
-  it('bad JSONL rows are reported with their line numbers and skipped; the run goes on (exit 0)', async () => {
+  it('bad JSONL rows are reported with their line numbers and counted as unscored items: exit 1 unless --max-errors allows them', async () => {
     const text = [
       JSON.stringify(items[0]),
       '{"input": "unterminated',
@@ -191,19 +191,26 @@ describe('data formats and bad rows', () => {
     ].join('\n')
     const data = write('bad-rows.jsonl', text)
     const out = p('bad-rows.out.jsonl')
-    const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(), '--out', out])
+    // a bad row is an item that was not scored: the run fails unless they are allowed
+    const strict = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs()])
+    expect(strict.code, strict.stdout).toBe(1)
+    expect(strict.stdout).toMatch(/outcome: failed/)
+    expect(strict.stdout).toContain('3 of 6 items were not scored (allowed: 0')
+    const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(), '--out', out, '--max-errors', '3'])
     expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/outcome: passed/)
     expect(r.stderr).toMatch(/bad-rows\.jsonl:2: skipped row 1: invalid JSON/)
     expect(r.stderr).toMatch(/bad-rows\.jsonl:5: skipped row 3: expected an object, got an array/)
     expect(r.stderr).toMatch(/bad-rows\.jsonl:6: skipped row 4: missing "input"/)
-    expect(r.stdout).toMatch(/3 items \(\+3 bad rows skipped\)/)
+    expect(r.stdout).toMatch(/6 items \(3 of them unreadable rows\)/)
     const res = readOut(out)
-    expect(res.header.totalItems).toBe(3)
-    // item indexes are row indexes in the file (bad rows counted, blank lines not)
-    expect(res.items.map((i) => i.index).sort()).toEqual([0, 2, 5])
+    expect(res.header.totalItems).toBe(6)
+    // item indexes are row indexes in the file (bad rows counted, blank lines not); bad rows are items too
+    expect(res.items.map((i) => i.index).sort()).toEqual([0, 1, 2, 3, 4, 5])
     expect(res.items.find((i) => i.index === 5).input).toBe(items[2].input)
+    expect(res.items.find((i) => i.index === 1).targetError).toMatchObject({ code: 'OXEVAL_INVALID_INPUT' })
     expect(res.summary.skipped.map((s: Any) => s.line)).toEqual([2, 5, 6])
-    expect(res.summary.coverage['answer-relevancy-scorer']).toEqual({ scored: 3, total: 3 })
+    expect(res.summary.coverage['answer-relevancy-scorer']).toEqual({ scored: 3, total: 6 })
   })
 
   it('.csv, .json and .jsonl of the same items give the same results', async () => {
@@ -239,7 +246,7 @@ describe('data formats and bad rows', () => {
     ].join('\n')
     const data = write('ctx.csv', csv)
     judge.reset()
-    const r = await cli(['run', '--data', data, '--scorer', 'response-groundedness', ...judgeArgs()])
+    const r = await cli(['run', '--data', data, '--scorer', 'response-groundedness', ...judgeArgs(), '--max-errors', '1'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/ctx\.csv:4: skipped row 2: "context" is not a valid JSON array/)
     const text = judge.requests.map((q: RecordedRequest) => q.text).join('\n')
@@ -264,9 +271,13 @@ describe('exit codes: thresholds and gates', () => {
     const fail = await cli([...args, '--threshold', `answer-relevancy-scorer=${(mean + 0.05).toFixed(3)}`])
     expect(fail.code, fail.stdout).toBe(1)
     expect(fail.stdout).toMatch(/FAIL/)
-    expect(fail.stdout).toMatch(/below threshold: answer-relevancy-scorer/)
+    expect(fail.stdout).toMatch(/verdict: scored \(scored: every item was scored and the gates passed, but a scorer missed its threshold; this is not a pass\)/)
+    expect(fail.stdout).toMatch(/✗ "answer-relevancy-scorer" mean [\d.]+ is below the minimum [\d.]+/)
     const max = await cli([...args, '--threshold', `createAnswerRelevancyScorer=<=${(mean - 0.05).toFixed(3)}`])
     expect(max.code, max.stdout).toBe(1)
+    // a maximum is missed from above, and the words say so
+    expect(max.stdout).toMatch(/✗ "answer-relevancy-scorer" mean [\d.]+ is above the maximum [\d.]+/)
+    expect(max.stdout).not.toMatch(/below/)
   })
 
   it('a gate every item must pass with 1: exit 1 when one item scores less', async () => {
@@ -289,7 +300,7 @@ describe('exit codes: thresholds and gates', () => {
 describe('--out, --shard and merge', () => {
   // the bundled dataset with two bad rows inside: shard membership counts them
   const rows = [...DATASET.slice(0, 5), '{broken', ...DATASET.slice(5, 11), JSON.stringify({ output: 'no input' }), ...DATASET.slice(11)]
-  const scorerArgs = ['--scorer', 'answer-relevancy', '--scorer', 'factual-correctness', '--threshold', 'answer-relevancy=0.5']
+  const scorerArgs = ['--scorer', 'answer-relevancy', '--scorer', 'factual-correctness', '--threshold', 'answer-relevancy=0.5', '--max-errors', '2']
 
   it('3 shards merged give exactly the unsharded scores, stats and coverage', async () => {
     const data = write('shard.jsonl', jsonl(rows))
@@ -311,8 +322,9 @@ describe('--out, --shard and merge', () => {
     expect(merged.code, merged.stderr).toBe(0)
     const a = readOut(p('full.jsonl'))
     const b = readOut(p('merged.jsonl'))
-    expect(a.header.totalItems).toBe(DATASET.length)
-    expect(b.header.totalItems).toBe(DATASET.length)
+    // the two bad rows are items too (unscored, allowed by --max-errors 2)
+    expect(a.header.totalItems).toBe(DATASET.length + 2)
+    expect(b.header.totalItems).toBe(DATASET.length + 2)
     for (const key of ['scores', 'stats', 'coverage', 'errors', 'usage', 'summary', 'thresholdResults', 'trials']) {
       expect(b.summary[key], key).toEqual(a.summary[key])
     }
@@ -456,7 +468,10 @@ describe('cache, Ctrl-C, progress (slow judge)', () => {
     expect(res.summary.coverage['answer-relevancy-scorer'].scored).toBe(done)
     for (const it of res.items) expect(it.results['answer-relevancy-scorer'].score).toBeTypeOf('number')
     expect(readFileSync(p('sigint.html'), 'utf8')).toContain('interrupted')
-    expect((readFileSync(p('sigint.xml'), 'utf8').match(/<testcase /g) || []).length).toBe(done)
+    // one testcase per finished item, and the run's outcome (interrupted: a failure)
+    const xml = readFileSync(p('sigint.xml'), 'utf8')
+    expect((xml.match(/<testcase /g) || []).length).toBe(done + 1)
+    expect(xml).toMatch(/<testcase name="outcome" classname="oxeval.run"><failure type="failed"/)
     // resume: the finished items' judge calls (3 per answer-relevancy item) come from the cache
     slow.reset()
     const again = await cli([...args, '--out', p('sigint-2.jsonl'), '--no-progress'])

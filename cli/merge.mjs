@@ -12,6 +12,7 @@ import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, rest
 import { fileChunks, lines } from './data.mjs'
 import { sayer } from './terminal.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
+import { scorerViews } from '../report/items.mjs'
 import { slimItem, writeHtmlReport } from '../report/html.mjs'
 import { writeJunitReport } from '../report/junit.mjs'
 
@@ -188,7 +189,17 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
   if (typeof summarizeItems !== 'function') throw new Error('this build of oxeval has no summarizeItems')
   const scorers = first.header.scorers
   const gates = first.header.gates || []
-  const result = summarizeItems({ items, scorers, gates, trials: first.header.trials })
+  // the whole run's outcome, under the policy and scorer facts the shards were run with
+  const info = first.header.scorerInfo || {}
+  const policy = first.header.policy || {}
+  const result = summarizeItems({
+    items,
+    scorers: scorers.map((s) => ({ ...s, ...info[s.id] })),
+    gates,
+    trials: first.header.trials,
+    maxErrors: policy.maxErrors ?? 0,
+    minCoverage: policy.minCoverage ?? undefined,
+  })
   const { items: _items, ...summary } = result
   summary.durationMs = Math.max(0, ...files.map((f) => (f.summary && f.summary.durationMs) || 0))
   const skipped = files.flatMap((f) => (f.summary && f.summary.skipped) || []).sort((a, b) => a.index - b.index)
@@ -232,7 +243,7 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
     }
   }
   const k = values.worst !== undefined ? Number(values.worst) : 5
-  const worst = new WorstItems([...scorers.map((s) => s.id), ...gates], Number.isInteger(k) && k >= 0 ? k : 5)
+  const worst = new WorstItems(scorerViews(scorers, gates, summary), Number.isInteger(k) && k >= 0 ? k : 5)
   for (const it of items) worst.add(it)
   io.stdout.write(formatSummary({ run: summary, scorers, gates, worst, skipped: skipped.length, prices, title: `oxeval merge (${files.length} files)` }))
   if (writeFailed) return { code: 2 }

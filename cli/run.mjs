@@ -13,6 +13,7 @@ import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem, writeHtmlReport } from '../report/html.mjs'
 import { writeJunitReport } from '../report/junit.mjs'
+import { scorerViews } from '../report/items.mjs'
 
 const require = createRequire(import.meta.url)
 export const VERSION = require('../package.json').version
@@ -38,6 +39,8 @@ export const RUN_OPTIONS = {
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
   worst: { type: 'string' },
+  'max-errors': { type: 'string' },
+  'min-coverage': { type: 'string' },
   'no-progress': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 }
@@ -75,6 +78,9 @@ Scorers and judge
                              S may be * for every scorer); VALUE is JSON when it parses, else text
   -t, --threshold S=V        fail (exit 1) when S's mean is below V; also S=<=V (a maximum), S=LO..HI
       --gate NAME            a scorer every item must pass with score 1 (else exit 1)
+      --max-errors N         items that may go unscored (a judge error, no output, a bad row)
+                             before the run fails (default 0); a replay-cache miss always fails
+      --min-coverage F       fail when a scorer scored under this share (0-1) of the items
       --trials N             runs per item and scorer (default 1); the item score is their mean
   -c, --concurrency N        items in flight (default 8)
       --cache DIR            judge response cache on disk: rerunning resumes without paying again
@@ -99,12 +105,34 @@ Outputs
 --out, --html, --junit and --data must be different files. A closed stdout/stderr pipe
 (oxeval run … | head) is ignored: the files are still written.
 
-Exit status: 0 passed, 1 a threshold or gate failed, 2 usage or data error (or an output could not
-be written), 130 interrupted
+Outcome: the run passes when every item was scored (or --max-errors allows the rest), every gate
+passed and every threshold was met. It fails when a scorer scored nothing, more items went
+unscored than allowed, a replay-cache miss happened, or it stopped early: when the first 5 runs
+of a scorer all fail the same way that retrying cannot change (no API key, connection refused,
+unknown host, HTTP 401/403/404), the rest of the items are recorded as not run
+(OXEVAL_RUN_STOPPED) instead of spending minutes on retries. The summary line says it: "verdict:
+passed | scored | failed" (Mastra's words, where gates or thresholds were set; "scored" = every
+gate passed but a threshold was missed, not a pass), else "outcome: passed | failed", with every
+reason. The HTML badge and JUnit say the same.
+
+Exit status: 0 passed, 1 the run did not pass (the outcome above), 2 usage or data error (or an
+output could not be written), 130 interrupted
 (Ctrl-C: items that finished are written to --out/--html/--junit and summarized).
 
 Scorers:
 `
+
+function nonNegativeInt(flag, text) {
+  const n = Number(text)
+  if (!/^\d+$/.test(String(text).trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--${flag} must be a whole number ≥ 0; got "${text}"`)
+  return n
+}
+
+function share(flag, text) {
+  const n = Number(text)
+  if (String(text).trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--${flag} must be a number from 0 to 1; got "${text}"`)
+  return n
+}
 
 function positiveInt(flag, text, max = 1_000_000) {
   if (text === undefined) return undefined
@@ -194,6 +222,8 @@ export function runConfig(values, env = process.env) {
     junit: values.junit,
     prices: prices.in === undefined && prices.out === undefined ? undefined : prices,
     worst: values.worst !== undefined ? Number(values.worst) : 5,
+    maxErrors: values['max-errors'] !== undefined ? nonNegativeInt('max-errors', values['max-errors']) : 0,
+    minCoverage: values['min-coverage'] !== undefined ? share('min-coverage', values['min-coverage']) : undefined,
     progress: !values['no-progress'],
   }
 }
@@ -247,6 +277,11 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     return s.threshold !== undefined ? { id, threshold: s.threshold } : { id }
   })
   const gateIds = gateScorers.map((g) => g.id)
+  // which way each scorer is better and its range (worst items, intervals, merge)
+  const scorerInfo = Object.fromEntries(
+    [...scorerEntries.map((e) => e.scorer || e), ...gateScorers].map((sc) => [sc.id, { direction: sc.direction === 'lower' ? 'lower' : 'higher', scale: typeof sc.scale === 'number' ? sc.scale : 1 }]),
+  )
+  const policy = { maxErrors: cfg.maxErrors, minCoverage: cfg.minCoverage ?? null }
 
   const header = {
     type: 'run',
@@ -255,6 +290,9 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     gates: gateIds,
     trials: cfg.trials,
     shard: cfg.shard,
+    scorerInfo,
+    // what merge applies to the whole run
+    policy,
     totalItems: scan.shardRows,
     model: publicModel(cfg.model),
     data: basename(cfg.data),
@@ -270,7 +308,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   // page's full copy (step results, prompts) waits on disk in a spool until the report is written
   const keep = cfg.html || cfg.junit ? [] : null
   const spool = cfg.html ? new ItemSpool() : null
-  const worst = new WorstItems([...scorerList.map((s) => s.id), ...gateIds], Number.isInteger(cfg.worst) && cfg.worst >= 0 ? cfg.worst : 5)
+  const worst = new WorstItems(scorerViews(scorerList.map((s) => ({ ...s, ...scorerInfo[s.id] })), gateIds, null), Number.isInteger(cfg.worst) && cfg.worst >= 0 ? cfg.worst : 5)
   const progress = new Progress(scan.shardRows, { stream: io.stderr, enabled: cfg.progress })
   const controller = new AbortController()
   let interrupted = null
@@ -300,6 +338,10 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       scorers: scorerEntries,
       gates: gateScorers,
       concurrency: cfg.concurrency,
+      maxErrors: cfg.maxErrors,
+      minCoverage: cfg.minCoverage,
+      // a shard decides only what a part can; merge decides the rest
+      partial: Boolean(cfg.shard),
       trials: cfg.trials,
       keepItems: false,
       signal: controller.signal,

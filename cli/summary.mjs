@@ -70,7 +70,7 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
   const out = []
   const total = run.summary ? run.summary.totalItems : 0
   const secs = typeof run.durationMs === 'number' ? `, ${(run.durationMs / 1000).toFixed(1)} s` : ''
-  out.push(`${title || 'oxeval'}: ${total} items${skipped ? ` (+${skipped} bad rows skipped)` : ''}, trials ${run.trials ?? 1}${secs}${run.aborted ? ', INTERRUPTED (partial results)' : ''}`)
+  out.push(`${title || 'oxeval'}: ${total} items${skipped ? ` (${skipped} of them unreadable rows)` : ''}, trials ${run.trials ?? 1}${secs}${run.aborted ? ', INTERRUPTED (partial results)' : ''}`)
   out.push('')
   const head = ['scorer', 'mean', 'coverage', 'errors', 'std', '95% CI', 'threshold', 'tokens']
   const withCost = prices && (prices.in !== undefined || prices.out !== undefined)
