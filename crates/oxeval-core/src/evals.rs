@@ -176,7 +176,7 @@ const Z95: f64 = 1.959_963_984_540_054;
 /// The Wilson score interval of a proportion `p` over `n` (effective) observations: always
 /// inside `[0, 1]`, and sensible at 0 and 1 where the normal interval collapses.
 pub fn wilson(p: f64, n: f64) -> [f64; 2] {
-    if !(n > 0.0) || !p.is_finite() {
+    if n.is_nan() || n <= 0.0 || !p.is_finite() {
         return [0.0, 1.0];
     }
     if n.is_infinite() {
