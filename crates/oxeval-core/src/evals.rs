@@ -521,10 +521,12 @@ impl Policy {
             None | Some(Value::Null) => {}
             Some(v) => match v.as_f64() {
                 Some(x) if x >= 0.0 && x.fract() == 0.0 && x <= 9.0e15 => p.max_errors = x as u64,
-                _ => return Err(InvalidArgument::options(format!(
+                _ => {
+                    return Err(InvalidArgument::options(format!(
                     "maxErrors must be a whole number ≥ 0 (items allowed to go unscored), got {}",
                     describe(v)
-                ))),
+                )))
+                }
             },
         }
         p.min_coverage = fraction(config, "minCoverage")?;
