@@ -274,3 +274,12 @@ describe('intervals stay inside the score range (issue §5)', () => {
     }
   })
 })
+
+describe('secrets in a bad --model-url', () => {
+  it('a URL that does not parse is named without its userinfo or query', async () => {
+    const r = await cli(['run', '--data', tmp.write('url.jsonl', jsonl(qa(1))), '--scorer', 'answer-relevancy', '--model', 'openai/x', '--model-url', 'ht tp://user:hunter2@host/v1?api-key=SECRET-123'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--model-url is not a URL: "ht tp://host/v1…"')
+    expect(r.stderr).not.toMatch(/hunter2|SECRET-123/)
+  })
+})

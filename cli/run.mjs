@@ -192,7 +192,9 @@ export function runConfig(values, env = process.env) {
       try {
         new URL(values['model-url'])
       } catch {
-        throw new UsageError(`--model-url is not a URL: "${values['model-url']}"`)
+        // shown without what could be a secret: userinfo, a query, a fragment
+        const shown = String(values['model-url']).replace(/\/\/[^/?#]*@/, '//').replace(/[?#].*$/s, '')
+        throw new UsageError(`--model-url is not a URL: "${shown}${shown.length < String(values['model-url']).length ? '…' : ''}"`)
       }
       model.url = values['model-url']
     }
