@@ -175,9 +175,9 @@ describe('trials', () => {
     expect(t.std).toBeCloseTo(0.2, 12)
     // the bounded interval: Wilson's at the effective n* = n·p(1−p)/v = 3 · 0.24 / (0.08/3) = 27
     const z = 1.959963984540054
-    const [p, n] = [0.4, 27]
-    const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n)
-    const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))
+    const [p, ne] = [0.4, 27]
+    const centre = (p + (z * z) / (2 * ne)) / (1 + (z * z) / ne)
+    const half = (z / (1 + (z * z) / ne)) * Math.sqrt((p * (1 - p)) / ne + (z * z) / (4 * ne * ne))
     expect(t.ci95![0]).toBeCloseTo(centre - half, 9)
     expect(t.ci95![1]).toBeCloseTo(centre + half, 9)
     expect(t.ci95![0]).toBeGreaterThanOrEqual(0)
