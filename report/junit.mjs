@@ -8,7 +8,8 @@
 //   a <failure> for an item below the threshold (a gate: below 1) only when that threshold (or
 //   gate) failed for the run — an item under a threshold that the run's mean meets is not a
 //   failure. Suite <properties> carry the aggregates.
-import { writeFile } from 'node:fs/promises'
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
 import { asText, itemError, itemReason, itemScore, meetsThreshold, outcomeOf, thresholdText } from './items.mjs'
 
 /** XML text: escaped, and without the characters XML 1.0 cannot hold (control chars, lone surrogates). */
@@ -28,10 +29,11 @@ const clip = (s, n) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} mor
 const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? String(x) : '')
 
 /**
- * The XML text. `report`: `{ header: { scorers: [{ id, threshold? }], gates?: string[], model? },
- * summary: EvalRunResult, items: EvalItemResult[] }`.
+ * The XML as a sequence of text chunks (one per testcase: a large run is never one string).
+ * `report`: `{ header: { scorers: [{ id, threshold? }], gates?: string[], model? }, summary:
+ * EvalRunResult, items: EvalItemResult[] }`.
  */
-export function renderJunit(report) {
+export function* junitChunks(report) {
   const { header, summary } = report
   const outcome = outcomeOf(summary)
   // unscored items are errors unless the run allowed them (no "errors"/"cache-miss"/"nothing-scored" reason)
@@ -43,9 +45,6 @@ export function renderJunit(report) {
   ]
   const thresholdOf = new Map((summary.thresholdResults || []).map((t) => [t.id, t]))
   const gateOf = new Map((summary.gateResults || []).map((g) => [g.id, g]))
-  const out = ['<?xml version="1.0" encoding="UTF-8"?>']
-  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 }
-  const body = []
 
   // the run itself
   const runCases = []
@@ -70,52 +69,43 @@ export function renderJunit(report) {
       runCases.push(`    <testcase${attr('name', name)}${attr('classname', 'oxeval.run')}><failure${attr('type', s.gate ? 'gate' : 'threshold')}${attr('message', why ? why.message : what)}>${xmlEscape(why ? why.message : what)}</failure></testcase>`)
     }
   }
-  totals.tests += runCases.length
-  totals.failures += runFailures
-  body.push(
+
+  // what each item is for each scorer: an error, an allowed (skipped) error, a failure, or fine
+  const verdictOf = (s, it) => {
+    const score = itemScore(it, s.id)
+    const err = itemError(it, s.id)
+    if (err && score === null) return { kind: errorsAllowed ? 'skipped' : 'error', score, err }
+    const runLevel = s.gate ? gateOf.get(s.id) : thresholdOf.get(s.id)
+    if (runLevel !== undefined && !runLevel.passed && s.threshold !== undefined && !meetsThreshold(score, s.threshold)) return { kind: 'failure', score }
+    return { kind: 'ok', score }
+  }
+  const counts = suites.map((s) => {
+    const c = { failure: 0, error: 0, skipped: 0 }
+    for (const it of items) {
+      const k = verdictOf(s, it).kind
+      if (k !== 'ok') c[k]++
+    }
+    return c
+  })
+  const totals = {
+    tests: runCases.length + suites.length * items.length,
+    failures: runFailures + counts.reduce((n, c) => n + c.failure, 0),
+    errors: counts.reduce((n, c) => n + c.error, 0),
+    skipped: counts.reduce((n, c) => n + c.skipped, 0),
+  }
+  yield `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attr('name', 'oxeval')}${attr('tests', totals.tests)}${attr('failures', totals.failures)}${attr('errors', totals.errors)}${attr('skipped', totals.skipped)}>\n`
+  yield [
     `  <testsuite${attr('name', 'oxeval')}${attr('tests', runCases.length)}${attr('failures', runFailures)}${attr('errors', 0)}${attr('skipped', 0)}>`,
     '    <properties>',
     `      <property${attr('name', 'outcome')}${attr('value', outcome.status)}/>`,
     '    </properties>',
     ...runCases,
     '  </testsuite>',
-  )
+    '',
+  ].join('\n')
 
-  for (const s of suites) {
-    const cases = []
-    let failures = 0
-    let errors = 0
-    let skipped = 0
-    const runLevel = s.gate ? gateOf.get(s.id) : thresholdOf.get(s.id)
-    const itemFailuresCount = runLevel !== undefined && !runLevel.passed
-    for (const it of items) {
-      const name = `item ${it.index}${it.id !== undefined ? ` (${it.id})` : ''}`
-      const score = itemScore(it, s.id)
-      const err = itemError(it, s.id)
-      const time = typeof it.durationMs === 'number' ? (it.durationMs / 1000).toFixed(3) : undefined
-      let inner = ''
-      if (err && score === null) {
-        const text = `${err.failedStep ? `step ${err.failedStep}: ` : ''}${asText(err.message)}`
-        if (errorsAllowed) {
-          skipped++
-          inner = `<skipped${attr('message', clip(`not scored (allowed by maxErrors): ${err.code || err.name}: ${asText(err.message)}`, 500))}/>`
-        } else {
-          errors++
-          inner = `<error${attr('type', err.code || err.name)}${attr('message', clip(asText(err.message), 500))}>${xmlEscape(text)}</error>`
-        }
-      } else if (itemFailuresCount && s.threshold !== undefined && !meetsThreshold(score, s.threshold)) {
-        failures++
-        const msg = `score ${score === null ? 'none' : score} ${s.gate ? 'is not 1 (gate)' : `misses the threshold ${thresholdText(s.threshold)}`}`
-        inner = `<failure${attr('type', s.gate ? 'gate' : 'threshold')}${attr('message', msg)}>${xmlEscape(clip(itemReason(it, s.id), 4000))}</failure>`
-      }
-      const out = `score: ${score === null ? 'none' : score}\ninput: ${clip(asText(it.input), 2000)}\noutput: ${clip(asText(it.output), 2000)}\nreason: ${clip(itemReason(it, s.id), 4000)}`
-      inner += `<system-out>${xmlEscape(out)}</system-out>`
-      cases.push(`    <testcase${attr('name', name)}${attr('classname', `oxeval.${s.id}`)}${attr('time', time)}>${inner}</testcase>`)
-    }
-    totals.tests += items.length
-    totals.failures += failures
-    totals.errors += errors
-    totals.skipped += skipped
+  for (const [k, s] of suites.entries()) {
+    const c = counts[k]
     const st = (summary.stats && summary.stats[s.id]) || {}
     const cov = summary.coverage && summary.coverage[s.id]
     const tr = thresholdOf.get(s.id)
@@ -131,20 +121,54 @@ export function renderJunit(report) {
       ['passed', tr ? String(tr.passed) : gr ? String(gr.passed) : ''],
       ['trials', num(summary.trials)],
     ].filter(([, v]) => v !== '')
-    body.push(
-      `  <testsuite${attr('name', s.id)}${attr('tests', items.length)}${attr('failures', failures)}${attr('errors', errors)}${attr('skipped', skipped)}>`,
+    yield [
+      `  <testsuite${attr('name', s.id)}${attr('tests', items.length)}${attr('failures', c.failure)}${attr('errors', c.error)}${attr('skipped', c.skipped)}>`,
       '    <properties>',
-      ...props.map(([k, v]) => `      <property${attr('name', k)}${attr('value', v)}/>`),
+      ...props.map(([key, v]) => `      <property${attr('name', key)}${attr('value', v)}/>`),
       '    </properties>',
-      ...cases,
-      '  </testsuite>',
-    )
+      '',
+    ].join('\n')
+    for (const it of items) {
+      const name = `item ${it.index}${it.id !== undefined ? ` (${it.id})` : ''}`
+      const v = verdictOf(s, it)
+      const score = v.score
+      const time = typeof it.durationMs === 'number' ? (it.durationMs / 1000).toFixed(3) : undefined
+      let inner = ''
+      if (v.kind === 'skipped') {
+        inner = `<skipped${attr('message', clip(`not scored (allowed by maxErrors): ${v.err.code || v.err.name}: ${asText(v.err.message)}`, 500))}/>`
+      } else if (v.kind === 'error') {
+        const text = `${v.err.failedStep ? `step ${v.err.failedStep}: ` : ''}${asText(v.err.message)}`
+        inner = `<error${attr('type', v.err.code || v.err.name)}${attr('message', clip(asText(v.err.message), 500))}>${xmlEscape(text)}</error>`
+      } else if (v.kind === 'failure') {
+        const msg = `score ${score === null ? 'none' : score} ${s.gate ? 'is not 1 (gate)' : `misses the threshold ${thresholdText(s.threshold)}`}`
+        inner = `<failure${attr('type', s.gate ? 'gate' : 'threshold')}${attr('message', msg)}>${xmlEscape(clip(itemReason(it, s.id), 4000))}</failure>`
+      }
+      const out = `score: ${score === null ? 'none' : score}\ninput: ${clip(asText(it.input), 2000)}\noutput: ${clip(asText(it.output), 2000)}\nreason: ${clip(itemReason(it, s.id), 4000)}`
+      inner += `<system-out>${xmlEscape(out)}</system-out>`
+      yield `    <testcase${attr('name', name)}${attr('classname', `oxeval.${s.id}`)}${attr('time', time)}>${inner}</testcase>\n`
+    }
+    yield '  </testsuite>\n'
   }
-  out.push(`<testsuites${attr('name', 'oxeval')}${attr('tests', totals.tests)}${attr('failures', totals.failures)}${attr('errors', totals.errors)}${attr('skipped', totals.skipped)}>`)
-  out.push(...body, '</testsuites>', '')
-  return out.join('\n')
+  yield '</testsuites>\n'
 }
 
+/** The XML text. */
+export function renderJunit(report) {
+  return Array.from(junitChunks(report)).join('')
+}
+
+/** Writes the XML to `file`, chunk by chunk (flat memory). */
 export async function writeJunitReport(file, report) {
-  await writeFile(file, renderJunit(report))
+  const out = createWriteStream(file)
+  let failed = null
+  out.on('error', (e) => {
+    failed = e
+  })
+  for (const chunk of junitChunks(report)) {
+    if (failed) throw failed
+    if (!out.write(chunk)) await once(out, 'drain')
+  }
+  out.end()
+  await once(out, 'finish')
+  if (failed) throw failed
 }
