@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { heuristicJudge, startJudgeServer, type JudgeServer, type RecordedRequest } from '../testing/judge-server.mjs'
+import { runCli, type CliOptions, type CliResult } from './helpers/cli'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any
@@ -21,33 +22,9 @@ const REGISTRY: Array<{ id: string; factory: string }> = require('../generated/s
 const VERSION: string = require('../package.json').version
 const DATASET: Array<{ input: string; output: string; groundTruth: string }> = JSON.parse(readFileSync(join(root, 'examples', 'dataset.json'), 'utf8'))
 
-interface CliResult {
-  code: number | null
-  signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-}
-
-/** Runs the CLI (async: the judge server answers from this process meanwhile). */
-function cli(args: string[], opts: { env?: Record<string, string | undefined>; onSpawn?: (child: ReturnType<typeof spawn>) => void; timeoutMs?: number } = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, OXEVAL_MODEL: undefined, OXEVAL_CACHE_DIR: undefined, ...opts.env }
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`oxeval ${args.join(' ')} did not finish in time\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, opts.timeoutMs ?? 30000)
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      resolve({ code, signal, stdout, stderr })
-    })
-    opts.onSpawn?.(child)
-  })
+/** Runs the CLI in this spec's folder (async: the judge server answers from this process meanwhile). */
+function cli(args: string[], opts: Omit<CliOptions, 'cwd'> = {}): Promise<CliResult> {
+  return runCli(args, { ...opts, cwd: dir })
 }
 
 let dir: string

@@ -8,13 +8,12 @@
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
-import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, restoreItem, writeErrorText } from './results.mjs'
+import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, restoreItem, writeErrorText, writeReports } from './results.mjs'
 import { fileChunks, lines } from './data.mjs'
 import { sayer } from './terminal.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { scorerViews } from '../report/items.mjs'
-import { slimItem, writeHtmlReport } from '../report/html.mjs'
-import { writeJunitReport } from '../report/junit.mjs'
+import { slimItem } from '../report/html.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -233,15 +232,7 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
     }
   }
   const report = { header, summary, items: values.html || values.junit ? items.map((it) => slimItem(it)) : [], prices }
-  for (const [flag, file, write] of [['--html', values.html, writeHtmlReport], ['--junit', values.junit, writeJunitReport]]) {
-    if (!file) continue
-    try {
-      await write(file, report)
-    } catch (e) {
-      writeFailed = true
-      say(`oxeval: ${writeErrorText(flag, file, e)}`)
-    }
-  }
+  if (await writeReports({ html: values.html, junit: values.junit }, report, say)) writeFailed = true
   const k = values.worst !== undefined ? Number(values.worst) : 5
   const worst = new WorstItems(scorerViews(scorers, gates, summary), Number.isInteger(k) && k >= 0 ? k : 5)
   for (const it of items) worst.add(it)

@@ -29,6 +29,8 @@ import { accessSync, closeSync, constants, createWriteStream, openSync, readFile
 import { basename, dirname, resolve } from 'node:path'
 import { once } from 'node:events'
 import { UsageError } from './errors.mjs'
+import { writeHtmlReport } from '../report/html.mjs'
+import { writeJunitReport } from '../report/junit.mjs'
 
 /** A URL as safe to write down: no userinfo, no query string, no fragment. */
 export function publicUrl(url) {
@@ -408,4 +410,23 @@ export function checkWritable(flag, file) {
   } catch (e) {
     throw new UsageError(`${flag} ${file}: cannot write into ${dir} (${e.code || e.message})`)
   }
+}
+
+/**
+ * Writes the --html and --junit reports of `report` (each that was asked for). A report that
+ * cannot be written costs neither the other one nor the summary: its error is said on stderr
+ * (`say`) and the result is `true` (some write failed).
+ */
+export async function writeReports({ html, junit }, report, say) {
+  let failed = false
+  for (const [flag, file, write] of [['--html', html, writeHtmlReport], ['--junit', junit, writeJunitReport]]) {
+    if (!file) continue
+    try {
+      await write(file, report)
+    } catch (e) {
+      failed = true
+      say(`oxeval: ${writeErrorText(flag, file, e)}`)
+    }
+  }
+  return failed
 }

@@ -7,12 +7,11 @@ import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { MAX_DEPTH, newFingerprint, parseShard, scanDataset, shardItems } from './data.mjs'
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
-import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText } from './results.mjs'
+import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText, writeReports } from './results.mjs'
 import { sayer } from './terminal.mjs'
 import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
-import { ItemSpool, reportItem, writeHtmlReport } from '../report/html.mjs'
-import { writeJunitReport } from '../report/junit.mjs'
+import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
 
 const require = createRequire(import.meta.url)
@@ -383,15 +382,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     }
   }
   const report = { header, summary, items: keep || [], prices: cfg.prices, spool }
-  for (const [flag, file, write] of [['--html', cfg.html, writeHtmlReport], ['--junit', cfg.junit, writeJunitReport]]) {
-    if (!file) continue
-    try {
-      await write(file, report)
-    } catch (e) {
-      writeFailed = true
-      say(`oxeval: ${writeErrorText(flag, file, e)}`)
-    }
-  }
+  if (await writeReports({ html: cfg.html, junit: cfg.junit }, report, say)) writeFailed = true
   if (spool) spool.close()
   io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
   if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }

@@ -8,10 +8,10 @@
 // instructions before its last `DATA:` line are the same for every item of a step, so they are
 // stored once in the blob's `templates` and an item keeps `{ t: <template>, s: <its DATA part> }`.
 import { createHash } from 'node:crypto'
-import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { once } from 'node:events'
+import { writeChunks } from './write.mjs'
 import { itemError, itemScore, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
 
 /** HTML text (element content or a quoted attribute value). */
@@ -459,18 +459,7 @@ export function renderHtmlReport(report) {
 
 /** Writes the report to `file`, chunk by chunk. */
 export async function writeHtmlReport(file, report) {
-  const out = createWriteStream(file)
-  let failed = null
-  out.on('error', (e) => {
-    failed = e
-  })
-  for (const chunk of htmlReportChunks(report)) {
-    if (failed) throw failed
-    if (!out.write(chunk)) await once(out, 'drain')
-  }
-  out.end()
-  await once(out, 'finish')
-  if (failed) throw failed
+  await writeChunks(file, htmlReportChunks(report))
 }
 
 export { itemScore, itemError, meetsThreshold }

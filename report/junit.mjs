@@ -8,8 +8,7 @@
 //   a <failure> for an item below the threshold (a gate: below 1) only when that threshold (or
 //   gate) failed for the run — an item under a threshold that the run's mean meets is not a
 //   failure. Suite <properties> carry the aggregates.
-import { createWriteStream } from 'node:fs'
-import { once } from 'node:events'
+import { writeChunks } from './write.mjs'
 import { asText, itemError, itemReason, itemScore, meetsThreshold, outcomeOf, thresholdText } from './items.mjs'
 
 /** XML text: escaped, and without the characters XML 1.0 cannot hold (control chars, lone surrogates). */
@@ -159,16 +158,5 @@ export function renderJunit(report) {
 
 /** Writes the XML to `file`, chunk by chunk (flat memory). */
 export async function writeJunitReport(file, report) {
-  const out = createWriteStream(file)
-  let failed = null
-  out.on('error', (e) => {
-    failed = e
-  })
-  for (const chunk of junitChunks(report)) {
-    if (failed) throw failed
-    if (!out.write(chunk)) await once(out, 'drain')
-  }
-  out.end()
-  await once(out, 'finish')
-  if (failed) throw failed
+  await writeChunks(file, junitChunks(report))
 }
