@@ -12,22 +12,9 @@ use oxeval_core::scorers::llm::factual_correctness::FactualCorrectness;
 use oxeval_core::scorers::llm::nvidia::AnswerAccuracy;
 use oxeval_core::{ErrorCode, Judge, ModelConfig, ModelSettings, RunError, Scorer};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use wiremock::{MockServer, ResponseTemplate};
 
-fn temp_dir(what: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("oxeval-{what}-{}", uuid::Uuid::new_v4()))
-}
-
-/// Files under `dir/v3/<kind>`.
-fn count_files(dir: &Path, kind: &str) -> usize {
-    let Ok(shards) = std::fs::read_dir(dir.join("v3").join(kind)) else {
-        return 0;
-    };
-    shards
-        .map(|s| std::fs::read_dir(s.unwrap().path()).unwrap().count())
-        .sum()
-}
+use common::{count_files, temp_dir};
 
 async fn request_count(server: &MockServer) -> usize {
     server.received_requests().await.unwrap().len()

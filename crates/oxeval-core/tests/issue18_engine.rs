@@ -15,24 +15,12 @@ use oxeval_core::provider::{anthropic, google, openai};
 use oxeval_core::scorers::llm::answer_relevancy::{AnswerRelevancy, Options};
 use oxeval_core::{ErrorCode, Judge, ModelConfig, ModelSettings, RunError, Scorer};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
-fn temp_dir(what: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("oxeval-i18-{what}-{}", uuid::Uuid::new_v4()))
-}
-
-/// Files under `dir/v3/<kind>`.
-fn count_files(dir: &Path, kind: &str) -> usize {
-    let Ok(shards) = std::fs::read_dir(dir.join("v3").join(kind)) else {
-        return 0;
-    };
-    shards
-        .map(|s| std::fs::read_dir(s.unwrap().path()).unwrap().count())
-        .sum()
-}
+use common::{count_files, temp_dir};
 
 /// Every file's text under `dir/v3/entries`.
 fn entry_texts(dir: &Path) -> Vec<String> {

@@ -218,3 +218,20 @@ pub async fn failure(s: &dyn Scorer, v: Value) -> ScorerFailure {
 pub fn executions(r: &ScoreResult, step: &str) -> usize {
     r.judge.get(step).map_or(0, |j| j.executions.len())
 }
+
+// ---------------------------------------------------------------- cache directories
+
+/// A fresh temp path (not created) for a cache directory.
+pub fn temp_dir(what: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("oxeval-{what}-{}", uuid::Uuid::new_v4()))
+}
+
+/// Files under `dir/v3/<kind>` (the cache's `entries` or `locators`).
+pub fn count_files(dir: &std::path::Path, kind: &str) -> usize {
+    let Ok(shards) = std::fs::read_dir(dir.join("v3").join(kind)) else {
+        return 0;
+    };
+    shards
+        .map(|s| std::fs::read_dir(s.unwrap().path()).unwrap().count())
+        .sum()
+}
