@@ -1,0 +1,166 @@
+// Registry-driven: every factory in generated/scorers.js (generated from the core's scorer
+// registry) has its Vitest spec, its Rust HTTP test, its decision table and its README row, and
+// every judge step schema it sends has a default reply in the scripted judge. The names follow
+// the tree's conventions (see `expected` below); a scorer that has one under another name is a
+// row of EXCEPTIONS, never a skip.
+import { describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { DEFAULT_REPLIES } from '../testing/replies/index.mjs'
+import { FALLBACK_STEP_SCHEMAS, knownSchemas, stepSchemasOf } from '../testing/replies/known-schemas.mjs'
+
+interface Spec {
+  factory: string
+  id: string
+  kind?: string
+  steps?: { name: string; type: string; description?: string; schema?: string }[]
+}
+
+const require = createRequire(import.meta.url)
+const ROOT = join(__dirname, '..')
+const REGISTRY = require('../generated/scorers.js') as Spec[]
+
+/** Where a scorer's artifacts live when the conventions below do not name them. */
+interface Where {
+  /** Base name of its spec (`__test__/<name>.spec.ts`) and decision table (`docs/decision-tables/<name>.md`). */
+  name?: string
+  /** Its Rust HTTP test, a file of crates/oxeval-core/tests/. */
+  rust?: string
+  /** The Rust type its HTTP test builds. */
+  rustType?: string
+  /** Its README entry: a table row (default), or its own section (`Scorer: id \`<id>\``). */
+  readme?: 'row' | 'section'
+  /** Why, for the reader. */
+  why: string
+}
+
+const EXCEPTIONS: Record<string, Where> = {
+  createAnswerRelevancyScorer: { readme: 'section', why: 'the first scorer: README documents it in its own section, not a table row' },
+  createFactualCorrectnessScorer: { rust: 'ragas_http.rs', why: 'the four Ragas scorers share one HTTP test' },
+  createAnswerAccuracyScorer: { rust: 'ragas_http.rs', why: 'the four Ragas scorers share one HTTP test' },
+  createContextRelevanceScorer: { name: 'context-relevance', rust: 'ragas_http.rs', why: "NVIDIA's context relevance: id nv-context-relevance-scorer, files named context-relevance" },
+  createResponseGroundednessScorer: { rust: 'ragas_http.rs', why: 'the four Ragas scorers share one HTTP test' },
+  createContextRelevanceScorerLLM: { name: 'context-relevance-llm', rustType: 'ContextRelevanceLlm', why: "Mastra's id context-relevance-scorer; files say -llm beside NVIDIA's context relevance" },
+}
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const RUST_TESTS = join(ROOT, 'crates', 'oxeval-core', 'tests')
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const word = (w: string) => new RegExp(`(?<![A-Za-z0-9_])${escape(w)}(?![A-Za-z0-9_])`)
+const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined)
+
+/**
+ * The conventions: spec and decision table named by the id, with or without its `-scorer`
+ * suffix (`faithfulness-scorer.spec.ts`, `answer-relevancy.md`); the Rust HTTP test
+ * `<that name in snake_case>_http.rs`, naming the scorer's Rust type (the factory without
+ * `create`, `Scorer` and a trailing `LLM`) or its id; the README row starting "| `<factory>(".
+ */
+export function expected(spec: Spec) {
+  const w = EXCEPTIONS[spec.factory]
+  const names = w?.name ? [w.name] : [...new Set([spec.id, spec.id.replace(/-scorer$/, '')])]
+  const short = names[names.length - 1]
+  return {
+    specs: names.map((n) => `__test__/${n}.spec.ts`),
+    tables: names.map((n) => `docs/decision-tables/${n}.md`),
+    rust: w?.rust ?? `${short.replace(/-/g, '_')}_http.rs`,
+    rustType: w?.rustType ?? spec.factory.replace(/^create/, '').replace(/Scorer(LLM)?$/, ''),
+    readme: w?.readme ?? 'row',
+  }
+}
+
+/** What `spec` lacks, one line per missing artifact ([] when complete). */
+export function missing(spec: Spec): string[] {
+  const e = expected(spec)
+  const out: string[] = []
+  const specText = e.specs.map((p) => read(join(ROOT, p))).find((t) => t !== undefined)
+  if (specText === undefined) out.push(`Vitest spec: none of ${e.specs.join(', ')}`)
+  else if (!word(spec.factory).test(specText)) out.push(`Vitest spec: ${e.specs.join(' / ')} never calls ${spec.factory}`)
+  const rustText = read(join(RUST_TESTS, e.rust))
+  if (rustText === undefined) out.push(`Rust HTTP test: no crates/oxeval-core/tests/${e.rust}`)
+  else if (!word(e.rustType).test(rustText) && !rustText.includes(`"${spec.id}"`)) out.push(`Rust HTTP test: ${e.rust} names neither ${e.rustType} nor "${spec.id}"`)
+  const table = e.tables.map((p) => read(join(ROOT, p))).find((t) => t !== undefined)
+  if (table === undefined || !/^# \S/.test(table)) out.push(`decision table: none of ${e.tables.join(', ')} (with a "# " title)`)
+  if (e.readme === 'row') {
+    if (!new RegExp(`^\\| \`${escape(spec.factory)}[(\`]`, 'm').test(readme)) out.push(`README row: no table row starting "| \`${spec.factory}("`)
+  } else if (!readme.includes(`Scorer: id \`${spec.id}\``)) out.push(`README section: no "Scorer: id \`${spec.id}\`"`)
+  return out
+}
+
+describe('every registered factory has its spec, HTTP test, decision table and README row', () => {
+  it('the registry lists the factories (generated/scorers.js)', () => {
+    expect(REGISTRY.length).toBeGreaterThanOrEqual(13)
+    expect(new Set(REGISTRY.map((s) => s.factory)).size).toBe(REGISTRY.length)
+  })
+
+  it.each(REGISTRY)('$factory', (spec) => {
+    expect(missing(spec)).toEqual([])
+  })
+
+  it('EXCEPTIONS names registered factories only, each with a reason', () => {
+    const factories = new Set(REGISTRY.map((s) => s.factory))
+    for (const [factory, w] of Object.entries(EXCEPTIONS)) {
+      expect(factories.has(factory), factory).toBe(true)
+      expect(w.why.length).toBeGreaterThan(10)
+    }
+  })
+
+  it('a factory without any of them is reported four times', () => {
+    expect(missing({ factory: 'createMadeUpScorer', id: 'made-up-scorer' })).toEqual([
+      'Vitest spec: none of __test__/made-up-scorer.spec.ts, __test__/made-up.spec.ts',
+      'Rust HTTP test: no crates/oxeval-core/tests/made_up_http.rs',
+      'decision table: none of docs/decision-tables/made-up-scorer.md, docs/decision-tables/made-up.md (with a "# " title)',
+      'README row: no table row starting "| `createMadeUpScorer("',
+    ])
+  })
+
+  it('files that exist but do not name the scorer are reported', () => {
+    // answer relevancy's files, claimed by another factory name
+    const lacks = missing({ factory: 'createAnswerRelevancyV2Scorer', id: 'answer-relevancy-scorer' })
+    expect(lacks).toEqual([
+      'Vitest spec: __test__/answer-relevancy-scorer.spec.ts / __test__/answer-relevancy.spec.ts never calls createAnswerRelevancyV2Scorer',
+      'Rust HTTP test: answer_relevancy_http.rs names neither AnswerRelevancyV2 nor "answer-relevancy-scorer"',
+      'README row: no table row starting "| `createAnswerRelevancyV2Scorer("',
+    ])
+  })
+
+  it('every Rust *_http.rs scorer test belongs to a registered scorer or is infrastructure', () => {
+    const claimed = new Set(REGISTRY.map((s) => expected(s).rust))
+    const infrastructure = ['cache_modes_http.rs', 'providers_http.rs']
+    const files = readdirSync(RUST_TESTS).filter((f) => f.endsWith('_http.rs'))
+    expect(files.filter((f) => !claimed.has(f) && !infrastructure.includes(f))).toEqual([])
+  })
+})
+
+describe('the scripted judge knows every step schema of the registry', () => {
+  it.each(REGISTRY)('$factory: its step schemas have a default reply', (spec) => {
+    const schemas = stepSchemasOf(spec)
+    // an LLM scorer sends at least one structured step; code scorers send none
+    if ((spec.kind ?? 'llm') === 'llm') expect(schemas.length, `${spec.id}: no step schema (registry steps or FALLBACK_STEP_SCHEMAS)`).toBeGreaterThan(0)
+    expect(schemas.filter((s) => !DEFAULT_REPLIES.has(s))).toEqual([])
+  })
+
+  it("known schemas: spec.steps[*].schema when the registry carries steps, else the scorer's fallback row", () => {
+    const withSteps: Spec[] = [
+      {
+        factory: 'createX',
+        id: 'answer-relevancy-scorer',
+        steps: [
+          { name: 'preprocess', type: 'prompt', schema: 'x_statements' },
+          { name: 'generateScore', type: 'function' },
+          { name: 'generateReason', type: 'prompt' },
+        ],
+      },
+      { factory: 'createY', id: 'y', kind: 'code', steps: [{ name: 'generateScore', type: 'function' }] },
+    ]
+    expect([...knownSchemas(withSteps)]).toEqual(['x_statements'])
+    const without: Spec[] = [{ factory: 'createAnswerRelevancyScorer', id: 'answer-relevancy-scorer' }]
+    expect([...knownSchemas(without)]).toEqual(['answer_relevancy_statements', 'answer_relevancy_verdicts'])
+    expect(stepSchemasOf({ factory: 'createZ', id: 'not-in-the-table' })).toEqual([])
+  })
+
+  it('the fallback table covers exactly the registered ids (while the registry has no steps)', () => {
+    const ids = REGISTRY.filter((s) => !Array.isArray(s.steps)).map((s) => s.id)
+    for (const id of ids) expect(Object.keys(FALLBACK_STEP_SCHEMAS), id).toContain(id)
+  })
+})
