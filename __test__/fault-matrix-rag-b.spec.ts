@@ -3,23 +3,11 @@
 // recovers with the right attempt counts, or rejects with a ScorerRunError naming analyze,
 // keeping the completed steps and the raw output.
 import { describe, expect, it } from 'vitest'
-import { oxeval, scorerBuilder, schemaName, useJudgeServer, type Any, type RecordedRequest, type ReplyObject } from './helpers/setup'
+import { expectFailedAtStep, expectFailedExecution, faultReply, OUTPUT, settleWithin, TRANSPORT, type Fault } from './helpers/fault-matrix'
+import { oxeval, scorerBuilder, schemaName, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
 
-const { ScorerRunError } = oxeval
 const server = useJudgeServer({ hangMs: 5000 })
 
-type Fault = '429' | '500' | '502' | '503' | 'reset' | 'hang' | 'truncate' | 'invalid-json' | 'schema-invalid' | 'empty' | 'length'
-const TRANSPORT: Fault[] = ['429', '500', '502', '503', 'reset', 'hang', 'truncate']
-const OUTPUT: Fault[] = ['invalid-json', 'schema-invalid', 'empty', 'length']
-const TRANSPORT_CODE: Record<string, string> = {
-  '429': 'OXEVAL_JUDGE_HTTP',
-  '500': 'OXEVAL_JUDGE_HTTP',
-  '502': 'OXEVAL_JUDGE_HTTP',
-  '503': 'OXEVAL_JUDGE_HTTP',
-  reset: 'OXEVAL_JUDGE_NETWORK',
-  truncate: 'OXEVAL_JUDGE_NETWORK',
-  hang: 'OXEVAL_JUDGE_TIMEOUT',
-}
 const MAX_RETRIES = 1
 const DIMS = ['content_accuracy', 'completeness', 'relevance', 'consistency', 'hallucination_resistance']
 const REASON = 'The score is X because.'
@@ -92,42 +80,14 @@ const subjects: Record<string, Subject> = {
   },
 }
 
-function faultReply(fault: Fault, happy: unknown): ReplyObject {
-  switch (fault) {
-    case '429':
-      return { status: 429, headers: { 'retry-after': '0' } }
-    case '500':
-    case '502':
-    case '503':
-      return { status: Number(fault) }
-    case 'reset':
-    case 'hang':
-    case 'truncate':
-    case 'empty':
-      return { fault }
-    case 'invalid-json':
-      return { content: 'Sorry, I cannot help with that.' }
-    case 'schema-invalid':
-      return { json: { unexpected: true } }
-    case 'length': {
-      const full = JSON.stringify(happy)
-      return { content: full.slice(0, Math.floor(full.length / 2)), finishReason: 'length' }
-    }
-  }
-}
-
 async function runWith(s: Subject, fault: Fault, persistent: boolean) {
   const isAnalyze = (q: RecordedRequest) => schemaName(q) === s.analyze
-  server.on(isAnalyze, faultReply(fault, s.replies[s.analyze]), persistent ? {} : { times: 1 })
+  server.on(isAnalyze, faultReply(fault, { json: s.replies[s.analyze] }), persistent ? {} : { times: 1 })
   for (const [name, reply] of Object.entries(s.replies)) server.on((q) => schemaName(q) === name, { json: reply })
   server.on((q) => !schemaName(q), REASON)
   const make = scorerBuilder(server, oxeval[s.factory] as Any, { settings: { maxRetries: MAX_RETRIES, timeoutMs: 300 } })
-  return make(s.options)
-    .run(s.run, { deadlineMs: 5000 })
-    .then(
-      (result: Any) => ({ result, error: undefined as Any }),
-      (error: Any) => ({ result: undefined as Any, error }),
-    )
+  // no deadline assertion here (as before): the run's own deadlineMs bounds it
+  return settleWithin(Infinity, () => make(s.options).run(s.run, { deadlineMs: 5000 }))
 }
 
 describe.each(Object.entries(subjects))('%s: fault on analyze', (_name, s) => {
@@ -142,21 +102,8 @@ describe.each(Object.entries(subjects))('%s: fault on analyze', (_name, s) => {
 
   it.each([...TRANSPORT, ...OUTPUT])('persistent %s → fails loudly at analyze', async (fault) => {
     const { error } = await runWith(s, fault, true)
-    expect(error).toBeInstanceOf(ScorerRunError)
-    expect(error.failedStep).toBe('analyze')
-    expect(error.completedSteps).toEqual(s.before)
-    expect(error.message).toMatch(/^Scorer Run Failed: step 'analyze' failed: /)
+    expectFailedAtStep(error, 'analyze', s.before)
     if (s.before.length) expect(error.result.preprocessStepResult).toBeDefined()
-    const ex = error.result.judge.analyze.executions[0]
-    expect(ex.status).toBe('failed')
-    expect(ex.error.code).toBe(error.code)
-    if (TRANSPORT.includes(fault)) {
-      expect(error.code).toBe(TRANSPORT_CODE[fault])
-      expect(ex.modelCallCount).toBe(MAX_RETRIES + 1)
-    } else {
-      expect(error.code).toBe(fault === 'length' ? 'OXEVAL_JUDGE_TRUNCATED' : 'OXEVAL_JUDGE_OUTPUT')
-      expect(ex.attemptCount).toBe(2)
-      if (fault !== 'empty') expect(ex.rawOutput).toBeTruthy()
-    }
+    expectFailedExecution(error, 'analyze', fault, MAX_RETRIES)
   })
 })

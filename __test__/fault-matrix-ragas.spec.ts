@@ -9,6 +9,7 @@
 // Every run settles within its deadline. Shapes: docs/ragas-step-results.md; routing by schema
 // name and DATA line as in the Ragas scorer specs (factual-correctness.spec.ts and the others).
 import { describe, expect, it } from 'vitest'
+import { callCode, callCounts, expectCause, expectFailedAtStep, expectRetryOrFallback, faultReply, FAULTS, isTransport, replyText, settleWithin, TRANSPORT_CODE, type Fault } from './helpers/fault-matrix'
 import { data, oxeval, schemaName, scorerBuilder, SEP, useJudgeServer, type Any, type RecordedRequest, type ReplyObject } from './helpers/setup'
 
 const {
@@ -21,78 +22,7 @@ const {
 
 const server = useJudgeServer({ hangMs: 5000 })
 
-// ---------------------------------------------------------------------------------------
-// faults (the same scripted replies as fault-matrix.spec.ts)
-
-type Fault = '429' | '500' | '502' | '503' | 'reset' | 'hang' | 'truncate' | 'invalid-json' | 'schema-invalid' | 'empty' | 'length'
-const TRANSPORT: Fault[] = ['429', '500', '502', '503', 'reset', 'hang', 'truncate']
-const OUTPUT: Fault[] = ['invalid-json', 'schema-invalid', 'empty', 'length']
-const FAULTS: Fault[] = [...TRANSPORT, ...OUTPUT]
-const isTransport = (f: Fault) => TRANSPORT.includes(f)
-
-/** The fault's reply; `happy` is the reply the call would otherwise get (cut in half for 'length'). */
-function faultReply(fault: Fault, happy: ReplyObject): ReplyObject {
-  switch (fault) {
-    case '429':
-      return { status: 429, headers: { 'retry-after': '0' } }
-    case '500':
-    case '502':
-    case '503':
-      return { status: Number(fault) }
-    case 'reset':
-    case 'hang':
-    case 'truncate':
-    case 'empty':
-      return { fault }
-    case 'invalid-json':
-      return { content: 'Sorry, I cannot help with that.' }
-    case 'schema-invalid':
-      return { json: { unexpected: true } }
-    case 'length': {
-      const full = happy.content ?? JSON.stringify(happy.json)
-      return { content: full.slice(0, Math.floor(full.length / 2)), finishReason: 'length' }
-    }
-  }
-}
-
-const TRANSPORT_CODE: Record<string, string> = {
-  '429': 'OXEVAL_JUDGE_HTTP',
-  '500': 'OXEVAL_JUDGE_HTTP',
-  '502': 'OXEVAL_JUDGE_HTTP',
-  '503': 'OXEVAL_JUDGE_HTTP',
-  reset: 'OXEVAL_JUDGE_NETWORK',
-  truncate: 'OXEVAL_JUDGE_NETWORK',
-  hang: 'OXEVAL_JUDGE_TIMEOUT',
-}
-/** The code of one failed judge call. */
-const callCode = (f: Fault) => (isTransport(f) ? TRANSPORT_CODE[f] : f === 'length' ? 'OXEVAL_JUDGE_TRUNCATED' : 'OXEVAL_JUDGE_OUTPUT')
-/** [attemptCount, modelCallCount] of a call hit by the fault: transport faults are retried by
- *  HTTP (maxRetries 1 → 2 requests, 1 attempt); output faults run the format fallback. */
-const callCounts = (f: Fault) => (isTransport(f) ? [1, 2] : [2, 2])
-
-/** The two requests of one call hit once by the fault: a transport retry resends the same body;
- *  the format fallback drops response_format, names the schema in the system message and states
- *  the rejection (after finish_reason 'length' with twice the output budget: 4096 when none was set). */
-function expectRetryOrFallback(reqs: RecordedRequest[], fault: Fault, schema: string) {
-  expect(reqs).toHaveLength(2)
-  const [first, second] = reqs
-  expect((first.body!.response_format as Any)?.json_schema?.name).toBe(schema)
-  if (isTransport(fault)) {
-    expect(second.raw).toBe(first.raw)
-  } else {
-    expect(second.body!.response_format).toBeUndefined()
-    expect(second.system).toContain(`Output schema name: ${schema}`)
-    expect(second.user).toContain('A previous answer to this request was rejected')
-    if (fault === 'length') expect(second.body!.max_tokens ?? second.body!.max_completion_tokens).toBe(4096)
-  }
-}
-
-/** The rejection's cause is the failed call's error. */
-function expectCause(error: Any, fault: Fault) {
-  expect(error.cause).toBeInstanceOf(Error)
-  expect(error.cause.code).toBe(error.code)
-  if (['429', '500', '502', '503'].includes(fault)) expect(error.cause.status).toBe(Number(fault))
-}
+// faults: the shared matrix (helpers/fault-matrix.ts)
 
 const DEADLINE_MS = 5000
 const SETTINGS = { maxRetries: 1, timeoutMs: 300 }
@@ -102,15 +32,7 @@ const crScorer = scorerBuilder(server, createContextRelevanceScorer, { settings:
 const rgScorer = scorerBuilder(server, createResponseGroundednessScorer, { settings: SETTINGS })
 
 /** Run with the deadline; assert it settled within it. */
-async function settle(p: () => Promise<Any>) {
-  const t0 = Date.now()
-  const outcome = await p().then(
-    (result: Any) => ({ result, error: undefined as Any }),
-    (error: Any) => ({ result: undefined as Any, error }),
-  )
-  expect(Date.now() - t0).toBeLessThan(DEADLINE_MS)
-  return outcome
-}
+const settle = (p: () => Promise<Any>) => settleWithin(DEADLINE_MS, p)
 
 // ---------------------------------------------------------------------------------------
 // 1. factual correctness (f1)
@@ -205,11 +127,8 @@ describe.each(FC_CASES)('factual correctness: fault on %s (%s side)', (step, sid
   it.each(FAULTS)('persistent %s → ScorerRunError at the step, completed steps kept', async (fault) => {
     const { result, error } = await runFc(step, side, fault, true)
     expect(result).toBeUndefined()
-    expect(error).toBeInstanceOf(ScorerRunError)
-    expect(error.failedStep).toBe(step)
-    expect(error.completedSteps).toEqual(step === 'preprocess' ? [] : ['preprocess'])
+    expectFailedAtStep(error, step, step === 'preprocess' ? [] : ['preprocess'])
     expect(error.code).toBe(callCode(fault))
-    expect(error.message).toMatch(new RegExp(`^Scorer Run Failed: step '${step}' failed: `))
     expectCause(error, fault)
 
     const r = error.result
@@ -240,7 +159,7 @@ describe.each(FC_CASES)('factual correctness: fault on %s (%s side)', (step, sid
     expect(execs[other].status).toBe('success')
     if (!isTransport(fault) && fault !== 'empty') {
       const sent = faultReply(fault, FC_CALLS[step][side].happy)
-      expect(ex.rawOutput).toBe(sent.content ?? JSON.stringify(sent.json))
+      expect(ex.rawOutput).toBe(replyText(sent))
       expect(error.cause.rawOutput).toBe(ex.rawOutput)
     }
   })
@@ -309,7 +228,7 @@ const ATTEMPTS = 2
 function invalidJudge(fault: Fault, happy: ReplyObject) {
   const sent = faultReply(fault, happy)
   // transport failures have no reply text; format failures keep the reply of each attempt
-  const raw = isTransport(fault) ? [] : Array(ATTEMPTS).fill(fault === 'empty' ? '' : (sent.content ?? JSON.stringify(sent.json)))
+  const raw = isTransport(fault) ? [] : Array(ATTEMPTS).fill(fault === 'empty' ? '' : replyText(sent))
   return { rating: null, normalized: null, attempts: ATTEMPTS, rawOutputs: raw, valid: false }
 }
 
