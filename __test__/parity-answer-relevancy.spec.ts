@@ -7,7 +7,8 @@
 // when there are no statements, and reads the user's question from a bare message array.
 import { describe, expect, it } from 'vitest'
 import { createAnswerRelevancyScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Case {
   name: string
@@ -21,27 +22,12 @@ interface Case {
   score: number
 }
 
-let current: Case | undefined
-
-/** Which structured step a request asks for, from the properties of its JSON schema. */
-function stepOf(req: RecordedRequest): 'preprocess' | 'analyze' | 'generateReason' {
-  const schema = (req.body?.response_format as Any)?.json_schema?.schema
-  const props = Object.keys(schema?.properties ?? {})
-  if (props.includes('statements')) return 'preprocess'
-  if (props.includes('results')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    const step = stepOf(req)
-    if (step === 'preprocess') return { json: { statements: c.statements } }
-    if (step === 'analyze') return { json: { results: c.verdicts.map((result, i) => ({ result, reason: `verdict ${i + 1}` })) } }
-    return `The score is ${c.score} because of the scripted verdicts.`
-  },
+const parity = useParity<Case>({ preprocess: 'statements', analyze: 'results' }, (c, step) => {
+  if (step === 'preprocess') return { json: { statements: c.statements } }
+  if (step === 'analyze') return { json: { results: c.verdicts.map((result, i) => ({ result, reason: `verdict ${i + 1}` })) } }
+  return `The score is ${c.score} because of the scripted verdicts.`
 })
+const { stepOf } = parity
 
 const Q = 'What is the capital of France?'
 const agentMessage = (role: 'user' | 'assistant', parts: unknown[], id = `${role}-1`) => ({
@@ -162,18 +148,10 @@ const cases: Case[] = [
 
 const norm = (step: Any) => ({ results: step.results.map((r: Any) => ({ ...r, result: r.result.trim().toLowerCase() })) })
 
-async function runBoth(c: Case, run: Record<string, unknown> = {}) {
-  current = c
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } })
-  const o = oxeval.createAnswerRelevancyScorer({ model: { id: uniqueModelId('parity'), url: server.url }, modelSettings: { retryDelayMs: 1 } })
-  const start = server.requests.length
-  const mr: Any = await m.run({ input: c.input as Any, output: c.output as Any, ...run })
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run({ input: c.input, output: c.output, ...run })
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(c: Case, run: Record<string, unknown> = {}) {
+  const m = mastraScorer({ model: parity.mastraModel() })
+  const o = oxeval.createAnswerRelevancyScorer({ model: parity.oxModel(), modelSettings: { retryDelayMs: 1 } })
+  return parity.runBoth(c, m, o, { input: c.input, output: c.output, ...run })
 }
 
 describe('answer relevancy parity with @mastra/evals 1.10.2 (one scripted judge)', () => {

@@ -5,48 +5,28 @@
 // math. Deliberate differences (docs/decision-tables/answer-similarity.md) are asserted as such.
 import { describe, expect, it } from 'vitest'
 import { createAnswerSimilarityScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, failure, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { expectSameResults, useParity } from './helpers/parity'
+import { data, failure, oxeval, type Any } from './helpers/setup'
 
 interface Reply {
   units: { outputUnits: string[]; groundTruthUnits: string[] }
   analysis: { matches: unknown[]; extraInOutput: string[]; contradictions: unknown[] }
   reason: string
 }
-let current: Reply | undefined
-
-function stepOf(req: RecordedRequest): 'preprocess' | 'analyze' | 'generateReason' {
-  const props = Object.keys((req.body?.response_format as Any)?.json_schema?.schema?.properties ?? {})
-  if (props.includes('outputUnits') || req.system.includes('answer_similarity_units')) return 'preprocess'
-  if (props.includes('matches') || req.system.includes('answer_similarity_analysis')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    const step = stepOf(req)
-    if (step === 'preprocess') return { json: c.units }
-    if (step === 'analyze') return { json: c.analysis }
-    return c.reason
-  },
+const parity = useParity<Reply>({ preprocess: { property: 'outputUnits', schema: 'answer_similarity_units' }, analyze: { property: 'matches', schema: 'answer_similarity_analysis' } }, (c, step) => {
+  if (step === 'preprocess') return { json: c.units }
+  if (step === 'analyze') return { json: c.analysis }
+  return c.reason
 })
+const { server, stepOf } = parity
 
 const m = (g: string, o: string | null, matchType: string) => ({ groundTruthUnit: g, outputUnit: o, matchType, explanation: `${matchType}` })
 const contra = (o: string, g: string) => ({ outputUnit: o, groundTruthUnit: g, explanation: 'contradicts' })
 
-async function runBoth(reply: Reply, options: Record<string, unknown> | undefined, run: Record<string, unknown>) {
-  current = reply
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' }, ...(options ? { options } : {}) } as Any)
-  const o = oxeval.createAnswerSimilarityScorer({ model: { id: uniqueModelId('parity-as'), url: server.url }, modelSettings: { retryDelayMs: 1 }, ...(options ? { options } : {}) } as Any)
-  const start = server.requests.length
-  const mr: Any = await m.run(run as Any)
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run(run)
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(reply: Reply, options: Record<string, unknown> | undefined, run: Record<string, unknown>) {
+  const m = mastraScorer({ model: parity.mastraModel(), ...(options ? { options } : {}) } as Any)
+  const o = oxeval.createAnswerSimilarityScorer({ model: parity.oxModel('parity-as'), modelSettings: { retryDelayMs: 1 }, ...(options ? { options } : {}) } as Any)
+  return parity.runBoth(reply, m, o, run)
 }
 
 const OUT = 'Paris is the capital of France. It has 3 million people.'
@@ -97,10 +77,7 @@ describe('answer similarity parity with @mastra/evals 1.10.2 (one scripted judge
     const { mr, or, mreq, oreq } = await runBoth(reply, c.options, { output: OUT, groundTruth: GT, runId: 'parity-run' })
     expect(mr.score).toBe(c.score)
     expect(or.score).toBe(c.score)
-    expect(or.reason).toBe(mr.reason)
-    expect(or.preprocessStepResult).toEqual(mr.preprocessStepResult)
-    expect(or.analyzeStepResult).toEqual(mr.analyzeStepResult)
-    expect(Object.keys(or)).toEqual(Object.keys(mr))
+    expectSameResults(or, mr)
     expect(mreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     expect(oreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     expect(data(oreq[0])).toEqual({ output: OUT, groundTruth: GT })
@@ -123,14 +100,14 @@ describe('answer similarity parity with @mastra/evals 1.10.2 (one scripted judge
 
   it('no ground truth: Mastra fails the run at preprocess, oxeval rejects with a TypeError before any call (deliberate)', async () => {
     const reply: Reply = { units: { outputUnits: [], groundTruthUnits: [] }, analysis: { matches: [], extraInOutput: [], contradictions: [] }, reason: 'x' }
-    current = reply
-    const me = await failure(mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } }).run({ output: OUT } as Any))
+    parity.current = reply
+    const me = await failure(mastraScorer({ model: parity.mastraModel() }).run({ output: OUT } as Any))
     expect(String(me.message)).toMatch(/requires ground truth/)
     const n = server.requests.length
-    const oe = await failure(oxeval.createAnswerSimilarityScorer({ model: { id: uniqueModelId('parity-as'), url: server.url } }).run({ output: OUT }))
+    const oe = await failure(oxeval.createAnswerSimilarityScorer({ model: parity.oxModel('parity-as') }).run({ output: OUT }))
     expect(oe).toBeInstanceOf(TypeError)
     expect(server.requests.length).toBe(n)
-    current = undefined
+    parity.current = undefined
   })
 
   it('requireGroundTruth: false without a ground truth: both score 0; Mastra asks the judge three times, oxeval not at all (deliberate)', async () => {

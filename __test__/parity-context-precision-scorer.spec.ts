@@ -6,7 +6,8 @@
 // Agent's input and output), and a factory without any context is fine (run.context).
 import { describe, expect, it } from 'vitest'
 import { createContextPrecisionScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Case {
   name: string
@@ -19,19 +20,11 @@ interface Case {
   context: string[]
 }
 
-let current: Case | undefined
-
-const stepOf = (req: RecordedRequest) =>
-  Object.keys((req.body?.response_format as Any)?.json_schema?.schema?.properties ?? {}).includes('verdicts') ? 'analyze' : 'generateReason'
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    if (stepOf(req) === 'analyze') return { json: { verdicts: c.verdicts.map(([context_index, verdict]) => ({ context_index, verdict, reason: `piece ${context_index}` })) } }
-    return `The score is ${c.score} because of the scripted verdicts.`
-  },
+const parity = useParity<Case>({ analyze: 'verdicts' }, (c, step) => {
+  if (step === 'analyze') return { json: { verdicts: c.verdicts.map(([context_index, verdict]) => ({ context_index, verdict, reason: `piece ${context_index}` })) } }
+  return `The score is ${c.score} because of the scripted verdicts.`
 })
+const { stepOf } = parity
 
 const CONTEXT = ['Exercise strengthens the heart.', 'A balanced diet matters.', 'Activity reduces stress.', 'Sleep needs vary.']
 const msg = (role: string, text: string) => ({ id: `${role}-1`, role, createdAt: new Date('2025-01-01T00:00:00Z'), content: { format: 2, parts: [{ type: 'text', text }] } })
@@ -85,18 +78,10 @@ const cases: Case[] = [
   },
 ]
 
-async function runBoth(c: Case) {
-  current = c
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: c.options as Any })
-  const o = oxeval.createContextPrecisionScorer({ model: { id: uniqueModelId('parity'), url: server.url }, modelSettings: { retryDelayMs: 1 }, options: c.options as Any, contextExtractor: c.options.contextExtractor as Any })
-  const start = server.requests.length
-  const mr: Any = await m.run({ input: c.input as Any, output: c.output as Any, runId: 'parity-run' })
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run({ input: c.input, output: c.output, runId: 'parity-run' })
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(c: Case) {
+  const m = mastraScorer({ model: parity.mastraModel(), options: c.options as Any })
+  const o = oxeval.createContextPrecisionScorer({ model: parity.oxModel(), modelSettings: { retryDelayMs: 1 }, options: c.options as Any, contextExtractor: c.options.contextExtractor as Any })
+  return parity.runBoth(c, m, o, { input: c.input, output: c.output, runId: 'parity-run' })
 }
 
 describe('context precision parity with @mastra/evals 1.10.2 (one scripted judge)', () => {
@@ -125,24 +110,24 @@ describe('context precision parity with @mastra/evals 1.10.2 (one scripted judge
   it('contextExtractor: Mastra calls it again for the reason prompt, oxeval once per run (deliberate)', async () => {
     const calls = { mastra: 0, oxeval: 0 }
     const c = cases[4]
-    current = c
-    const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: { contextExtractor: () => (calls.mastra++, c.context) } })
-    const o = oxeval.createContextPrecisionScorer({ model: { id: uniqueModelId('parity'), url: server.url }, contextExtractor: () => (calls.oxeval++, c.context) })
+    parity.current = c
+    const m = mastraScorer({ model: parity.mastraModel(), options: { contextExtractor: () => (calls.mastra++, c.context) } })
+    const o = oxeval.createContextPrecisionScorer({ model: parity.oxModel(), contextExtractor: () => (calls.oxeval++, c.context) })
     const mr: Any = await m.run({ input: c.input as Any, output: c.output as Any })
     const or: Any = await o.run({ input: c.input, output: c.output })
     expect(or.score).toBe(mr.score)
     expect(calls).toEqual({ mastra: 2, oxeval: 1 })
-    current = undefined
+    parity.current = undefined
   })
 
   it('a contextExtractor with plain-string input: Mastra ignores it (no context → error), oxeval calls it (deliberate)', async () => {
     const c = { ...cases[0], options: {} }
-    current = c
-    const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: { contextExtractor: () => CONTEXT } })
+    parity.current = c
+    const m = mastraScorer({ model: parity.mastraModel(), options: { contextExtractor: () => CONTEXT } })
     await expect(m.run({ input: c.input as Any, output: c.output as Any })).rejects.toThrow()
-    const o = oxeval.createContextPrecisionScorer({ model: { id: uniqueModelId('parity'), url: server.url }, contextExtractor: () => CONTEXT })
+    const o = oxeval.createContextPrecisionScorer({ model: parity.oxModel(), contextExtractor: () => CONTEXT })
     expect((await o.run({ input: c.input, output: c.output })).score).toBe(c.score)
-    current = undefined
+    parity.current = undefined
   })
 
   it('factory checks: an empty context option throws in both; no context at the factory throws only in Mastra (deliberate: run.context)', () => {

@@ -6,7 +6,8 @@
 // once per run and for any input shape.
 import { describe, expect, it } from 'vitest'
 import { createContextRecallScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Case {
   name: string
@@ -18,25 +19,12 @@ interface Case {
   context: string[]
 }
 
-let current: Case | undefined
-
-function stepOf(req: RecordedRequest): 'preprocess' | 'analyze' | 'generateReason' {
-  const props = Object.keys((req.body?.response_format as Any)?.json_schema?.schema?.properties ?? {})
-  if (props.includes('claims')) return 'preprocess'
-  if (props.includes('verdicts')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    const step = stepOf(req)
-    if (step === 'preprocess') return { json: { claims: c.claims } }
-    if (step === 'analyze') return { json: { verdicts: c.verdicts.map((verdict, i) => ({ verdict, reason: `claim ${i}` })) } }
-    return `The score is ${c.score} because of the scripted verdicts.`
-  },
+const parity = useParity<Case>({ preprocess: 'claims', analyze: 'verdicts' }, (c, step) => {
+  if (step === 'preprocess') return { json: { claims: c.claims } }
+  if (step === 'analyze') return { json: { verdicts: c.verdicts.map((verdict, i) => ({ verdict, reason: `claim ${i}` })) } }
+  return `The score is ${c.score} because of the scripted verdicts.`
 })
+const { server, stepOf } = parity
 
 const CONTEXT = ['Albert Einstein was born on 14 March 1879 in Ulm.', 'He published special relativity in 1905.']
 const TRUTH = 'Einstein was born in Ulm in 1879 and won the Nobel Prize in 1921.'
@@ -51,19 +39,10 @@ const cases: Case[] = [
   { name: 'more yes verdicts than claims: both cap at 1', groundTruth: TRUTH, options: { context: CONTEXT }, claims: CLAIMS.slice(0, 2), verdicts: ['yes', 'yes', 'yes'], score: 1, context: CONTEXT },
 ]
 
-async function runBoth(c: Case) {
-  current = c
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: c.options as Any })
-  const o = oxeval.createContextRecallScorer({ model: { id: uniqueModelId('parity'), url: server.url }, modelSettings: { retryDelayMs: 1, maxRetries: 0 }, options: c.options as Any })
-  const run = { input: 'Tell me about Einstein.', output: 'He was a physicist.', groundTruth: c.groundTruth, runId: 'parity-run' }
-  const start = server.requests.length
-  const mr: Any = await m.run(run as Any)
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run(run)
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(c: Case) {
+  const m = mastraScorer({ model: parity.mastraModel(), options: c.options as Any })
+  const o = oxeval.createContextRecallScorer({ model: parity.oxModel(), modelSettings: { retryDelayMs: 1, maxRetries: 0 }, options: c.options as Any })
+  return parity.runBoth(c, m, o, { input: 'Tell me about Einstein.', output: 'He was a physicist.', groundTruth: c.groundTruth, runId: 'parity-run' })
 }
 
 describe('context recall parity with @mastra/evals 1.10.2 (one scripted judge)', () => {
@@ -98,14 +77,14 @@ describe('context recall parity with @mastra/evals 1.10.2 (one scripted judge)',
   })
 
   it('no groundTruth: Mastra scores 0 after three calls; oxeval is a TypeError before any call (deliberate)', async () => {
-    current = { ...cases[0], claims: [], verdicts: [], score: 0 }
-    const mr: Any = await mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: { context: CONTEXT } }).run({ output: 'x' } as Any)
+    parity.current = { ...cases[0], claims: [], verdicts: [], score: 0 }
+    const mr: Any = await mastraScorer({ model: parity.mastraModel(), options: { context: CONTEXT } }).run({ output: 'x' } as Any)
     expect(mr.score).toBe(0)
     expect(server.requests).toHaveLength(3)
-    const o = oxeval.createContextRecallScorer({ model: { id: uniqueModelId('parity'), url: server.url }, context: CONTEXT })
+    const o = oxeval.createContextRecallScorer({ model: parity.oxModel(), context: CONTEXT })
     await expect(o.run({ output: 'x' })).rejects.toThrow(/ground truth is missing/)
     expect(server.requests).toHaveLength(3)
-    current = undefined
+    parity.current = undefined
   })
 
   it('an object groundTruth: Mastra sends its JSON text, oxeval its stable JSON text (keys sorted) — the same for sorted keys', async () => {

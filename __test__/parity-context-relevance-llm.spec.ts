@@ -6,52 +6,33 @@
 // docs/decision-tables/context-relevance-llm.md) are asserted as such.
 import { describe, expect, it } from 'vitest'
 import { createContextRelevanceScorerLLM as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Reply {
   evaluations: unknown[]
   missingContext?: string[]
   reason: string
 }
-let current: Reply | undefined
-
-function stepOf(req: RecordedRequest): 'analyze' | 'generateReason' {
-  const schema = (req.body?.response_format as Any)?.json_schema?.schema
-  if (Object.keys(schema?.properties ?? {}).includes('evaluations')) return 'analyze'
-  if (req.system.includes('context_relevance_llm_analysis')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    if (stepOf(req) === 'analyze') {
-      const json: Any = { evaluations: c.evaluations, overallAssessment: 'scripted assessment' }
-      if (c.missingContext) json.missingContext = c.missingContext
-      return { json }
-    }
-    return c.reason
-  },
+const parity = useParity<Reply>({ analyze: { property: 'evaluations', schema: 'context_relevance_llm_analysis' } }, (c, step) => {
+  if (step === 'analyze') {
+    const json: Any = { evaluations: c.evaluations, overallAssessment: 'scripted assessment' }
+    if (c.missingContext) json.missingContext = c.missingContext
+    return { json }
+  }
+  return c.reason
 })
+const { server, stepOf } = parity
 
 const ev = (i: number, piece: string, relevanceLevel: string, wasUsed: boolean) => ({ context_index: i, contextPiece: piece, relevanceLevel, wasUsed, reasoning: `because ${i}` })
 const Q = 'What are the benefits of exercise?'
 const A = 'Exercise improves heart health and mood.'
 const CTX = ['Exercise strengthens the heart.', 'A balanced diet matters.', 'Physical activity reduces stress.']
 
-async function runBoth(reply: Reply, options: Record<string, unknown>, run: Record<string, unknown>) {
-  current = reply
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' }, options: options as Any })
-  const o = oxeval.createContextRelevanceScorerLLM({ model: { id: uniqueModelId('parity-cr'), url: server.url }, modelSettings: { retryDelayMs: 1 }, options } as Any)
-  const start = server.requests.length
-  const mr: Any = await m.run(run as Any)
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run(run)
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(reply: Reply, options: Record<string, unknown>, run: Record<string, unknown>) {
+  const m = mastraScorer({ model: parity.mastraModel(), options: options as Any })
+  const o = oxeval.createContextRelevanceScorerLLM({ model: parity.oxModel('parity-cr'), modelSettings: { retryDelayMs: 1 }, options } as Any)
+  return parity.runBoth(reply, m, o, run)
 }
 
 interface Case {
@@ -155,17 +136,17 @@ describe('context relevance (LLM) parity with @mastra/evals 1.10.2 (one scripted
 
   it('no context at all: Mastra scores the full scale, oxeval rejects with a TypeError (deliberate)', async () => {
     const reply = { evaluations: [], missingContext: [], reason: 'No context.' }
-    current = reply
-    const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' }, options: { contextExtractor: () => [] } as Any })
+    parity.current = reply
+    const m = mastraScorer({ model: parity.mastraModel(), options: { contextExtractor: () => [] } as Any })
     const msg = (role: string, text: string) => ({ id: `${role}-1`, role, createdAt: new Date(), content: { format: 2, parts: [{ type: 'text', text }] } })
     const run = { input: { inputMessages: [msg('user', Q)], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} }, output: [msg('assistant', A)] }
     const mr: Any = await m.run(run as Any)
     expect(mr.score).toBe(1)
-    const o = oxeval.createContextRelevanceScorerLLM({ model: { id: uniqueModelId('parity-cr'), url: server.url }, options: { contextExtractor: () => [] } } as Any)
+    const o = oxeval.createContextRelevanceScorerLLM({ model: parity.oxModel('parity-cr'), options: { contextExtractor: () => [] } } as Any)
     const n = server.requests.length
     await expect(o.run(run)).rejects.toThrow(TypeError)
     expect(server.requests.length).toBe(n)
-    current = undefined
+    parity.current = undefined
     // Mastra's factory demands a context source; oxeval's accepts per-run contexts instead
     expect(() => mastraScorer({ model: 'openai/gpt-4o-mini', options: {} as Any })).toThrow(/context or contextExtractor is required/)
     expect(() => oxeval.createContextRelevanceScorerLLM({ model: 'openai/gpt-4o-mini' })).not.toThrow()

@@ -7,7 +7,8 @@
 // claims, a string tool result is the context as it is (Mastra JSON-quotes it).
 import { describe, expect, it } from 'vitest'
 import { createFaithfulnessScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { expectSameResults, useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Case {
   name: string
@@ -23,26 +24,12 @@ interface Case {
   context: string[]
 }
 
-let current: Case | undefined
-
-function stepOf(req: RecordedRequest): 'preprocess' | 'analyze' | 'generateReason' {
-  const schema = (req.body?.response_format as Any)?.json_schema?.schema
-  const props = Object.keys(schema?.properties ?? {})
-  if (props.includes('claims')) return 'preprocess'
-  if (props.includes('verdicts')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    const step = stepOf(req)
-    if (step === 'preprocess') return { json: { claims: c.claims } }
-    if (step === 'analyze') return { json: { verdicts: c.verdicts.map((verdict, i) => ({ verdict, reason: `verdict ${i + 1}` })) } }
-    return `The score is ${c.score} because of the scripted verdicts.`
-  },
+const parity = useParity<Case>({ preprocess: 'claims', analyze: 'verdicts' }, (c, step) => {
+  if (step === 'preprocess') return { json: { claims: c.claims } }
+  if (step === 'analyze') return { json: { verdicts: c.verdicts.map((verdict, i) => ({ verdict, reason: `verdict ${i + 1}` })) } }
+  return `The score is ${c.score} because of the scripted verdicts.`
 })
+const { server, stepOf } = parity
 
 const CONTEXT = ['The Eiffel Tower is in Paris.', 'It is 330 metres tall.', 'It opened in 1889.']
 const msg = (role: string, content: Any, id = `${role}-1`) => ({ id, role, createdAt: new Date('2025-01-01T00:00:00Z'), content })
@@ -100,18 +87,10 @@ const cases: Case[] = [
   },
 ]
 
-async function runBoth(c: Case, run: Record<string, unknown> = {}) {
-  current = c
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: c.options as Any })
-  const o = oxeval.createFaithfulnessScorer({ model: { id: uniqueModelId('parity'), url: server.url }, modelSettings: { retryDelayMs: 1 }, options: c.options as Any })
-  const start = server.requests.length
-  const mr: Any = await m.run({ input: c.input as Any, output: c.output as Any, ...run })
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run({ input: c.input, output: c.output, ...run })
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(c: Case, run: Record<string, unknown> = {}) {
+  const m = mastraScorer({ model: parity.mastraModel(), options: c.options as Any })
+  const o = oxeval.createFaithfulnessScorer({ model: parity.oxModel(), modelSettings: { retryDelayMs: 1 }, options: c.options as Any })
+  return parity.runBoth(c, m, o, { input: c.input, output: c.output, ...run })
 }
 
 describe('faithfulness parity with @mastra/evals 1.10.2 (one scripted judge)', () => {
@@ -119,10 +98,7 @@ describe('faithfulness parity with @mastra/evals 1.10.2 (one scripted judge)', (
     const { mr, or, mreq, oreq } = await runBoth(c, { runId: 'parity-run' })
     expect(or.score).toBe(c.score)
     expect(mr.score).toBe(c.mastraScore ?? c.score)
-    expect(or.reason).toBe(mr.reason)
-    expect(or.preprocessStepResult).toEqual(mr.preprocessStepResult)
-    expect(or.analyzeStepResult).toEqual(mr.analyzeStepResult)
-    expect(Object.keys(or)).toEqual(Object.keys(mr))
+    expectSameResults(or, mr)
     expect(or.runId).toBe(mr.runId)
     expect(mreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     expect(oreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
@@ -185,14 +161,14 @@ describe('faithfulness parity with @mastra/evals 1.10.2 (one scripted judge)', (
 
   it('no context anywhere: Mastra judges against an empty context (score 0 after 3 calls); oxeval is a TypeError before any call (deliberate)', async () => {
     const c: Case = { ...cases[0], name: 'no context', options: undefined, verdicts: ['unsure', 'unsure', 'unsure'], score: 0 }
-    current = c
-    const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any })
+    parity.current = c
+    const m = mastraScorer({ model: parity.mastraModel() })
     const mr: Any = await m.run({ input: c.input as Any, output: c.output as Any })
     expect(mr.score).toBe(0)
     expect(server.requests).toHaveLength(3)
-    const o = oxeval.createFaithfulnessScorer({ model: { id: uniqueModelId('parity'), url: server.url } })
+    const o = oxeval.createFaithfulnessScorer({ model: parity.oxModel() })
     await expect(o.run({ input: c.input, output: c.output })).rejects.toThrow(TypeError)
     expect(server.requests).toHaveLength(3)
-    current = undefined
+    parity.current = undefined
   })
 })

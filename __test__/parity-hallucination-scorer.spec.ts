@@ -6,7 +6,8 @@
 // no context at all is a TypeError.
 import { describe, expect, it } from 'vitest'
 import { createHallucinationScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { expectSameResults, useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Case {
   name: string
@@ -20,25 +21,12 @@ interface Case {
   context: string[]
 }
 
-let current: Case | undefined
-
-function stepOf(req: RecordedRequest): 'preprocess' | 'analyze' | 'generateReason' {
-  const props = Object.keys((req.body?.response_format as Any)?.json_schema?.schema?.properties ?? {})
-  if (props.includes('claims')) return 'preprocess'
-  if (props.includes('verdicts')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    const step = stepOf(req)
-    if (step === 'preprocess') return { json: { claims: c.claims } }
-    if (step === 'analyze') return { json: { verdicts: c.verdicts.map((verdict, i) => ({ statement: c.claims[i] ?? '', verdict, reason: `verdict ${i + 1}` })) } }
-    return `The score is ${c.score} because of the scripted verdicts.`
-  },
+const parity = useParity<Case>({ preprocess: 'claims', analyze: 'verdicts' }, (c, step) => {
+  if (step === 'preprocess') return { json: { claims: c.claims } }
+  if (step === 'analyze') return { json: { verdicts: c.verdicts.map((verdict, i) => ({ statement: c.claims[i] ?? '', verdict, reason: `verdict ${i + 1}` })) } }
+  return `The score is ${c.score} because of the scripted verdicts.`
 })
+const { server, stepOf } = parity
 
 const CONTEXT = ['SpaceX first landed a rocket booster in December 2015.', 'Reusable boosters cut launch costs by about 30%.']
 
@@ -85,18 +73,10 @@ const cases: Case[] = [
   },
 ]
 
-async function runBoth(c: Case, oxOptions?: Record<string, unknown>) {
-  current = c
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any, options: c.options as Any })
-  const o = oxeval.createHallucinationScorer({ model: { id: uniqueModelId('parity'), url: server.url }, modelSettings: { retryDelayMs: 1 }, options: (oxOptions ?? c.options) as Any })
-  const start = server.requests.length
-  const mr: Any = await m.run({ input: c.input as Any, output: c.output as Any, runId: 'parity-run' })
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run({ input: c.input, output: c.output, runId: 'parity-run' })
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(c: Case, oxOptions?: Record<string, unknown>) {
+  const m = mastraScorer({ model: parity.mastraModel(), options: c.options as Any })
+  const o = oxeval.createHallucinationScorer({ model: parity.oxModel(), modelSettings: { retryDelayMs: 1 }, options: (oxOptions ?? c.options) as Any })
+  return parity.runBoth(c, m, o, { input: c.input, output: c.output, runId: 'parity-run' })
 }
 
 describe('hallucination parity with @mastra/evals 1.10.2 (one scripted judge)', () => {
@@ -104,10 +84,7 @@ describe('hallucination parity with @mastra/evals 1.10.2 (one scripted judge)', 
     const { mr, or, mreq, oreq } = await runBoth(c)
     expect(or.score).toBe(c.score)
     expect(mr.score).toBe(c.mastraScore ?? c.score)
-    expect(or.reason).toBe(mr.reason)
-    expect(or.preprocessStepResult).toEqual(mr.preprocessStepResult)
-    expect(or.analyzeStepResult).toEqual(mr.analyzeStepResult)
-    expect(Object.keys(or)).toEqual(Object.keys(mr))
+    expectSameResults(or, mr)
     expect(mreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     expect(oreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     expect(mreq[0].user).toContain(data(oreq[0]).output as string)
@@ -154,13 +131,13 @@ describe('hallucination parity with @mastra/evals 1.10.2 (one scripted judge)', 
 
   it('no context anywhere: Mastra judges against [] (every claim unsupported → 1); oxeval is a TypeError before any call (deliberate)', async () => {
     const c = { ...cases[0], options: undefined, verdicts: ['yes', 'yes', 'yes', 'yes'], score: 1 }
-    current = c
-    const mr: Any = await mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } as Any }).run({ output: c.output as Any })
+    parity.current = c
+    const mr: Any = await mastraScorer({ model: parity.mastraModel() }).run({ output: c.output as Any })
     expect(mr.score).toBe(1)
     const n = server.requests.length
-    const o = oxeval.createHallucinationScorer({ model: { id: uniqueModelId('parity'), url: server.url } })
+    const o = oxeval.createHallucinationScorer({ model: parity.oxModel() })
     await expect(o.run({ output: c.output })).rejects.toThrow(TypeError)
     expect(server.requests.length).toBe(n)
-    current = undefined
+    parity.current = undefined
   })
 })

@@ -5,27 +5,15 @@
 // math. Deliberate differences (docs/decision-tables/noise-sensitivity.md) are asserted as such.
 import { describe, expect, it } from 'vitest'
 import { createNoiseSensitivityScorerLLM as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Reply {
   analysis: Record<string, unknown>
   reason: string
 }
-let current: Reply | undefined
-
-function stepOf(req: RecordedRequest): 'analyze' | 'generateReason' {
-  const props = Object.keys((req.body?.response_format as Any)?.json_schema?.schema?.properties ?? {})
-  if (props.includes('dimensions') || req.system.includes('noise_sensitivity_analysis')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    return stepOf(req) === 'analyze' ? { json: c.analysis } : c.reason
-  },
-})
+const parity = useParity<Reply>({ analyze: { property: 'dimensions', schema: 'noise_sensitivity_analysis' } }, (c, step) => (step === 'analyze' ? { json: c.analysis } : c.reason))
+const { stepOf } = parity
 
 const DIMS = ['content_accuracy', 'completeness', 'relevance', 'consistency', 'hallucination_resistance']
 const dims = (levels: string[]) => levels.map((impactLevel, i) => ({ dimension: DIMS[i], impactLevel, specificChanges: `c${i}`, noiseInfluence: `n${i}` }))
@@ -34,18 +22,10 @@ const BASELINE = 'Regular exercise improves cardiovascular health, strengthens m
 const NOISY_Q = `${Q} By the way, I heard chocolate is healthy and my neighbour says aliens visit Earth.`
 const NOISY_A = 'Regular exercise improves cardiovascular health and strengthens muscles. Some studies suggest chocolate has antioxidants. Exercise also enhances mental wellbeing.'
 
-async function runBoth(reply: Reply, options: Record<string, unknown>, run: Record<string, unknown>) {
-  current = reply
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' }, options: options as Any })
-  const o = oxeval.createNoiseSensitivityScorerLLM({ model: { id: uniqueModelId('parity-ns'), url: server.url }, modelSettings: { retryDelayMs: 1 }, options } as Any)
-  const start = server.requests.length
-  const mr: Any = await m.run(run as Any)
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run(run)
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(reply: Reply, options: Record<string, unknown>, run: Record<string, unknown>) {
+  const m = mastraScorer({ model: parity.mastraModel(), options: options as Any })
+  const o = oxeval.createNoiseSensitivityScorerLLM({ model: parity.oxModel('parity-ns'), modelSettings: { retryDelayMs: 1 }, options } as Any)
+  return parity.runBoth(reply, m, o, run)
 }
 
 interface Case {
@@ -111,11 +91,11 @@ describe('noise sensitivity parity with @mastra/evals 1.10.2 (one scripted judge
 
   it('the factory: Mastra requires baselineResponse and noisyQuery, oxeval also takes them per run (deliberate)', async () => {
     expect(() => mastraScorer({ model: 'openai/gpt-4o-mini', options: { noisyQuery: 'n' } as Any })).toThrow(/baselineResponse and noisyQuery are required/)
-    const bare = oxeval.createNoiseSensitivityScorerLLM({ model: { id: uniqueModelId('parity-ns'), url: server.url } })
+    const bare = oxeval.createNoiseSensitivityScorerLLM({ model: parity.oxModel('parity-ns') })
     await expect(bare.run({ input: Q, output: NOISY_A })).rejects.toThrow(TypeError)
-    current = { analysis: { dimensions: dims(['none', 'none', 'none', 'none', 'none']), overallAssessment: 'x', majorIssues: [], robustnessScore: 1 }, reason: 'r' }
+    parity.current = { analysis: { dimensions: dims(['none', 'none', 'none', 'none', 'none']), overallAssessment: 'x', majorIssues: [], robustnessScore: 1 }, reason: 'r' }
     const r = await bare.run({ input: Q, output: NOISY_A, baselineResponse: BASELINE, noisyQuery: NOISY_Q })
     expect(r.score).toBe(1)
-    current = undefined
+    parity.current = undefined
   })
 })

@@ -5,7 +5,8 @@
 // Deliberate differences (docs/decision-tables/summarization.md) are asserted as such.
 import { describe, expect, it } from 'vitest'
 import { createSummarizationScorer as mastraScorer } from '@mastra/evals/scorers/prebuilt'
-import { data, oxeval, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { expectSameResults, useParity } from './helpers/parity'
+import { data, oxeval, type Any } from './helpers/setup'
 
 interface Reply {
   alignment: unknown[]
@@ -13,43 +14,22 @@ interface Reply {
   answered: boolean[]
   reason: string
 }
-let current: Reply | undefined
-
-function stepOf(req: RecordedRequest): 'preprocess' | 'analyze' | 'generateReason' {
-  const props = Object.keys((req.body?.response_format as Any)?.json_schema?.schema?.properties ?? {})
-  if (props.includes('alignment') || req.system.includes('summarization_source_judgement')) return 'preprocess'
-  if (props.includes('coverage') || req.system.includes('summarization_coverage')) return 'analyze'
-  return 'generateReason'
-}
-
-const server = useJudgeServer({
-  handler: (req) => {
-    const c = current
-    if (!c) return { status: 500, content: 'no current case' }
-    const step = stepOf(req)
-    if (step === 'preprocess') return { json: { alignment: c.alignment, questions: c.questions } }
-    if (step === 'analyze') return { json: { coverage: c.answered.map((answered, i) => ({ question: c.questions[i] ?? `q${i}`, answered, reason: `v${i}` })) } }
-    return c.reason
-  },
+const parity = useParity<Reply>({ preprocess: { property: 'alignment', schema: 'summarization_source_judgement' }, analyze: { property: 'coverage', schema: 'summarization_coverage' } }, (c, step) => {
+  if (step === 'preprocess') return { json: { alignment: c.alignment, questions: c.questions } }
+  if (step === 'analyze') return { json: { coverage: c.answered.map((answered, i) => ({ question: c.questions[i] ?? `q${i}`, answered, reason: `v${i}` })) } }
+  return c.reason
 })
+const { server, stepOf } = parity
 
 const claim = (c: string, supported: boolean) => ({ claim: c, supported, reason: `${supported}` })
 const SOURCE = 'Company Y was founded in Boston in 2015. Its first model reached 95% accuracy. It moved to Seattle in 2018.'
 const SUMMARY = 'Company Y, founded in Boston in 2015, built a model with 99% accuracy.'
 const Qs = ['Was Company Y founded in Boston in 2015?', 'Did its first model reach 95% accuracy?', 'Did it move to Seattle in 2018?']
 
-async function runBoth(reply: Reply, options: Record<string, unknown> | undefined, run: Record<string, unknown>) {
-  current = reply
-  const m = mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' }, ...(options ? { options } : {}) } as Any)
-  const o = oxeval.createSummarizationScorer({ model: { id: uniqueModelId('parity-sum'), url: server.url }, modelSettings: { retryDelayMs: 1 }, ...(options ? { options } : {}) } as Any)
-  const start = server.requests.length
-  const mr: Any = await m.run(run as Any)
-  const mreq = server.requests.slice(start)
-  const mid = server.requests.length
-  const or: Any = await o.run(run)
-  const oreq = server.requests.slice(mid)
-  current = undefined
-  return { mr, or, mreq, oreq }
+function runBoth(reply: Reply, options: Record<string, unknown> | undefined, run: Record<string, unknown>) {
+  const m = mastraScorer({ model: parity.mastraModel(), ...(options ? { options } : {}) } as Any)
+  const o = oxeval.createSummarizationScorer({ model: parity.oxModel('parity-sum'), modelSettings: { retryDelayMs: 1 }, ...(options ? { options } : {}) } as Any)
+  return parity.runBoth(reply, m, o, run)
 }
 
 interface Case {
@@ -106,10 +86,7 @@ describe('summarization parity with @mastra/evals 1.10.2 (one scripted judge)', 
     const { mr, or, mreq, oreq } = await runBoth(c.reply, c.options, c.run ?? { input: SOURCE, output: SUMMARY, runId: 'parity-run' })
     expect(mr.score).toBe(c.score)
     expect(or.score).toBe(c.score)
-    expect(or.reason).toBe(mr.reason)
-    expect(or.preprocessStepResult).toEqual(mr.preprocessStepResult)
-    expect(or.analyzeStepResult).toEqual(mr.analyzeStepResult)
-    expect(Object.keys(or)).toEqual(Object.keys(mr))
+    expectSameResults(or, mr)
     expect(mreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     expect(oreq.map(stepOf)).toEqual(['preprocess', 'analyze', 'generateReason'])
     // the same texts: source and summary in preprocess, the summary and questions (no source) in analyze
@@ -144,12 +121,12 @@ describe('summarization parity with @mastra/evals 1.10.2 (one scripted judge)', 
 
   it('no source at all: Mastra judges against an empty source, oxeval rejects with a TypeError (deliberate)', async () => {
     const reply: Reply = { alignment: [], questions: [], answered: [], reason: 'x' }
-    current = reply
-    const mr: Any = await mastraScorer({ model: { id: 'openai/gpt-4o-mini', url: server.url, apiKey: 'x' } }).run({ output: SUMMARY } as Any)
+    parity.current = reply
+    const mr: Any = await mastraScorer({ model: parity.mastraModel() }).run({ output: SUMMARY } as Any)
     expect(mr.score).toBe(0)
     const n = server.requests.length
-    await expect(oxeval.createSummarizationScorer({ model: { id: uniqueModelId('parity-sum'), url: server.url } }).run({ output: SUMMARY })).rejects.toThrow(TypeError)
+    await expect(oxeval.createSummarizationScorer({ model: parity.oxModel('parity-sum') }).run({ output: SUMMARY })).rejects.toThrow(TypeError)
     expect(server.requests.length).toBe(n)
-    current = undefined
+    parity.current = undefined
   })
 })
