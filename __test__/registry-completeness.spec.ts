@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DEFAULT_REPLIES } from '../testing/replies/index.mjs'
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any
+import { createTestJudge } from '../testing/test-judge.mjs'
+import { DEFAULT_REPLIES, heuristicJudge } from '../testing/replies/index.mjs'
 import { FALLBACK_STEP_SCHEMAS, knownSchemas, stepSchemasOf } from '../testing/replies/known-schemas.mjs'
 
 interface Spec {
@@ -162,5 +165,37 @@ describe('the scripted judge knows every step schema of the registry', () => {
   it('the fallback table covers exactly the registered ids (while the registry has no steps)', () => {
     const ids = REGISTRY.filter((s) => !Array.isArray(s.steps)).map((s) => s.id)
     for (const id of ids) expect(Object.keys(FALLBACK_STEP_SCHEMAS), id).toContain(id)
+  })
+})
+
+describe('the scripted judge answers each registry step schema in every wire format', () => {
+  const DATA = { input: 'Where is Paris?', output: 'Paris is in France. It is big.', text: 'Paris is in France.', statements: ['Paris is in France.'], claims: ['Paris is in France.'], context: ['Paris is the capital of France.'], ground_truth: 'Paris is in France.', candidate_answer: 'Paris', reference_answer: 'Paris' }
+  const user = `Judge this.\nDATA: ${JSON.stringify(DATA)}`
+  /** A request body naming `schema` natively in each wire format. */
+  const bodies = (schema: string) => ({
+    openai: { messages: [{ role: 'user', content: user }], response_format: { type: 'json_schema', json_schema: { name: schema, schema: { type: 'object' } } } },
+    anthropic: { max_tokens: 100, messages: [{ role: 'user', content: user }], tools: [{ name: schema, input_schema: { type: 'object' } }], tool_choice: { type: 'tool', name: schema } },
+    google: { contents: [{ role: 'user', parts: [{ text: user }] }], generationConfig: { responseJsonSchema: { title: schema, type: 'object' } } },
+  })
+
+  it.each([...knownSchemas()])('%s: the family default reply, whichever wire format names it', (schema) => {
+    const want = DEFAULT_REPLIES.get(schema)!(DATA, { schema, format: undefined, req: undefined as Any })
+    expect(want.status).toBeUndefined()
+    for (const [api, body] of Object.entries(bodies(schema))) {
+      expect(heuristicJudge({ api, body, text: user, user, system: '' } as Any), api).toEqual(want)
+    }
+  })
+
+  it("createTestJudge routes a Gemini step by its schema title (the wire formats' native name)", async () => {
+    const judge = await createTestJudge()
+    try {
+      const res = await fetch(`${judge.server.origin}/v1beta/models/gemini-x:generateContent`, { method: 'POST', body: JSON.stringify(bodies('faithfulness_claims').google) })
+      expect(res.status).toBe(200)
+      const text = (await res.json()).candidates[0].content.parts[0].text
+      expect(JSON.parse(text)).toEqual({ claims: ['Paris is in France.', 'It is big.'] })
+      expect(judge.requestsFor('faithfulness_claims')).toHaveLength(1)
+    } finally {
+      await judge.close()
+    }
   })
 })

@@ -3,6 +3,7 @@
 // heuristic judge for the steps it knows, a schema-shaped reply for the others), scriptable
 // per step (schema name) or by prompt content, with injectable faults.
 import { heuristicJudge, requestSchema, startJudgeServer } from './judge-server.mjs'
+import { nativeSchemaName } from './wire/index.mjs'
 
 const FAULTS = {
   http500: () => ({ status: 500, content: 'oxeval test judge: injected 500' }),
@@ -29,8 +30,8 @@ const FAULTS = {
 
 /** The schema name of a structured request (`undefined` for a free-text step). */
 export function stepOf(req) {
-  const b = req.body ?? {}
-  return b.response_format?.json_schema?.name ?? (b.tool_choice?.type === 'tool' ? b.tool_choice.name : undefined) ?? /Output schema name:\s*(\S+)/.exec(req.text ?? '')?.[1]
+  // the wire formats' native name (OpenAI/Azure response_format, Anthropic's forced tool, Gemini's schema title), else the fallback's marker
+  return nativeSchemaName(req.body) ?? /Output schema name:\s*(\S+)/.exec(req.text ?? '')?.[1]
 }
 
 function matches(rule, req) {
