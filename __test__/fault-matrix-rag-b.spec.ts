@@ -3,7 +3,7 @@
 // recovers with the right attempt counts, or rejects with a ScorerRunError naming analyze,
 // keeping the completed steps and the raw output.
 import { describe, expect, it } from 'vitest'
-import { expectFailedAtStep, expectFailedExecution, faultReply, OUTPUT, settleWithin, TRANSPORT, type Fault } from './helpers/fault-matrix'
+import { expectFailedAtStep, expectFailedExecution, faultReply, OUTPUT, settle, TRANSPORT, type Fault } from './helpers/fault-matrix'
 import { oxeval, scorerBuilder, schemaName, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
 
 const server = useJudgeServer({ hangMs: 5000 })
@@ -87,7 +87,7 @@ async function runWith(s: Subject, fault: Fault, persistent: boolean) {
   server.on((q) => !schemaName(q), REASON)
   const make = scorerBuilder(server, oxeval[s.factory] as Any, { settings: { maxRetries: MAX_RETRIES, timeoutMs: 300 } })
   // no deadline assertion here (as before): the run's own deadlineMs bounds it
-  return settleWithin(Infinity, () => make(s.options).run(s.run, { deadlineMs: 5000 }))
+  return settle(() => make(s.options).run(s.run, { deadlineMs: 5000 }))
 }
 
 describe.each(Object.entries(subjects))('%s: fault on analyze', (_name, s) => {

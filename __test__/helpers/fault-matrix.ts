@@ -58,12 +58,18 @@ export const callCode = (f: Fault) => (isTransport(f) ? TRANSPORT_CODE[f] : f ==
 export const callCounts = (f: Fault) => (isTransport(f) ? [1, 2] : [2, 2])
 
 /** The outcome of a run as `{ result }` or `{ error }`, asserting it settled within `deadlineMs`. */
-export async function settleWithin(deadlineMs: number, run: () => Promise<Any>): Promise<{ result: Any; error: Any }> {
-  const t0 = Date.now()
-  const outcome = await run().then(
+/** The run's result or error, whichever it settles with. */
+export async function settle(run: () => Promise<Any>): Promise<{ result: Any; error: Any }> {
+  return run().then(
     (result: Any) => ({ result, error: undefined as Any }),
     (error: Any) => ({ result: undefined as Any, error }),
   )
+}
+
+/** `settle`, and it must settle within `deadlineMs`. */
+export async function settleWithin(deadlineMs: number, run: () => Promise<Any>): Promise<{ result: Any; error: Any }> {
+  const t0 = Date.now()
+  const outcome = await settle(run)
   expect(Date.now() - t0).toBeLessThan(deadlineMs)
   return outcome
 }
