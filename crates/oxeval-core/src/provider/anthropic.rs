@@ -8,7 +8,7 @@
 
 use super::{
     custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
-    CallError, ChatRequest, ChatResponse, Provider, Usage,
+    sent_secrets, CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage,
 };
 use crate::model::{ModelConfig, Secret, ANTHROPIC_VERSION};
 use crate::redact::{endpoint_url, split_query, strip_userinfo, Redactor};
@@ -45,10 +45,7 @@ impl AnthropicProvider {
         if let Some(v) = api_key.as_ref().and_then(secret_header) {
             headers.insert("x-api-key", v);
         }
-        let mut redactor = Redactor::from_model(model);
-        if let Some(key) = &api_key {
-            redactor = redactor.with_secret(key.expose());
-        }
+        let redactor = sent_secrets(model, api_key.as_ref());
         let base = strip_userinfo(&model.base_url).into_owned();
         let has_path = split_query(&base)
             .0
@@ -304,6 +301,7 @@ impl Provider for AnthropicProvider {
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
+        _opts: &'a CallOptions,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         Box::pin(async move {

@@ -10,8 +10,8 @@
 
 use super::{
     custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
-    wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, ReasoningEffort,
-    Usage,
+    sent_secrets, wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider,
+    ReasoningEffort, Usage,
 };
 use crate::model::{ModelConfig, Secret, StructuredOutput};
 use crate::redact::{endpoint_url, strip_userinfo, Redactor};
@@ -80,10 +80,7 @@ impl GoogleProvider {
         if let Some(v) = api_key.as_ref().and_then(secret_header) {
             headers.insert("x-goog-api-key", v);
         }
-        let mut redactor = Redactor::from_model(model);
-        if let Some(key) = &api_key {
-            redactor = redactor.with_secret(key.expose());
-        }
+        let redactor = sent_secrets(model, api_key.as_ref());
         let base = strip_userinfo(&model.base_url);
         let path = if model.model_id.contains('/') {
             model.model_id.clone()
@@ -380,14 +377,6 @@ impl Provider for GoogleProvider {
     }
 
     fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-        timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        self.complete_with(req, &CallOptions::NONE, timeout)
-    }
-
-    fn complete_with<'a>(
         &'a self,
         req: &'a ChatRequest,
         opts: &'a CallOptions,

@@ -89,7 +89,7 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
-    /// No options: what a plain [`Provider::complete`] call carries.
+    /// No options (the judge's settings name none).
     pub const NONE: CallOptions = CallOptions {
         reasoning_effort: None,
     };
@@ -289,32 +289,38 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// The model id sent on the wire (e.g. `gpt-4o-mini`).
     fn model_id(&self) -> &str;
+    /// Send `req` once, with the judge's [`CallOptions`] where the wire format carries them
+    /// (a provider without a use for them ignores them), waiting at most `timeout`. An
+    /// error never carries a secret this provider sends (its API key, custom header values,
+    /// URL userinfo and query values: they are scrubbed where the provider builds it).
     fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-        timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
-
-    /// [`complete`](Self::complete) with the judge's [`CallOptions`]; the engine calls
-    /// this. The default ignores the options: override it only when the wire format
-    /// carries them.
-    fn complete_with<'a>(
         &'a self,
         req: &'a ChatRequest,
         opts: &'a CallOptions,
         timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        let _ = opts;
-        self.complete(req, timeout)
-    }
+    ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
 
     /// Learn from a rejected request: `true` when the provider now sends `req` differently
     /// so that sending it again at once may succeed (e.g. the judge named a parameter it
     /// does not support, and the provider dropped it for this endpoint and model). The
-    /// engine then resends without counting a retry. The default learns nothing.
+    /// engine then resends without counting a retry (each resend is one more model call,
+    /// admitted by the limiter and bounded by the run's deadline like any other). The
+    /// default learns nothing.
     fn adapt(&self, req: &ChatRequest, opts: &CallOptions, err: &CallError) -> bool {
         let _ = (req, opts, err);
         false
+    }
+}
+
+/// The secrets a provider of `model` sends: the model's (API key, custom header values,
+/// URL userinfo and query values) and the resolved `api_key`. A provider scrubs them from
+/// every error it returns, so that no caller of [`Provider::complete`] sees one; the engine
+/// scrubs replies and errors once more on its road with the judge's own redactor.
+pub(crate) fn sent_secrets(model: &ModelConfig, api_key: Option<&Secret>) -> Redactor {
+    let redactor = Redactor::from_model(model);
+    match api_key {
+        Some(key) => redactor.with_secret(key.expose()),
+        None => redactor,
     }
 }
 

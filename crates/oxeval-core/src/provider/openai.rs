@@ -10,7 +10,7 @@
 
 use super::{
     custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
-    wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage,
+    sent_secrets, wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage,
 };
 use crate::model::{Capabilities, ModelConfig, Secret, StructuredOutput, TokenParam, Wire};
 use crate::redact::{endpoint_url, percent_decode, strip_userinfo, url_userinfo, Redactor};
@@ -259,10 +259,7 @@ impl OpenAiProvider {
             },
             _ => Auth::None,
         };
-        let mut redactor = Redactor::from_model(model);
-        if let Some(key) = &api_key {
-            redactor = redactor.with_secret(key.expose());
-        }
+        let redactor = sent_secrets(model, api_key.as_ref());
         let base = strip_userinfo(&model.base_url);
         let endpoint = if azure {
             let version = model
@@ -636,14 +633,6 @@ impl Provider for OpenAiProvider {
     }
 
     fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-        timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        self.complete_with(req, &CallOptions::NONE, timeout)
-    }
-
-    fn complete_with<'a>(
         &'a self,
         req: &'a ChatRequest,
         opts: &'a CallOptions,
