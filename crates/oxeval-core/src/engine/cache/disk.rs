@@ -310,3 +310,315 @@ impl std::fmt::Display for DiskError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::cache::tests::*;
+
+    #[tokio::test]
+    async fn disk_round_trip_survives_a_new_cache_object() {
+        let dir = temp_path("cache-test");
+        let ctx = RunContext::default();
+        let c = disk_only(&dir, DISK_IO_TIMEOUT);
+        let s = slot("disk");
+        let key = &s.key;
+        assert!(c.get(key, &ctx).await.is_none());
+        c.put(&s, &answer("{\"a\":1}"), &ctx).await;
+        let c2 = disk_only(&dir, DISK_IO_TIMEOUT);
+        let hit = c2.get(key, &ctx).await.unwrap();
+        assert_eq!(hit.text, "{\"a\":1}");
+        assert_eq!(hit.usage.total_tokens, Some(0));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn a_damaged_entry_is_a_counted_miss_without_a_warning() {
+        let dir = temp_path("cache-damaged");
+        let ctx = RunContext::default();
+        let c = disk_only(&dir, DISK_IO_TIMEOUT);
+        let sl = slot("damaged");
+        let key = &sl.key;
+        c.put(&sl, &answer("original"), &ctx).await;
+        let file = entry_path(&dir, key);
+        let original = std::fs::read_to_string(&file).unwrap();
+        for tampered in [
+            "tampered".to_string(),
+            // valid JSON, but the entry of another key (a file copied or renamed by hand)
+            original.replace(key.as_str(), &"0".repeat(64)),
+            original.replace(FORMAT, "oxeval-cache-v9"),
+        ] {
+            std::fs::write(&file, tampered).unwrap();
+            assert!(c.get(key, &ctx).await.is_none());
+        }
+        let s = c.stats();
+        assert_eq!((s.errors, s.misses, s.writes), (3, 3, 1));
+        assert!(c.take_warnings().is_empty());
+        // the next put repairs it
+        c.put(&sl, &answer("again"), &ctx).await;
+        assert_eq!(c.get(key, &ctx).await.unwrap().text, "again");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_stalled_read_is_a_miss_within_the_timeout() {
+        let sl = slot("fifo");
+        let key = sl.key.clone();
+        let (dir, fifo) = dir_with_stalled_bucket(&sl);
+        let c = disk_only(&dir, Duration::from_millis(200));
+        let ctx = RunContext::default();
+        let rt = runtime();
+        rt.block_on(async {
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            let took = t.elapsed();
+            assert!(
+                took >= Duration::from_millis(200) && took < Duration::from_secs(2),
+                "{took:?}"
+            );
+            let w = c.take_warnings();
+            assert_eq!(w.len(), 1);
+            assert_eq!(w[0].code, "OXEVAL_CACHE_TIMEOUT");
+            assert!(w[0].message.contains("200 ms"), "{}", w[0].message);
+            // while the abandoned read is pending, the dir is bypassed at once
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            c.put(&sl, &answer("b"), &ctx).await;
+            assert!(t.elapsed() < Duration::from_millis(500));
+            let s = c.stats();
+            assert_eq!((s.timeouts, s.misses, s.errors, s.writes), (3, 2, 0, 0));
+            assert!(c.take_warnings().is_empty());
+            // once the stalled call returns, the dir is used again
+            let state = c.disk.as_ref().unwrap().state.clone();
+            unstall(&fifo, &state.stalled).await;
+            std::fs::remove_file(&fifo).unwrap();
+            c.put(&sl, &answer("c"), &ctx).await;
+            assert_eq!(c.get(&key, &ctx).await.unwrap().text, "c");
+        });
+        rt.shutdown_background();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn cancellation_and_the_deadline_cut_a_stalled_read_short() {
+        let sl = slot("fifo-cancel");
+        let key = sl.key.clone();
+        let (dir, fifo) = dir_with_stalled_bucket(&sl);
+        let c = disk_only(&dir, Duration::from_millis(1500));
+        let state = c.disk.as_ref().unwrap().state.clone();
+        let quick = Duration::from_millis(1200);
+        let rt = runtime();
+        rt.block_on(async {
+            // cancelled during the read
+            let ctx = RunContext::default();
+            let cancel = ctx.cancel.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                cancel.cancel();
+            });
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            assert!(t.elapsed() < quick, "{:?}", t.elapsed());
+            // already cancelled: at once, nothing started
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &ctx).await.is_none());
+            c.put(&sl, &answer("x"), &ctx).await;
+            assert!(t.elapsed() < Duration::from_millis(500));
+            // a deadline in the past: at once
+            let past = RunContext {
+                deadline: Some(tokio::time::Instant::now()),
+                ..RunContext::default()
+            };
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &past).await.is_none());
+            c.put(&sl, &answer("x"), &past).await;
+            assert!(t.elapsed() < Duration::from_millis(500));
+            // a deadline passing during the read
+            let soon = RunContext {
+                deadline: Some(tokio::time::Instant::now() + Duration::from_millis(150)),
+                ..RunContext::default()
+            };
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &soon).await.is_none());
+            assert!(t.elapsed() < quick, "{:?}", t.elapsed());
+            // none of that is a cache problem
+            assert_eq!(c.stats(), CacheStats::default());
+            assert!(c.take_warnings().is_empty());
+            // but the two reads cut short are still stuck after their own timeout: the dir
+            // is bypassed from then on
+            tokio::time::sleep(Duration::from_millis(2000)).await;
+            assert_eq!(state.stalled.load(Acquire), 2);
+            let t = std::time::Instant::now();
+            assert!(c.get(&key, &RunContext::default()).await.is_none());
+            assert!(t.elapsed() < Duration::from_millis(500));
+            assert_eq!(c.stats().timeouts, 1);
+            assert_eq!(c.take_warnings()[0].code, "OXEVAL_CACHE_TIMEOUT");
+            unstall(&fifo, &state.stalled).await;
+        });
+        rt.shutdown_background();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_stalled_write_is_skipped_within_the_timeout() {
+        let dir = temp_path("cache-slow");
+        let mut c = ResponseCache::with_memory_layer(
+            CacheConfig {
+                io_timeout: Duration::from_millis(100),
+                ..CacheConfig::new(Some(dir.clone()))
+            },
+            new_memory_layer(1 << 20),
+        );
+        c.test_stall = Some(Duration::from_millis(1500));
+        let sl = slot("slow");
+        let key = sl.key.clone();
+        let ctx = RunContext::default();
+        let rt = runtime();
+        rt.block_on(async {
+            let t = std::time::Instant::now();
+            c.put(&sl, &answer("kept in memory"), &ctx).await;
+            assert!(
+                t.elapsed() < Duration::from_millis(1000),
+                "{:?}",
+                t.elapsed()
+            );
+            let s = c.stats();
+            assert_eq!((s.timeouts, s.writes, s.errors), (1, 1, 0));
+            assert_eq!(c.take_warnings()[0].code, "OXEVAL_CACHE_TIMEOUT");
+            // the memory layer still answers
+            assert_eq!(c.get(&key, &ctx).await.unwrap().text, "kept in memory");
+        });
+        rt.shutdown_background();
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// Every file under `dir`, relative, sorted.
+    fn files(dir: &Path) -> Vec<String> {
+        fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(base, &p, out);
+                } else {
+                    out.push(p.strip_prefix(base).unwrap().display().to_string());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(dir, dir, &mut out);
+        out.sort();
+        out
+    }
+
+    #[tokio::test]
+    async fn the_layout_is_plain_and_recording_again_leaves_it_byte_identical() {
+        let dir = temp_path("cache-layout");
+        let ctx = RunContext::default();
+        let sl = slot("layout");
+        disk_only(&dir, DISK_IO_TIMEOUT)
+            .put(&sl, &answer("{\"a\":1}"), &ctx)
+            .await;
+        let listing = files(&dir);
+        let want = vec![format!("v3/entries/{}/{}.json", &sl.key[..2], sl.key), {
+            let d = sl.locator.digest();
+            format!("v3/locators/{}/{d}.json", &d[..2])
+        }];
+        assert_eq!(listing, want);
+        let entry = std::fs::read_to_string(dir.join(&want[0])).unwrap();
+        let p = &sl.parts;
+        let expected = format!(
+            "{{\n  \"format\": \"oxeval-cache-v3\",\n  \"key\": \"{}\",\n  \"parts\": {{\n    \"endpoint\": \"{}\",\n    \"model\": \"{}\",\n    \"schema\": \"{}\",\n    \"settings\": \"{}\",\n    \"system\": \"{}\",\n    \"user\": \"{}\"\n  }},\n  \"reply\": {{\n    \"finishReason\": \"stop\",\n    \"text\": \"{{\\\"a\\\":1}}\"\n  }}\n}}\n",
+            sl.key, p.endpoint, p.model, p.schema, p.settings, p.system, p.user
+        );
+        assert_eq!(entry, expected);
+        let locator = std::fs::read_to_string(dir.join(&want[1])).unwrap();
+        assert!(
+            locator.contains("\"item\": \"layout\"") && locator.contains("\"step\": \"analyze\""),
+            "{locator}"
+        );
+        // the same reply recorded again, by another cache (another process): the same bytes,
+        // and the files are not even rewritten
+        let before: Vec<_> = want
+            .iter()
+            .map(|f| std::fs::metadata(dir.join(f)).unwrap().modified().unwrap())
+            .collect();
+        std::thread::sleep(Duration::from_millis(20));
+        let record = ResponseCache::new(CacheConfig {
+            mode: CacheMode::Record,
+            memory: false,
+            ..CacheConfig::new(Some(dir.clone()))
+        });
+        record.put(&sl, &answer("{\"a\":1}"), &ctx).await;
+        assert_eq!(std::fs::read_to_string(dir.join(&want[0])).unwrap(), entry);
+        assert_eq!(
+            std::fs::read_to_string(dir.join(&want[1])).unwrap(),
+            locator
+        );
+        let after: Vec<_> = want
+            .iter()
+            .map(|f| std::fs::metadata(dir.join(f)).unwrap().modified().unwrap())
+            .collect();
+        assert_eq!(before, after);
+        // another reply overwrites the entry in place (no second file, no temp file left)
+        record.put(&sl, &answer("{\"a\":2}"), &ctx).await;
+        assert_eq!(files(&dir), want);
+        assert!(std::fs::read_to_string(dir.join(&want[0]))
+            .unwrap()
+            .contains("{\\\"a\\\":2}"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn concurrent_writers_replace_files_atomically() {
+        let dir = temp_path("cache-atomic");
+        let sl = slot("atomic");
+        let replies: Vec<String> = (0..6)
+            .map(|i| format!("{{\"writer\":{i},\"pad\":\"{}\"}}", "x".repeat(20_000 + i)))
+            .collect();
+        let done = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (file, replies, done) = (entry_path(&dir, &sl.key), replies.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut seen = 0;
+                while !done.load(Acquire) {
+                    if let Ok(bytes) = std::fs::read(&file) {
+                        let e: EntryFile = serde_json::from_slice(&bytes)
+                            .expect("a reader never sees a partly written file");
+                        assert!(replies.contains(&e.reply.text));
+                        seen += 1;
+                    }
+                }
+                seen
+            })
+        };
+        let writers: Vec<_> = replies
+            .iter()
+            .cloned()
+            .map(|text| {
+                let (dir, sl) = (dir.clone(), sl.clone());
+                std::thread::spawn(move || {
+                    let c = disk_only(&dir, Duration::from_secs(20));
+                    for _ in 0..25 {
+                        put_blocking(&c, &sl, &text);
+                    }
+                    c.stats()
+                })
+            })
+            .collect();
+        for w in writers {
+            let s = w.join().unwrap();
+            assert_eq!((s.writes, s.errors, s.timeouts), (25, 0, 0));
+        }
+        done.store(true, Release);
+        assert!(reader.join().unwrap() > 0);
+        // one entry and one locator, whole, from one of the writers; no temp file left
+        assert_eq!(files(&dir).len(), 2, "{:?}", files(&dir));
+        let rt = runtime();
+        let hit = rt
+            .block_on(disk_only(&dir, DISK_IO_TIMEOUT).get(&sl.key, &RunContext::default()))
+            .unwrap();
+        assert!(replies.contains(&hit.text));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -240,3 +240,41 @@ pub(super) fn join_and(parts: &[&str]) -> String {
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::cache::tests::*;
+
+    #[test]
+    fn keys_depend_on_every_part() {
+        let key = |e: &str, m: &str, r: &ChatRequest| KeyParts::new(e, m, r, "").key();
+        let a = key("openai", "m", &req("u"));
+        assert_eq!(a, key("openai", "m", &req("u")));
+        assert_ne!(a, key("openai", "m2", &req("u")));
+        assert_ne!(a, key("groq", "m", &req("u")));
+        assert_ne!(a, key("openai", "m", &req("u2")));
+        let mut hot = req("u");
+        hot.temperature = Some(1.0);
+        assert_ne!(a, key("openai", "m", &hot));
+        let mut sys = req("u");
+        sys.system = "s2".into();
+        assert_ne!(a, key("openai", "m", &sys));
+        let mut schema = req("u");
+        schema.schema = Some(("S", Arc::new(json!({"type": "object"}))));
+        assert_ne!(a, key("openai", "m", &schema));
+        assert_ne!(a, KeyParts::new("openai", "m", &req("u"), "effort").key());
+        assert_eq!(a.len(), 64);
+        // the same model behind another endpoint or with other headers is another scope
+        let s1 = ResponseCache::scope("openai", "http://a/v1", &[]);
+        assert_ne!(s1, ResponseCache::scope("openai", "http://b/v1", &[]));
+        let h = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_ne!(
+            s1,
+            ResponseCache::scope("openai", "http://a/v1", &[h("api-version", "1")])
+        );
+        assert_eq!(
+            ResponseCache::scope("p", "u", &[h("a", "1"), h("b", "2")]),
+            ResponseCache::scope("p", "u", &[h("b", "2"), h("a", "1")])
+        );
+    }
+}

@@ -74,3 +74,50 @@ pub(super) fn to_response(e: &Entry) -> ChatResponse {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::cache::tests::*;
+
+    #[test]
+    fn memory_layer_is_bounded_by_bytes() {
+        let cache = ResponseCache::with_memory_layer(
+            CacheConfig {
+                memory_bytes: 1 << 20,
+                ..CacheConfig::new(None)
+            },
+            new_memory_layer(1 << 20),
+        );
+        let layer = cache.memory.clone().unwrap();
+        let text = "x".repeat(8 * 1024);
+        // 1280 × 8 KiB = 10 MiB of answers into a 1 MiB layer
+        for i in 0..1280 {
+            put_blocking(&cache, &slot(&format!("bytes {i}")), &text);
+        }
+        assert!(layer.weight() <= 1 << 20, "weight {}", layer.weight());
+        assert!(layer.capacity() <= 1 << 20);
+        assert!(layer.len() > 50, "still caches: {}", layer.len());
+        let one = entry_weight(
+            &"k".repeat(64),
+            &Entry {
+                text: text.clone(),
+                finish_reason: Some("stop".into()),
+            },
+        );
+        assert_eq!(one, 64 + 8 * 1024 + 4 + ENTRY_OVERHEAD);
+    }
+
+    #[test]
+    fn the_shared_memory_layer_takes_the_largest_bound_asked_for() {
+        let big = 300 << 20;
+        let a = ResponseCache::from_options(Some(&json!({ "memoryBytes": big })), env(None))
+            .unwrap()
+            .unwrap();
+        let b = ResponseCache::from_options(Some(&json!({ "memoryBytes": 1024 })), env(None))
+            .unwrap()
+            .unwrap();
+        let (ma, mb) = (a.memory.unwrap(), b.memory.unwrap());
+        assert!(Arc::ptr_eq(&ma, &mb));
+        assert!(ma.capacity() >= big);
+    }
+}

@@ -230,3 +230,164 @@ impl ResponseCache {
         Ok(Some(ResponseCache::new(config)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::cache::tests::*;
+
+    #[test]
+    fn options() {
+        let with = |memory, dir: Option<&str>| CacheConfig {
+            mode: CacheMode::Auto,
+            memory,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
+            dir: dir.map(PathBuf::from),
+            io_timeout: DISK_IO_TIMEOUT,
+        };
+        assert_eq!(config(None, None), None);
+        assert_eq!(config(Some(json!(true)), None), Some(with(true, None)));
+        assert_eq!(
+            config(None, Some("/tmp/x")),
+            Some(with(true, Some("/tmp/x")))
+        );
+        assert_eq!(config(Some(json!(false)), Some("/tmp/x")), None);
+        assert_eq!(
+            config(Some(json!({"dir": "/d", "memory": false})), None),
+            Some(with(false, Some("/d")))
+        );
+        assert_eq!(
+            config(
+                Some(json!({"memoryBytes": 1048576, "ioTimeoutMs": 250})),
+                None
+            ),
+            Some(CacheConfig {
+                memory_bytes: 1 << 20,
+                io_timeout: Duration::from_millis(250),
+                ..with(true, None)
+            })
+        );
+        // 0 bytes: no memory layer
+        let off = ResponseCache::from_options(Some(&json!({"memoryBytes": 0})), env(None))
+            .unwrap()
+            .unwrap();
+        assert!(off.memory.is_none());
+        for (bad, want) in [
+            (json!(3), "options.cache must be true, false or"),
+            (
+                json!({"dir": 3}),
+                "options.cache.dir must be a non-empty string",
+            ),
+            (
+                json!({"memory": "yes"}),
+                "options.cache.memory must be a boolean",
+            ),
+            (
+                json!({"memoryBytes": "1MB"}),
+                "options.cache.memoryBytes must be a number",
+            ),
+            (
+                json!({"memoryBytes": -1}),
+                "memoryBytes must be a non-negative integer",
+            ),
+            (
+                json!({"memoryBytes": 1.5}),
+                "memoryBytes must be a non-negative integer",
+            ),
+            (
+                json!({"ioTimeoutMs": -5}),
+                "ioTimeoutMs must be an integer from 1 to 600000; got -5",
+            ),
+            (
+                json!({"ioTimeoutMs": 0}),
+                "ioTimeoutMs must be an integer from 1",
+            ),
+            (json!({"ioTimeoutMs": true}), "ioTimeoutMs must be a number"),
+        ] {
+            let e = ResponseCache::from_options(Some(&bad), env(None)).unwrap_err();
+            assert!(e.message.contains(want), "{bad}: {}", e.message);
+            assert!(e.code.is_type_error());
+        }
+    }
+
+    #[test]
+    fn modes_and_their_options() {
+        let parse = |v: Option<serde_json::Value>, dir: Option<&str>, mode: Option<&str>| {
+            ResponseCache::from_options(
+                v.as_ref(),
+                CacheEnv {
+                    dir: dir.map(str::to_string),
+                    mode: mode.map(str::to_string),
+                },
+            )
+            .map(|c| c.map(|c| c.mode()))
+        };
+        assert_eq!(
+            parse(Some(json!(true)), None, None),
+            Ok(Some(CacheMode::Auto))
+        );
+        assert_eq!(
+            parse(Some(json!({"dir": "/d", "mode": "replay"})), None, None),
+            Ok(Some(CacheMode::Replay))
+        );
+        assert_eq!(
+            parse(Some(json!({"mode": "record"})), None, None),
+            Ok(Some(CacheMode::Record))
+        );
+        // the environment: the mode of every cache that does not set one
+        assert_eq!(
+            parse(None, Some("/d"), Some("replay")),
+            Ok(Some(CacheMode::Replay))
+        );
+        assert_eq!(
+            parse(Some(json!({"dir": "/d"})), None, Some(" record ")),
+            Ok(Some(CacheMode::Record))
+        );
+        assert_eq!(
+            parse(
+                Some(json!({"dir": "/d", "mode": "auto"})),
+                None,
+                Some("replay")
+            ),
+            Ok(Some(CacheMode::Auto))
+        );
+        assert_eq!(parse(None, None, Some("record")), Ok(None));
+        assert_eq!(parse(None, None, Some("")), Ok(None));
+        let err = |v: Option<serde_json::Value>, dir: Option<&str>, mode: Option<&str>| {
+            let e = parse(v, dir, mode).unwrap_err();
+            assert!(e.code.is_type_error());
+            e.message
+        };
+        for (msg, want) in [
+            (
+                err(Some(json!({"mode": "replay"})), None, None),
+                "options.cache.mode is 'replay' but there is no cache directory",
+            ),
+            (
+                err(Some(json!(true)), None, Some("replay")),
+                "process.env.OXEVAL_CACHE_MODE is 'replay' but there is no cache directory",
+            ),
+            (
+                err(None, None, Some("replay")),
+                "OXEVAL_CACHE_MODE is 'replay' but no cache is configured",
+            ),
+            (
+                err(Some(json!(false)), Some("/d"), Some("replay")),
+                "OXEVAL_CACHE_MODE is 'replay' but options.cache is false",
+            ),
+            (
+                err(Some(json!({"mode": "REPLAY"})), None, None),
+                "options.cache.mode must be 'record', 'replay' or 'auto'; got 'REPLAY'",
+            ),
+            (
+                err(Some(json!({"mode": 1})), None, None),
+                "options.cache.mode must be 'record', 'replay' or 'auto'; got number",
+            ),
+            (
+                err(Some(json!(true)), None, Some("sometimes")),
+                "process.env.OXEVAL_CACHE_MODE must be 'record', 'replay' or 'auto'; got 'sometimes'",
+            ),
+        ] {
+            assert!(msg.contains(want), "{msg}");
+        }
+    }
+}

@@ -123,3 +123,78 @@ pub(super) struct Counters {
     pub(super) timeouts: AtomicU64,
     pub(super) warnings: Mutex<Vec<CacheWarning>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::cache::tests::*;
+
+    #[tokio::test]
+    async fn stats_count_hits_misses_and_writes() {
+        let dir = temp_path("cache-stats");
+        let ctx = RunContext::default();
+        let c = ResponseCache::with_memory_layer(
+            CacheConfig::new(Some(dir.clone())),
+            new_memory_layer(1 << 20),
+        );
+        let shared = c.clone();
+        let s = slot("stats");
+        let key = s.key.clone();
+        assert!(c.get(&key, &ctx).await.is_none());
+        c.put(&s, &answer("yes"), &ctx).await;
+        assert!(c.get(&key, &ctx).await.is_some());
+        assert!(c.get(&key, &ctx).await.is_some());
+        assert_eq!(
+            shared.stats(),
+            CacheStats {
+                hits: 2,
+                memory_hits: 2,
+                misses: 1,
+                writes: 1,
+                ..CacheStats::default()
+            }
+        );
+        // another cache (its own counters) reads it from disk
+        let d = disk_only(&dir, DISK_IO_TIMEOUT);
+        assert!(d.get(&key, &ctx).await.is_some());
+        assert_eq!(d.stats().disk_hits, 1);
+        assert_eq!(d.stats().hits, 1);
+        assert_eq!(
+            serde_json::to_value(d.stats()).unwrap(),
+            json!({"hits": 1, "memoryHits": 0, "diskHits": 1, "misses": 0, "replayMisses": 0, "writes": 0, "errors": 0, "timeouts": 0})
+        );
+        assert!(c.take_warnings().is_empty() && d.take_warnings().is_empty());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[tokio::test]
+    async fn an_unusable_dir_is_reported_once() {
+        let file = temp_path("cache-file");
+        std::fs::write(&file, "not a dir").unwrap();
+        // a dir under a regular file (chmod 000 would not stop root, who runs the tests)
+        let dir = file.join("cache");
+        let ctx = RunContext::default();
+        let c = disk_only(&dir, DISK_IO_TIMEOUT);
+        for i in 0..3 {
+            let s = slot(&format!("w{i}"));
+            c.put(&s, &answer("a"), &ctx).await;
+            assert!(c.get(&s.key, &ctx).await.is_none());
+        }
+        let w = c.take_warnings();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].code, "OXEVAL_CACHE_DISABLED");
+        assert!(
+            w[0].message.contains(&dir.display().to_string()),
+            "{}",
+            w[0].message
+        );
+        assert!(w[0].message.contains("os error"), "{}", w[0].message);
+        let s = c.stats();
+        assert_eq!((s.errors, s.writes, s.misses, s.hits), (6, 0, 3, 0));
+        // once per directory per process, even from another cache
+        let c2 = disk_only(&dir, DISK_IO_TIMEOUT);
+        c2.put(&slot("k"), &answer("a"), &ctx).await;
+        assert_eq!(c2.stats().errors, 1);
+        assert!(c.take_warnings().is_empty() && c2.take_warnings().is_empty());
+        let _ = std::fs::remove_file(file);
+    }
+}
