@@ -11,7 +11,7 @@ use common::{api_key, completion_message, password, serve};
 use oxeval_core::model::ModelConfig;
 use oxeval_core::provider::openai::OpenAiProvider;
 use oxeval_core::provider::{
-    CallError, ChatRequest, ChatResponse, Provider, DEFAULT_MAX_RESPONSE_BYTES,
+    CallError, CallOptions, ChatRequest, ChatResponse, Provider, DEFAULT_MAX_RESPONSE_BYTES,
     MAX_ERROR_BODY_BYTES, MAX_REDIRECTS,
 };
 use oxeval_core::redact::basic_credentials;
@@ -53,8 +53,12 @@ fn request(max_response_bytes: usize) -> ChatRequest {
 }
 
 async fn call(p: &OpenAiProvider, max_response_bytes: usize) -> Result<ChatResponse, CallError> {
-    p.complete(&request(max_response_bytes), Duration::from_secs(30))
-        .await
+    p.complete(
+        &request(max_response_bytes),
+        &CallOptions::NONE,
+        Duration::from_secs(30),
+    )
+    .await
 }
 
 async fn reply_to(message: Value) -> Result<ChatResponse, CallError> {

@@ -3,92 +3,22 @@
 //! attempts with retries and backoff, the per-attempt timeout, the run's deadline and
 //! cancellation ([`RunContext`]), the self-heal (a request the judge rejected for a
 //! parameter the model does not support is sent once more without it, see
-//! [`Provider::adapt`](crate::provider::Provider::adapt)), and the user-facing, redacted
-//! [`JudgeError`] a failed call becomes (with the provider's own message read from the error
-//! body).
+//! [`Provider::adapt`](crate::provider::Provider::adapt)), the user-facing [`JudgeError`] a
+//! failed call becomes (with the provider's own message read from the error body), and the
+//! engine's one scrub of the judge's secrets from every reply and error ([`Judge::send`]).
 
 use super::cache::{CacheMode, CacheSlot, KeyParts, Locator};
+use super::context::RunContext;
 use super::execution::Execution;
 use super::retry::RetryPolicy;
 use super::Judge;
 use crate::error::{ErrorCode, JudgeError};
 use crate::provider::{CallError, CallOptions, ChatRequest, ChatResponse};
 use serde_json::Value;
-use std::sync::Arc;
-use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 /// Most resends of one request after the provider adapted to a rejection (one per
 /// parameter the judge may reject: `temperature`, the output budget, `reasoning_effort`).
 pub const MAX_ADAPTATIONS: u32 = 3;
-
-/// Per-run control: cancellation and an optional overall deadline, and where the judge call
-/// being made comes from ([`CallSite`]).
-#[derive(Debug, Clone, Default)]
-pub struct RunContext {
-    pub cancel: CancellationToken,
-    pub deadline: Option<tokio::time::Instant>,
-    pub site: CallSite,
-}
-
-/// Where a judge call comes from: the response cache's locator of the call (a replay miss
-/// is compared with what was recorded for the same scorer, step, call and item). The host
-/// sets `item` (run option `itemId`); the scorer's run sets `scorer` (and `item` from the
-/// run's input when the host did not); the pipeline sets `step`; a step making several
-/// calls names each (`call`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CallSite {
-    pub scorer: Option<Arc<str>>,
-    pub item: Option<Arc<str>>,
-    pub step: Option<Arc<str>>,
-    /// Which call of the step (e.g. `response` / `reference`); empty for a step's only call.
-    pub call: &'static str,
-}
-
-impl RunContext {
-    /// The run's item (run option `itemId`).
-    pub fn with_item(mut self, item: Option<String>) -> RunContext {
-        self.site.item = item.map(Arc::from);
-        self
-    }
-
-    /// The context of `scorer`'s run of `run`: the scorer id, and the item from the run's
-    /// input unless the host named it ([`RunInput::item_digest`](crate::run::RunInput::item_digest)).
-    pub fn for_scorer(mut self, scorer: &str, run: &crate::run::RunInput) -> RunContext {
-        self.site.scorer = Some(Arc::from(scorer));
-        if self.site.item.is_none() {
-            self.site.item = Some(Arc::from(run.item_digest()));
-        }
-        self
-    }
-
-    /// This context for the calls of `step` (the step's only call, or its unnamed ones).
-    pub fn at(&self, step: &str) -> RunContext {
-        self.at_call(step, "")
-    }
-
-    /// This context for the call `call` of `step` (a step making several calls).
-    pub fn at_call(&self, step: &str, call: &'static str) -> RunContext {
-        let mut ctx = self.clone();
-        ctx.site.step = Some(Arc::from(step));
-        ctx.site.call = call;
-        ctx
-    }
-
-    /// Resolves when the deadline passes; never without one.
-    pub(super) async fn deadline_passed(&self) {
-        match self.deadline {
-            Some(d) => tokio::time::sleep_until(d).await,
-            None => std::future::pending().await,
-        }
-    }
-
-    /// Time left before the deadline; `None` without one.
-    pub(super) fn remaining(&self) -> Option<Duration> {
-        self.deadline
-            .map(|d| d.saturating_duration_since(tokio::time::Instant::now()))
-    }
-}
 
 impl Judge {
     /// Store a validated reply under the slot [`send`](Self::send) returned (caching on).
@@ -98,16 +28,8 @@ impl Judge {
         resp: &ChatResponse,
         ctx: &RunContext,
     ) {
-        let (Some(cache), Some(slot)) = (&self.cache, slot) else {
-            return;
-        };
-        // `send_http` scrubbed the reply already; this keeps the disk clean whatever the
-        // road of `resp`
-        if self.redactor.occurs_in(&resp.text) {
-            let mut clean = resp.clone();
-            scrub_reply(&self.redactor, &mut clean);
-            cache.put(slot, &clean, ctx).await;
-        } else {
+        // every reply comes out of `send`, scrubbed: no secret reaches the disk
+        if let (Some(cache), Some(slot)) = (&self.cache, slot) {
             cache.put(slot, resp, ctx).await;
         }
     }
@@ -130,7 +52,34 @@ impl Judge {
     /// By the cache's mode: `record` never reads a hit; `replay` never sends: a miss is an
     /// `OXEVAL_CACHE_MISS` error saying why (before the API key is even looked at: a replay
     /// run needs none).
+    ///
+    /// This is where the engine scrubs: every reply (from the judge or from the cache) and
+    /// every error leaves through here with the judge's secrets replaced by `[redacted]`. A
+    /// judge or gateway may echo the request (its API key, header values) into the reply:
+    /// scrubbed at once, it reaches neither the call's record, nor the next prompt, nor the
+    /// cache, and a replay sees exactly what the recording run saw (a later prompt quoting
+    /// this reply has the same key).
     pub(super) async fn send(
+        &self,
+        req: &ChatRequest,
+        ctx: &RunContext,
+        exec: &mut Execution,
+    ) -> Result<(ChatResponse, Option<CacheSlot>), JudgeError> {
+        let (mut resp, slot) = self
+            .fetch(req, ctx, exec)
+            .await
+            .map_err(|e| self.scrub_error(e))?;
+        scrub_reply(&self.redactor, &mut resp);
+        exec.warnings.append(&mut resp.warnings);
+        exec.usage.add(&resp.usage);
+        exec.finish_reason = resp.finish_reason.clone();
+        exec.raw_output = Some(resp.text.clone());
+        Ok((resp, slot))
+    }
+
+    /// The reply to `req`: a cache hit (no slot), else the judge's (with the slot to store
+    /// it under when caching is on). Unscrubbed: [`send`](Self::send) scrubs.
+    async fn fetch(
         &self,
         req: &ChatRequest,
         ctx: &RunContext,
@@ -141,9 +90,6 @@ impl Judge {
             if cache.mode().reads() {
                 if let Some(hit) = cache.get(&slot.key, ctx).await {
                     exec.cached = true;
-                    exec.usage.add(&hit.usage);
-                    exec.finish_reason = hit.finish_reason.clone();
-                    exec.raw_output = Some(hit.text.clone());
                     return Ok((hit, None));
                 }
             }
@@ -206,7 +152,7 @@ impl Judge {
             }
             exec.model_call_count += 1;
             let outcome = tokio::select! {
-                r = self.provider.complete_with(req, &opts, timeout) => r,
+                r = self.provider.complete(req, &opts, timeout) => r,
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
             };
             drop(permit);
@@ -216,18 +162,7 @@ impl Judge {
                 Err(_) => {}
             }
             match outcome {
-                Ok(mut resp) => {
-                    // A judge or gateway may echo the request (its API key, header values)
-                    // into the reply: scrubbed at once, so it reaches neither the next
-                    // prompt nor the cache, and a replay sees exactly what the recording
-                    // run saw (a later prompt quoting this reply has the same key).
-                    scrub_reply(&self.redactor, &mut resp);
-                    exec.warnings.append(&mut resp.warnings);
-                    exec.usage.add(&resp.usage);
-                    exec.finish_reason = resp.finish_reason.clone();
-                    exec.raw_output = Some(resp.text.clone());
-                    return Ok(resp);
-                }
+                Ok(resp) => return Ok(resp),
                 Err(err) => {
                     let hint = match &err {
                         CallError::Http { retry_after, .. } => *retry_after,
@@ -269,7 +204,7 @@ impl Judge {
         }
     }
 
-    /// A user-facing error for a failed call (never contains the API key).
+    /// A user-facing error for a failed call ([`send`](Self::send) scrubs it).
     fn call_error(&self, err: CallError, attempts: u32) -> JudgeError {
         let model = &self.model.id;
         let tries = if attempts == 1 {
@@ -277,7 +212,7 @@ impl Judge {
         } else {
             format!("{attempts} attempts")
         };
-        let e = match err {
+        match err {
             CallError::Http { status, body, .. } => {
                 let detail = error_detail(&body);
                 let what = match status {
@@ -313,8 +248,7 @@ impl Judge {
                 e.name = name.chars().take(100).collect::<String>().into();
                 e
             }
-        };
-        self.scrub_error(e)
+        }
     }
 }
 

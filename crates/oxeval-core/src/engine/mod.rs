@@ -7,12 +7,14 @@
 //!
 //! This file holds the [`Judge`] (construction, [`Judge::structured`],
 //! [`Judge::structured_expect`], [`Judge::text`]), [`decode`] and the fallback prompt.
-//! Beside it: [`settings`] (`modelSettings`), [`execution`] (the call record), [`call`]
-//! (one request: cache, limiter, retries, timeouts, deadline, cancellation, errors),
+//! Beside it: [`settings`] (`modelSettings`), [`execution`] (the call record), [`context`]
+//! (the run's cancellation, deadline and call site), [`call`] (one request: cache, limiter,
+//! retries, timeouts, deadline, cancellation, errors),
 //! [`cache`], [`limits`], [`retry`], [`json`] (candidate extraction) and [`schema`].
 
 pub mod cache;
 pub mod call;
+pub mod context;
 pub mod execution;
 pub mod json;
 pub mod limits;
@@ -20,7 +22,7 @@ pub mod retry;
 pub mod schema;
 pub mod settings;
 
-pub use call::RunContext;
+pub use context::{CallSite, RunContext};
 pub use execution::{Call, Execution, ExecutionError, Structured};
 pub use settings::{ModelSettings, DEFAULT_TIMEOUT, SETTING_RANGES};
 

@@ -7,11 +7,11 @@
 //! `length`; `'refusal'` is a refusal.
 
 use super::{
-    custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
-    CallError, ChatRequest, ChatResponse, Provider, Usage,
+    custom_headers, error_instead, non_empty_str, not_json, secret_header, CallError, CallOptions,
+    ChatRequest, ChatResponse, HttpTarget, Provider, Usage,
 };
 use crate::model::{ModelConfig, Secret, ANTHROPIC_VERSION};
-use crate::redact::{endpoint_url, split_query, strip_userinfo, Redactor};
+use crate::redact::{endpoint_url, split_query, strip_userinfo};
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
@@ -22,15 +22,11 @@ use std::time::Duration;
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 pub struct AnthropicProvider {
-    provider_id: String,
-    model_id: String,
-    /// `{base}/messages`; a base URL without a path gets `/v1` (both `https://api.anthropic.com`
-    /// and `https://api.anthropic.com/v1` work).
-    endpoint: String,
+    /// `{base}/messages` (a base URL without a path gets `/v1`: both
+    /// `https://api.anthropic.com` and `https://api.anthropic.com/v1` work); headers:
     /// `anthropic-version`, then the model's custom headers (which may replace it), then
     /// `x-api-key`.
-    headers: HeaderMap,
-    redactor: Redactor,
+    http: HttpTarget,
 }
 
 impl AnthropicProvider {
@@ -45,10 +41,6 @@ impl AnthropicProvider {
         if let Some(v) = api_key.as_ref().and_then(secret_header) {
             headers.insert("x-api-key", v);
         }
-        let mut redactor = Redactor::from_model(model);
-        if let Some(key) = &api_key {
-            redactor = redactor.with_secret(key.expose());
-        }
         let base = strip_userinfo(&model.base_url).into_owned();
         let has_path = split_query(&base)
             .0
@@ -60,27 +52,13 @@ impl AnthropicProvider {
             endpoint_url(&base, "/v1/messages")
         };
         AnthropicProvider {
-            provider_id: model.provider_id.clone(),
-            model_id: model.model_id.clone(),
-            endpoint,
-            headers,
-            redactor,
+            http: HttpTarget::new(model, api_key.as_ref(), endpoint, headers),
         }
     }
 
     /// The URL requests go to (no credentials in it).
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
-    }
-
-    async fn call(&self, req: &ChatRequest, timeout: Duration) -> Result<ChatResponse, CallError> {
-        let body = wire_request(&self.model_id, req);
-        let builder = http_client()
-            .post(&self.endpoint)
-            .headers(self.headers.clone())
-            .json(&body);
-        let bytes = post(builder, timeout, req.max_response_bytes).await?;
-        parse_response(&bytes)
+        &self.http.endpoint
     }
 }
 
@@ -294,22 +272,24 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
 
 impl Provider for AnthropicProvider {
     fn name(&self) -> &str {
-        &self.provider_id
+        &self.http.provider_id
     }
 
     fn model_id(&self) -> &str {
-        &self.model_id
+        &self.http.model_id
     }
 
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
+        _opts: &'a CallOptions,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         Box::pin(async move {
-            self.call(req, timeout)
+            let body = wire_request(&self.http.model_id, req);
+            self.http
+                .send(&body, |b| b, req, timeout, parse_response)
                 .await
-                .map_err(|e| e.scrub(&self.redactor))
         })
     }
 }
@@ -463,10 +443,10 @@ mod tests {
         .unwrap();
         let p = AnthropicProvider::new(&m, m.api_key.clone().unwrap());
         assert_eq!(p.endpoint(), "http://127.0.0.1:9/v1/messages");
-        assert_eq!(p.headers["anthropic-version"], ANTHROPIC_VERSION);
-        assert_eq!(p.headers["x-api-key"], key.as_str());
-        assert!(p.headers["x-api-key"].is_sensitive());
-        assert_eq!(p.headers["anthropic-beta"], "b");
+        assert_eq!(p.http.headers["anthropic-version"], ANTHROPIC_VERSION);
+        assert_eq!(p.http.headers["x-api-key"], key.as_str());
+        assert!(p.http.headers["x-api-key"].is_sensitive());
+        assert_eq!(p.http.headers["anthropic-beta"], "b");
         let m = ModelConfig::resolve(
             &json!({"id": "anthropic/claude-x", "url": "http://u:p@127.0.0.1:9/v1/"}),
             &|_| None,

@@ -2,7 +2,7 @@
 //! async function, called through a threadsafe function). The core sees one provider like
 //! any other: the engine's retries, fallback, limits and cache apply unchanged.
 
-use super::{CallError, ChatRequest, ChatResponse, Provider, Usage};
+use super::{CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -262,6 +262,7 @@ impl Provider for ExternalProvider {
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
+        _opts: &'a CallOptions,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         let body = ExternalRequest {

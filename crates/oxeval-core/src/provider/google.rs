@@ -9,14 +9,12 @@
 //! `usageMetadata.thoughtsTokenCount` is the reasoning tokens.
 
 use super::{
-    custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
-    wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, ReasoningEffort,
-    Usage,
+    custom_headers, error_instead, non_empty_str, not_json, secret_header, wants_json, CallError,
+    CallOptions, ChatRequest, ChatResponse, HttpTarget, Provider, ReasoningEffort, Usage,
 };
 use crate::model::{ModelConfig, Secret, StructuredOutput};
-use crate::redact::{endpoint_url, strip_userinfo, Redactor};
+use crate::redact::{endpoint_url, strip_userinfo};
 use futures::future::BoxFuture;
-use reqwest::header::HeaderMap;
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 
@@ -63,13 +61,9 @@ pub struct GoogleCaps {
 }
 
 pub struct GoogleProvider {
-    provider_id: String,
-    model_id: String,
     /// `{base}/models/{model}:generateContent` (`{base}/{model}:generateContent` for an id
     /// with a path such as `tunedModels/x`).
-    endpoint: String,
-    headers: HeaderMap,
-    redactor: Redactor,
+    http: HttpTarget,
     caps: GoogleCaps,
 }
 
@@ -80,10 +74,6 @@ impl GoogleProvider {
         if let Some(v) = api_key.as_ref().and_then(secret_header) {
             headers.insert("x-goog-api-key", v);
         }
-        let mut redactor = Redactor::from_model(model);
-        if let Some(key) = &api_key {
-            redactor = redactor.with_secret(key.expose());
-        }
         let base = strip_userinfo(&model.base_url);
         let path = if model.model_id.contains('/') {
             model.model_id.clone()
@@ -91,11 +81,12 @@ impl GoogleProvider {
             format!("models/{}", model.model_id)
         };
         GoogleProvider {
-            provider_id: model.provider_id.clone(),
-            model_id: model.model_id.clone(),
-            endpoint: endpoint_url(&base, &format!("/{path}:generateContent")),
-            headers,
-            redactor,
+            http: HttpTarget::new(
+                model,
+                api_key.as_ref(),
+                endpoint_url(&base, &format!("/{path}:generateContent")),
+                headers,
+            ),
             caps: GoogleCaps {
                 structured: model.structured,
                 system_prompt: model.capabilities().system_prompt,
@@ -106,22 +97,7 @@ impl GoogleProvider {
 
     /// The URL requests go to (no credentials in it, no key).
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
-    }
-
-    async fn call(
-        &self,
-        req: &ChatRequest,
-        opts: &CallOptions,
-        timeout: Duration,
-    ) -> Result<ChatResponse, CallError> {
-        let body = request_body(req, opts, &self.caps);
-        let builder = http_client()
-            .post(&self.endpoint)
-            .headers(self.headers.clone())
-            .json(&body);
-        let bytes = post(builder, timeout, req.max_response_bytes).await?;
-        parse_response(&bytes)
+        &self.http.endpoint
     }
 }
 
@@ -372,31 +348,24 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
 
 impl Provider for GoogleProvider {
     fn name(&self) -> &str {
-        &self.provider_id
+        &self.http.provider_id
     }
 
     fn model_id(&self) -> &str {
-        &self.model_id
+        &self.http.model_id
     }
 
     fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-        timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        self.complete_with(req, &CallOptions::NONE, timeout)
-    }
-
-    fn complete_with<'a>(
         &'a self,
         req: &'a ChatRequest,
         opts: &'a CallOptions,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
         Box::pin(async move {
-            self.call(req, opts, timeout)
+            let body = request_body(req, opts, &self.caps);
+            self.http
+                .send(&body, |b| b, req, timeout, parse_response)
                 .await
-                .map_err(|e| e.scrub(&self.redactor))
         })
     }
 }
@@ -581,7 +550,7 @@ mod tests {
             "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
         );
         assert!(!p.endpoint().contains(&key));
-        assert_eq!(p.headers["x-goog-api-key"], key.as_str());
+        assert_eq!(p.http.headers["x-goog-api-key"], key.as_str());
         let m = ModelConfig::resolve(
             &json!({"id": "google/tunedModels/t1", "url": "http://127.0.0.1:9/v1beta"}),
             &|_| None,

@@ -89,7 +89,7 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
-    /// No options: what a plain [`Provider::complete`] call carries.
+    /// No options (the judge's settings name none).
     pub const NONE: CallOptions = CallOptions {
         reasoning_effort: None,
     };
@@ -289,32 +289,87 @@ pub trait Provider: Send + Sync {
     fn name(&self) -> &str;
     /// The model id sent on the wire (e.g. `gpt-4o-mini`).
     fn model_id(&self) -> &str;
+    /// Send `req` once, with the judge's [`CallOptions`] where the wire format carries them
+    /// (a provider without a use for them ignores them), waiting at most `timeout`. An
+    /// error never carries a secret this provider sends (its API key, custom header values,
+    /// URL userinfo and query values: the HTTP providers scrub them in [`HttpTarget`]'s one
+    /// road).
     fn complete<'a>(
-        &'a self,
-        req: &'a ChatRequest,
-        timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
-
-    /// [`complete`](Self::complete) with the judge's [`CallOptions`]; the engine calls
-    /// this. The default ignores the options: override it only when the wire format
-    /// carries them.
-    fn complete_with<'a>(
         &'a self,
         req: &'a ChatRequest,
         opts: &'a CallOptions,
         timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        let _ = opts;
-        self.complete(req, timeout)
-    }
+    ) -> BoxFuture<'a, Result<ChatResponse, CallError>>;
 
     /// Learn from a rejected request: `true` when the provider now sends `req` differently
     /// so that sending it again at once may succeed (e.g. the judge named a parameter it
     /// does not support, and the provider dropped it for this endpoint and model). The
-    /// engine then resends without counting a retry. The default learns nothing.
+    /// engine then resends without counting a retry (each resend is one more model call,
+    /// admitted by the limiter and bounded by the run's deadline like any other). The
+    /// default learns nothing.
     fn adapt(&self, req: &ChatRequest, opts: &CallOptions, err: &CallError) -> bool {
         let _ = (req, opts, err);
         false
+    }
+}
+
+/// Where an HTTP provider sends: its provider and model ids, the endpoint URL (never with
+/// credentials), the headers every request carries, and the secrets it sends.
+pub(crate) struct HttpTarget {
+    pub(crate) provider_id: String,
+    pub(crate) model_id: String,
+    pub(crate) endpoint: String,
+    pub(crate) headers: HeaderMap,
+    /// The model's secrets (API key, custom header values, URL userinfo and query values)
+    /// and the resolved API key.
+    redactor: Redactor,
+}
+
+impl HttpTarget {
+    /// The target of `model` at `endpoint` with `headers`; `api_key` is the resolved key.
+    pub(crate) fn new(
+        model: &ModelConfig,
+        api_key: Option<&Secret>,
+        endpoint: String,
+        headers: HeaderMap,
+    ) -> Self {
+        let redactor = Redactor::from_model(model);
+        HttpTarget {
+            provider_id: model.provider_id.clone(),
+            model_id: model.model_id.clone(),
+            endpoint,
+            headers,
+            redactor: match api_key {
+                Some(key) => redactor.with_secret(key.expose()),
+                None => redactor,
+            },
+        }
+    }
+
+    /// The one road of the HTTP providers: POST `body` as JSON (`auth` adds the request's
+    /// credentials), read the bounded reply ([`post`]) and `parse` it. Every error is
+    /// scrubbed of the secrets sent here, so that no caller of [`Provider::complete`] sees
+    /// one (the engine scrubs replies and errors once more on its road, with the judge's own
+    /// redactor).
+    pub(crate) async fn send<B: Serialize>(
+        &self,
+        body: &B,
+        auth: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+        req: &ChatRequest,
+        timeout: Duration,
+        parse: fn(&[u8]) -> Result<ChatResponse, CallError>,
+    ) -> Result<ChatResponse, CallError> {
+        let builder = auth(
+            http_client()
+                .post(&self.endpoint)
+                .headers(self.headers.clone())
+                .json(body),
+        );
+        let reply = match post(builder, timeout, req.max_response_bytes).await {
+            Ok(bytes) => parse(&bytes),
+            Err(e) => Err(e),
+        };
+        reply.map_err(|e| e.scrub(&self.redactor))
     }
 }
 

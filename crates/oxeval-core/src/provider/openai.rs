@@ -9,13 +9,13 @@
 //! process-wide, and the engine sends the request once more ([`Healed`]).
 
 use super::{
-    custom_headers, error_instead, http_client, non_empty_str, not_json, post, secret_header,
-    wants_json, CallError, CallOptions, ChatRequest, ChatResponse, Provider, Usage,
+    custom_headers, error_instead, non_empty_str, not_json, secret_header, wants_json, CallError,
+    CallOptions, ChatRequest, ChatResponse, HttpTarget, Provider, Usage,
 };
 use crate::model::{Capabilities, ModelConfig, Secret, StructuredOutput, TokenParam, Wire};
-use crate::redact::{endpoint_url, percent_decode, strip_userinfo, url_userinfo, Redactor};
+use crate::redact::{endpoint_url, percent_decode, strip_userinfo, url_userinfo};
 use futures::future::BoxFuture;
-use reqwest::header::{HeaderMap, AUTHORIZATION};
+use reqwest::header::AUTHORIZATION;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -37,15 +37,10 @@ enum Auth {
 }
 
 pub struct OpenAiProvider {
-    provider_id: String,
-    model_id: String,
     /// `{base_url}/chat/completions` (Azure: `{base_url}/deployments/{deployment}/chat/completions?api-version=…`),
     /// never with the base URL's userinfo.
-    endpoint: String,
+    http: HttpTarget,
     auth: Auth,
-    headers: HeaderMap,
-    /// Every secret of the model; scrubbed from every error this provider returns.
-    redactor: Redactor,
     /// The capability table's entry for the model.
     caps: Capabilities,
     /// How step schemas reach the judge (the model's resolved choice).
@@ -259,10 +254,6 @@ impl OpenAiProvider {
             },
             _ => Auth::None,
         };
-        let mut redactor = Redactor::from_model(model);
-        if let Some(key) = &api_key {
-            redactor = redactor.with_secret(key.expose());
-        }
         let base = strip_userinfo(&model.base_url);
         let endpoint = if azure {
             let version = model
@@ -281,13 +272,9 @@ impl OpenAiProvider {
             endpoint_url(&base, "/chat/completions")
         };
         OpenAiProvider {
-            provider_id: model.provider_id.clone(),
-            model_id: model.model_id.clone(),
             heal_key: format!("{endpoint}#{}", model.model_id),
-            endpoint,
+            http: HttpTarget::new(model, api_key.as_ref(), endpoint, headers),
             auth,
-            headers,
-            redactor,
             caps: model.capabilities(),
             structured: model.structured,
         }
@@ -295,7 +282,7 @@ impl OpenAiProvider {
 
     /// The URL requests go to (no credentials in it).
     pub fn endpoint(&self) -> &str {
-        &self.endpoint
+        &self.http.endpoint
     }
 
     /// What requests carry now: the capability table less what the judge rejected.
@@ -309,12 +296,8 @@ impl OpenAiProvider {
         opts: &CallOptions,
         timeout: Duration,
     ) -> Result<ChatResponse, CallError> {
-        let body = wire_request(&self.model_id, req, opts, &self.wire_caps());
-        let mut builder = http_client()
-            .post(&self.endpoint)
-            .headers(self.headers.clone())
-            .json(&body);
-        builder = match &self.auth {
+        let body = wire_request(&self.http.model_id, req, opts, &self.wire_caps());
+        let auth = |builder: reqwest::RequestBuilder| match &self.auth {
             Auth::None => builder,
             Auth::Bearer(key) => builder.bearer_auth(key.expose()),
             Auth::ApiKeyHeader(key) => match secret_header(key) {
@@ -325,8 +308,9 @@ impl OpenAiProvider {
                 builder.basic_auth(user, password.as_ref().map(Secret::expose))
             }
         };
-        let bytes = post(builder, timeout, req.max_response_bytes).await?;
-        parse_response(&bytes)
+        self.http
+            .send(&body, auth, req, timeout, parse_response)
+            .await
     }
 
     /// See [`Provider::adapt`]: a 400/422 naming a parameter the request carried that the
@@ -362,7 +346,7 @@ impl OpenAiProvider {
         }
         let after = WireCaps::new(&self.caps, self.structured, *h);
         drop(map);
-        let body = request_body_with(&self.model_id, req, opts, &after);
+        let body = request_body_with(&self.http.model_id, req, opts, &after);
         body.get(param.name()).is_none()
     }
 }
@@ -628,32 +612,20 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
 
 impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
-        &self.provider_id
+        &self.http.provider_id
     }
 
     fn model_id(&self) -> &str {
-        &self.model_id
+        &self.http.model_id
     }
 
     fn complete<'a>(
         &'a self,
         req: &'a ChatRequest,
-        timeout: Duration,
-    ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        self.complete_with(req, &CallOptions::NONE, timeout)
-    }
-
-    fn complete_with<'a>(
-        &'a self,
-        req: &'a ChatRequest,
         opts: &'a CallOptions,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<ChatResponse, CallError>> {
-        Box::pin(async move {
-            self.call(req, opts, timeout)
-                .await
-                .map_err(|e| e.scrub(&self.redactor))
-        })
+        Box::pin(self.call(req, opts, timeout))
     }
 
     fn adapt(&self, req: &ChatRequest, opts: &CallOptions, err: &CallError) -> bool {
