@@ -3,7 +3,7 @@
 // contextExtractor reach the user through Mastra's run; failures are Mastra's ScorerRunError.
 import { describe, expect, it } from 'vitest'
 import { MastraScorer, ScorerRunError as MastraScorerRunError } from '@mastra/core/evals'
-import * as esm from '../mastra.mjs'
+import * as esm from '../mastra/index.mjs'
 import { createRequire } from 'node:module'
 import { failure, useJudgeServer, uniqueModelId, type Any } from './helpers/setup'
 import { script } from './helpers/mastra-rag'
@@ -32,7 +32,7 @@ function scriptAll() {
 describe('oxeval/mastra: the Mastra RAG scorers', () => {
   it('are MastraScorer instances (ESM and CJS) with oxeval identity, and score through Mastra’s run', async () => {
     scriptAll()
-    const cjs = require('../mastra.js')
+    const cjs = require('../mastra/index.js')
     const made = [
       [createFaithfulnessScorer({ ...base(), context: CONTEXT }), 'faithfulness-scorer', 0.5],
       [createHallucinationScorer({ ...base(), context: CONTEXT }), 'hallucination-scorer', 0.5],

@@ -4,7 +4,7 @@
 // noisyQuery) passed through, and failures as Mastra's errors.
 import { describe, expect, it } from 'vitest'
 import { MastraScorer } from '@mastra/core/evals'
-import * as esm from '../mastra.mjs'
+import * as esm from '../mastra/index.mjs'
 import { failure, oxeval, schemaName, uniqueModelId, useJudgeServer, type Any } from './helpers/setup'
 
 const server = useJudgeServer()

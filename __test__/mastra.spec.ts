@@ -14,7 +14,7 @@ import { Mastra } from '@mastra/core/mastra'
 import { InMemoryStore } from '@mastra/core/storage'
 import { createStep, createWorkflow } from '@mastra/core/workflows'
 import { z } from 'zod'
-import * as esm from '../mastra.mjs'
+import * as esm from '../mastra/index.mjs'
 import { oxeval, failure, useJudgeServer, uniqueModelId, type Any } from './helpers/setup'
 
 const require = createRequire(import.meta.url)
@@ -124,7 +124,7 @@ describe('oxeval/mastra: real MastraScorer instances', () => {
         ['preprocess', 'analyze', 'generateScore', 'generateReason'].filter((n) => plain.getSteps().some((p: Any) => p.name === n)),
       )
       // the CommonJS entry builds over the CommonJS @mastra/core
-      const cjs = require('../mastra.js')[name]({ model: 'openai/gpt-4o-mini' })
+      const cjs = require('../mastra/index.js')[name]({ model: 'openai/gpt-4o-mini' })
       expect(cjs).toBeInstanceOf(require('@mastra/core/evals').MastraScorer)
     }
     const custom = relevancy({ id: 'my-relevancy', name: 'Mine', description: 'mine' })

@@ -87,7 +87,7 @@ describe('run input errors are TypeErrors with no request', () => {
 
 // Regressions: bugs these tests found (now fixed); each states the documented behaviour
 describe('regressions', () => {
-  // Was a bug: the facade runs contextExtractor (index.js, Scorer.run → #prepare) before it wires
+  // Was a bug: the facade runs contextExtractor (lib/scorer.js, Scorer.run → #prepare) before it wires
   // the AbortSignal to the native CancelHandle, and the listener is added after the signal has
   // already fired, so an abort during extraction is lost: the run goes on, calls both judges
   // and resolves with a score. index.d.ts: "signal: Cancels the run ... the promise rejects

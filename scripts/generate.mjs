@@ -2,8 +2,8 @@
 //   generated/scorers.js     the factory list the facade (index.js) builds factories from
 //   generated/scorers.d.ts   per scorer: options, step-result and result types, the factory
 //   index.mjs                the ESM entry's named exports
-//   mastra.mjs               oxeval/mastra's ESM entry (its named exports)
-//   generated/mastra.d.ts    oxeval/mastra's factory declarations (re-exported by mastra.d.ts)
+//   mastra/index.mjs         oxeval/mastra's ESM entry (its named exports)
+//   generated/mastra.d.ts    oxeval/mastra's factory declarations (re-exported by mastra/index.d.ts)
 // `node scripts/generate.mjs --check` writes nothing and fails when a file is out of date
 // (run by `npm test`, so CI fails on a registry change whose outputs were not regenerated).
 // The registry comes from the built addon (binding.js): build first.
@@ -109,10 +109,10 @@ const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxev
 // oxeval/mastra: the ESM entry's named exports and the factories' declarations
 const mastraNames = [...scorers.map((s) => s.factory), 'OxevalMastraScorer', 'ScorerRunError', 'AbortError']
 const mastraMjs = `${HEADER}// \`oxeval/mastra\`, ESM: built over the ESM build of @mastra/core, so \`instanceof\` holds
-// against the classes an ESM application imports. See mastra-core.js.
+// against the classes an ESM application imports. See core.js.
 import { MastraScorer, ScorerRunError as MastraScorerRunError } from '@mastra/core/evals'
 import { MastraError } from '@mastra/core/error'
-import core from './mastra-core.js'
+import core from './core.js'
 
 const m = core.build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError })
 
@@ -122,8 +122,8 @@ ${mastraNames.map((n) => `  ${n},`).join('\n')}
 export default m
 `
 const mastraTypes = scorers.flatMap((s) => [`${s.typeName}ScorerOptions`, `${s.typeName}Preprocess`, `${s.typeName}Analysis`]).sort()
-const mastraDts = `${HEADER}// The factories of \`oxeval/mastra\` (re-exported by mastra.d.ts).
-import type { MastraScorerOptions, OxevalMastraScorer } from '../mastra'
+const mastraDts = `${HEADER}// The factories of \`oxeval/mastra\` (re-exported by mastra/index.d.ts).
+import type { MastraScorerOptions, OxevalMastraScorer } from '../mastra/index'
 import type {
 ${mastraTypes.map((t) => `  ${t},`).join('\n')}
 } from '../index'
@@ -142,7 +142,7 @@ const outputs = [
   ['generated/scorers.js', js],
   ['index.mjs', mjs],
   ['generated/mastra.d.ts', mastraDts],
-  ['mastra.mjs', mastraMjs],
+  ['mastra/index.mjs', mastraMjs],
 ]
 let stale = 0
 for (const [file, text] of outputs) {

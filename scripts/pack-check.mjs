@@ -258,8 +258,7 @@ const tsc = sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin'
 check('types compile (tsc --strict, NodeNext, ESM and CJS)', tsc.ok, tsc.ok ? '' : tsc.out.slice(-2000))
 
 // one scorer run against the scripted judge, started from this checkout (not from the package)
-const judgeModule = ['testing/judge-server.mjs', '__test__/helpers/judge-server.mjs'].map((p) => join(root, p)).find(existsSync)
-const { startJudgeServer, heuristicJudge } = await import(pathToFileURL(judgeModule).href)
+const { startJudgeServer, heuristicJudge } = await import(pathToFileURL(join(root, 'testing', 'judge-server.mjs')).href)
 const judge = await startJudgeServer({ handler: heuristicJudge })
 writeFileSync(
   join(app.dir, 'run.mjs'),

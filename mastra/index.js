@@ -1,7 +1,7 @@
 'use strict'
 // `oxeval/mastra`, CommonJS: oxeval's factories returning real Mastra scorers, built over the
-// CommonJS build of @mastra/core (an optional peer dependency). See mastra-core.js.
-const { build, notInstalled } = require('./mastra-core.js')
+// CommonJS build of @mastra/core (an optional peer dependency). See core.js.
+const { build, notInstalled } = require('./core.js')
 
 let evals
 let errors

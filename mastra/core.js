@@ -1,5 +1,5 @@
 'use strict'
-// Shared implementation of `oxeval/mastra` (mastra.js: CommonJS, mastra.mjs: ESM).
+// Shared implementation of `oxeval/mastra` (index.js: CommonJS, index.mjs: ESM).
 // The same factories as `oxeval`, returning real Mastra scorers
 // (`instanceof MastraScorer` from @mastra/core/evals, an optional peer dependency).
 //
@@ -14,8 +14,25 @@
 // MastraError) with oxeval's failedStep, completedSteps, partial result, code and cause.
 
 const { AsyncLocalStorage } = require('node:async_hooks')
-const oxeval = require('./index.js')
-const SCORERS = require('./generated/scorers.js')
+const oxeval = require('../index.js')
+const SCORERS = require('../generated/scorers.js')
+
+/** The keys of a run that every oxeval scorer may read. */
+const BASE_RUN_KEYS = ['runId', 'input', 'output', 'groundTruth', 'context']
+/** The scorers' own run fields for a registry entry that does not list its `runFields`. */
+const UNLISTED_RUN_FIELDS = ['source', 'baselineResponse', 'noisyQuery', 'noiseType']
+/**
+ * The keys of a Mastra run that oxeval reads (the rest of Mastra's run is echoed by Mastra
+ * itself): the base keys, every registry scorer's run fields, then `requestContext`.
+ */
+const RUN_KEYS = [...new Set([...BASE_RUN_KEYS, ...SCORERS.flatMap((spec) => spec.runFields ?? UNLISTED_RUN_FIELDS), 'requestContext'])]
+
+/** The oxeval run of a Mastra run: its RUN_KEYS that are set. */
+function oxevalRun(run) {
+  const ox = {}
+  for (const k of RUN_KEYS) if (run[k] !== undefined) ox[k] = run[k]
+  return ox
+}
 
 /**
  * Builds the `oxeval/mastra` exports over the given @mastra/core modules: the CommonJS entry
@@ -32,8 +49,6 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
     generateScore: (r) => r.score,
     generateReason: (r) => r.reason,
   }
-  /** The keys of a run that oxeval reads (the rest of Mastra's run is echoed by Mastra itself). */
-  const RUN_KEYS = ['runId', 'input', 'output', 'groundTruth', 'context', 'source', 'baselineResponse', 'noisyQuery', 'noiseType', 'requestContext']
   /** Options read by the Mastra side only, never passed to oxeval's factory. */
   const MASTRA_ONLY = ['prepareRun']
 
@@ -113,10 +128,8 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
         orphanSlots.set(run, slot)
       }
       if (first || (!slot.result && !slot.error)) {
-        const ox = {}
-        for (const k of RUN_KEYS) if (run[k] !== undefined) ox[k] = run[k]
         try {
-          slot.result = await inner.run(ox, slot.options)
+          slot.result = await inner.run(oxevalRun(run), slot.options)
         } catch (e) {
           slot.error = e
           throw e
@@ -231,4 +244,4 @@ function notInstalled(e) {
   return err
 }
 
-module.exports = { build, notInstalled }
+module.exports = { build, notInstalled, RUN_KEYS, oxevalRun }

@@ -1,0 +1,48 @@
+// oxeval/mastra's run fields are derived data: the keys it copies from a Mastra run into
+// oxeval's run (RUN_KEYS in mastra/core.js) are the base keys plus every registry scorer's run
+// fields. Every run field of every registry scorer reaches the oxeval run.
+import { describe, expect, it } from 'vitest'
+import { createRequire } from 'node:module'
+import { failure, useJudgeServer, uniqueModelId, type Any } from './helpers/setup'
+
+const require = createRequire(import.meta.url)
+const { registry } = require('../load-binding.js')
+const SCORERS: Any[] = require('../generated/scorers.js')
+const core = require('../mastra/core.js')
+const mastra = require('../mastra/index.js')
+
+const BASE = ['runId', 'input', 'output', 'groundTruth', 'context', 'requestContext']
+/** A registry scorer's own run fields: its run-fields schema (the generator's source) and its generated list. */
+function runFieldsOf(s: Any): string[] {
+  const spec = SCORERS.find((x) => x.factory === s.factory)
+  return [...new Set([...Object.keys(s.runFields?.properties ?? {}), ...(spec?.runFields ?? [])])]
+}
+const scorers: Any[] = registry().scorers
+
+const server = useJudgeServer()
+
+describe('oxeval/mastra: run fields from the registry', () => {
+  it('RUN_KEYS holds the base keys and every registry scorer’s run fields', () => {
+    expect(scorers.length).toBe(SCORERS.length)
+    const fields = scorers.flatMap(runFieldsOf)
+    expect(fields.length).toBeGreaterThan(0)
+    for (const k of [...BASE, ...fields]) expect(core.RUN_KEYS).toContain(k)
+    const run = Object.fromEntries([...BASE, ...fields, 'somethingElse'].map((k) => [k, `value of ${k}`]))
+    const ox = core.oxevalRun(run)
+    for (const k of [...BASE, ...fields]) expect(ox[k]).toBe(`value of ${k}`)
+    expect(ox.somethingElse).toBeUndefined()
+  })
+
+  it.each(scorers.map((s) => [s.factory, s] as [string, Any]))('%s: every run field reaches the oxeval run', async (factory, s) => {
+    server.on(() => true, () => ({ status: 500, body: 'down' }))
+    const fields = runFieldsOf(s)
+    const run: Record<string, unknown> = { input: 'What is the capital of France?', output: 'Paris is the capital of France.', groundTruth: 'Paris.', context: ['Paris is the capital of France.'] }
+    for (const k of fields) run[k] = `the run's ${k}`
+    const scorer = mastra[factory]({ model: { id: uniqueModelId('run-fields'), url: server.url }, modelSettings: { retryDelayMs: 1, maxRetries: 0 } })
+    const e = await failure(scorer.run(run))
+    expect(e).toBeInstanceOf(mastra.ScorerRunError)
+    // the partial result is shaped from the oxeval run: it carries every field copied into it
+    for (const k of Object.keys(run)) expect(e.result[k], k).toEqual(run[k])
+    expect(server.requests.length).toBeGreaterThan(0)
+  })
+})

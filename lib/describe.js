@@ -1,0 +1,86 @@
+'use strict'
+// Marshalling of options: factory options and `scorer.run()`'s options as JSON text plus a
+// descriptor of what JSON cannot say (the judge model's kind, function options, AbortSignals,
+// non-finite numbers). The core checks both and words every message.
+
+const { jsType, wellFormed } = require('./json.js')
+const { modelOf } = require('./models.js')
+const { functionsCaller } = require('./host.js')
+
+/** Options that are functions handled elsewhere (the judge model, contextExtractor). */
+const HANDLED_FUNCTIONS = new Set(['model', 'contextExtractor'])
+
+/**
+ * Names of the other function-valued options, top-level or under `options` (Mastra's form):
+ * e.g. `getContext`. The core decides which it takes; it calls them through one caller.
+ */
+function functionOptionNames(options) {
+  const names = []
+  for (const obj of [options, options.options]) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) continue
+    for (const k of Object.keys(obj)) {
+      if (typeof obj[k] === 'function' && !HANDLED_FUNCTIONS.has(k) && !names.includes(k)) names.push(k)
+    }
+  }
+  return names
+}
+
+/** `contextExtractor`, top-level or under `options` (Mastra's form); top-level wins. */
+function extractorOption(options) {
+  if (options.contextExtractor !== undefined) return options.contextExtractor
+  const nested = options.options
+  return nested !== null && typeof nested === 'object' ? nested.contextExtractor : undefined
+}
+
+/** Factory options as JSON text plus a descriptor of what JSON cannot say. */
+function describeOptions(options) {
+  const d = { type: jsType(options) }
+  if (d.type !== 'object') return { json: 'null', d }
+  const model = modelOf(options.model)
+  d.model = model.kind
+  if (model.kind !== 'data') {
+    d.modelProvider = model.provider
+    d.modelId = model.modelId
+    // the object itself never crosses as data (it may hold keys in its config)
+    options = { ...options, model: `${model.provider}/${model.modelId}` }
+  }
+  d.contextExtractor = jsType(extractorOption(options))
+  d.functions = functionOptionNames(options)
+  let json
+  try {
+    json = JSON.stringify(options, (key, value) => {
+      // NaN/Infinity would silently become null (= "use the default"): report them instead
+      if (typeof value === 'number' && !Number.isFinite(value) && d.nonFinite === undefined) {
+        d.nonFinite = key
+        d.nonFiniteValue = String(value)
+      }
+      return typeof value === 'function' ? undefined : wellFormed(key, value)
+    })
+  } catch (e) {
+    d.serializeError = e && e.message ? e.message : String(e)
+  }
+  return { json: json ?? 'null', d, caller: model.caller, functions: d.functions.length ? functionsCaller(options) : undefined }
+}
+
+/** `scorer.run()`'s options as data for the core. */
+function describeRunOptions(options) {
+  const d = { type: jsType(options) }
+  if (d.type !== 'object') return d
+  const ms = options.deadlineMs
+  // JSON has no NaN/Infinity: Infinity means "no deadline", anything else non-finite is an error
+  d.deadlineMs = typeof ms === 'number' && !Number.isFinite(ms) ? (ms === Infinity ? 1e308 : String(ms)) : ms
+  const s = options.signal
+  d.signal = s === undefined || s === null ? 'absent' : s instanceof AbortSignal ? (s.aborted ? 'AbortSignal:aborted' : 'AbortSignal') : jsType(s)
+  // every other option crosses as data for the core to check (e.g. itemId); a value JSON
+  // cannot carry is described by its type
+  d.data = {}
+  for (const [k, v] of Object.entries(options)) {
+    if (k === 'signal' || k === 'deadlineMs' || v === undefined) continue
+    const plain = typeof v === 'string' || typeof v === 'boolean' || v === null || (typeof v === 'number' && Number.isFinite(v))
+    // a non-finite number says which (callbackTimeoutMs: Infinity means no bound)
+    d.data[k] = plain ? wellFormed(k, v) : typeof v === 'number' ? { jsType: 'number', nonFinite: String(v) } : { jsType: jsType(v) }
+  }
+  return d
+}
+
+module.exports = { describeOptions, describeRunOptions, extractorOption }

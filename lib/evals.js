@@ -1,0 +1,529 @@
+'use strict'
+// runEvals and summarizeItems: the dataset runner. The math (means, coverage, errors, usage,
+// statistics, thresholds, gates, verdict) is the core's (crates/oxeval-core/src/evals.rs,
+// through NativeEvalAccumulator); this file schedules items, calls the user's target and
+// callbacks, and marshals.
+
+const { performance } = require('node:perf_hooks')
+const { setMaxListeners } = require('node:events')
+
+const native = require('../load-binding.js')
+const { typeError } = require('./errors.js')
+const { jsType } = require('./json.js')
+
+const OPT = 'OXEVAL_INVALID_OPTIONS'
+
+function check(cond, message) {
+  if (!cond) throw typeError(`runEvals: ${message}`, OPT)
+}
+
+/** The native accumulator, or a TypeError. */
+function accumulator(config) {
+  const made = native.createEvalAccumulator(JSON.stringify(config))
+  if (!(made instanceof native.NativeEvalAccumulator)) throw typeError(`runEvals: ${made.message}`, made.code || OPT)
+  return made
+}
+
+function unwrap(outcome) {
+  if (outcome.ok) return outcome.value
+  throw typeError(`runEvals: ${outcome.message || (outcome.error && outcome.error.message)}`, outcome.code || OPT)
+}
+
+const isScorer = (s) => s !== null && typeof s === 'object' && typeof s.id === 'string' && typeof s.run === 'function'
+
+/** `scorers` entries → `[{ id, scorer, threshold? }]`. */
+function entriesOf(list, key, allowThreshold) {
+  if (list === undefined || list === null) return []
+  check(Array.isArray(list), `${key} must be an array of scorers${allowThreshold ? ' or { scorer, threshold }' : ''}, got ${jsType(list)}`)
+  return list.map((e, i) => {
+    if (allowThreshold && e !== null && typeof e === 'object' && 'scorer' in e && !isScorer(e)) {
+      check(isScorer(e.scorer), `${key}[${i}].scorer must be a scorer (an object with an id and a run() method)`)
+      check('threshold' in e, `${key}[${i}] has a scorer but no threshold`)
+      return { id: e.scorer.id, scorer: e.scorer, threshold: e.threshold }
+    }
+    check(isScorer(e), `${key}[${i}] must be a scorer (an object with a string id and a run() method)${allowThreshold ? ' or { scorer, threshold }' : ''}, got ${jsType(e)}`)
+    return { id: e.id, scorer: e }
+  })
+}
+
+function errorJson(e) {
+  const out = { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) }
+  if (e && typeof e.code === 'string') out.code = e.code
+  if (e && typeof e.failedStep === 'string') out.failedStep = e.failedStep
+  const status = e && (typeof e.status === 'number' ? e.status : e.cause && typeof e.cause.status === 'number' ? e.cause.status : undefined)
+  if (status !== undefined) out.status = status
+  return out
+}
+
+/** What the core's outcome needs of a failure: its code, HTTP status and message. */
+function errorSignature(e) {
+  const j = errorJson(e)
+  const out = { code: j.code ?? 'OXEVAL_SCORER_FAILED', message: j.message }
+  if (j.status !== undefined) out.status = j.status
+  return out
+}
+
+/** A number option for the core: Infinity means "no limit" (a large count); other non-finite values are text, so the core names them. */
+function countData(v) {
+  if (v === Infinity) return 9e15
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
+  return v ?? null
+}
+
+/** The scorer facts the core's statistics use: which way is better, and the score range. */
+function scorerInfo(entry) {
+  const o = { id: entry.id }
+  const d = entry.scorer.direction
+  if (d === 'higher' || d === 'lower') o.direction = d
+  const sc = entry.scorer.scale
+  if (typeof sc === 'number' && Number.isFinite(sc) && sc > 0) o.scale = sc
+  return o
+}
+
+/** The run policy for the core (see evals.rs): maxErrors, minCoverage, gatePassRate, partial, stopEarly. */
+function policyOf(config) {
+  return {
+    maxErrors: countData(config.maxErrors),
+    minCoverage: config.minCoverage ?? null,
+    gatePassRate: config.gatePassRate ?? null,
+    partial: config.partial ?? null,
+    stopEarly: config.stopEarly ?? null,
+  }
+}
+
+/** A data item the caller already knows is unusable (the CLI's unreadable rows): its message. */
+const INVALID_ITEM = Symbol.for('oxeval.invalidItem')
+
+/** What the accumulator needs of a judge record: calls and usage. */
+function judgeUsage(judge) {
+  if (!judge || typeof judge !== 'object') return undefined
+  const out = {}
+  for (const [step, rec] of Object.entries(judge)) {
+    const ex = rec && Array.isArray(rec.executions) ? rec.executions : []
+    out[step] = { executions: ex.map((x) => ({ modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
+  }
+  return out
+}
+
+/** The target's answer as the scorers' `output`: an Agent's response messages, else its text, else itself. */
+function outputOf(r) {
+  if (r !== null && typeof r === 'object') {
+    const msgs = r.response && Array.isArray(r.response.messages) ? r.response.messages : undefined
+    if (msgs && msgs.length > 0) return msgs
+    if (typeof r.text === 'string') return r.text
+  }
+  return r
+}
+
+/** Call user code: its promise (or value); a synchronous throw becomes a rejection. */
+function invoke(fn) {
+  try {
+    return fn()
+  } catch (e) {
+    return Promise.reject(e)
+  }
+}
+
+/**
+ * Wait for `p` (what user code returned) until it settles, `signal` fires or `ms` pass:
+ * `{ value }`, `{ error }`, `{ cut: 'signal' }` or `{ cut: 'timeout' }`. Never rejects; a
+ * later rejection of `p` is handled; the timer and the listener go as soon as it resolves.
+ * This is how runEvals never waits forever for code that ignores its signal.
+ */
+function settle(p, signal, ms) {
+  return new Promise((resolve) => {
+    let timer
+    let done = false
+    const finish = (r) => {
+      if (done) return
+      done = true
+      if (timer !== undefined) clearTimeout(timer)
+      if (signal) signal.removeEventListener('abort', onAbort)
+      resolve(r)
+    }
+    const onAbort = () => finish({ cut: 'signal' })
+    Promise.resolve(p).then(
+      (value) => finish({ value }),
+      (error) => finish({ error }),
+    )
+    if (signal) {
+      if (signal.aborted) return finish({ cut: 'signal' })
+      signal.addEventListener('abort', onAbort, { once: true })
+    }
+    if (ms !== null && ms !== undefined) timer = setTimeout(() => finish({ cut: 'timeout' }), Math.max(0, ms))
+  })
+}
+
+/** A number option as data for the core: a non-finite number or a non-JSON value is described. */
+function msData(v) {
+  if (v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean') return v
+  if (typeof v === 'number') return Number.isFinite(v) ? v : { jsType: 'number', nonFinite: String(v) }
+  return { jsType: jsType(v) }
+}
+
+async function runEvals(config) {
+  check(config !== null && typeof config === 'object' && !Array.isArray(config), `expects one options object, got ${jsType(config)}`)
+  const { data, target, onItemComplete, signal } = config
+  const scorers = entriesOf(config.scorers, 'scorers', true)
+  const gates = entriesOf(config.gates, 'gates', false)
+  check(scorers.length + gates.length > 0, 'give at least one scorer (scorers) or gate (gates)')
+  check(
+    data !== null && data !== undefined && typeof data !== 'string' && (typeof data[Symbol.iterator] === 'function' || typeof data[Symbol.asyncIterator] === 'function'),
+    `data must be an array (or an iterable / async iterable) of items, got ${jsType(data)}`,
+  )
+  check(target === undefined || target === null || typeof target === 'function' || (typeof target === 'object' && typeof target.generate === 'function'), 'target must be an async function (input, { item, signal, index, ...item }) => output or an object with a generate() method (an Agent)')
+  const concurrency = config.concurrency ?? 8
+  check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 10000, `concurrency must be an integer in [1, 10000], got ${String(concurrency)}`)
+  check(onItemComplete === undefined || onItemComplete === null || typeof onItemComplete === 'function', 'onItemComplete must be a function')
+  check(signal === undefined || signal === null || signal instanceof AbortSignal, `signal must be an AbortSignal, got ${jsType(signal)}`)
+  const itemIdOf = config.itemId
+  check(itemIdOf === undefined || itemIdOf === null || typeof itemIdOf === 'function', 'itemId must be a function (item, index) => string')
+  const keepItems = config.keepItems ?? true
+  check(typeof keepItems === 'boolean', `keepItems must be a boolean, got ${jsType(keepItems)}`)
+  // the bounds on the user code runEvals calls are the core's (run.rs EvalBounds):
+  // callbackTimeoutMs (one onItemComplete call; passed on to every scorer run, whose
+  // callbacks it bounds), targetTimeoutMs (one target call), the grace after an abort
+  const bounds = unwrap(native.RunTicket.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
+  const acc = accumulator({
+    scorers: scorers.map((s) => (s.threshold === undefined ? scorerInfo(s) : { ...scorerInfo(s), threshold: s.threshold })),
+    gates: gates.map(scorerInfo),
+    trials: config.trials ?? null,
+    ...policyOf(config),
+  })
+  const trials = Number(config.trials ?? 1)
+  const all = [...scorers, ...gates]
+  const started = performance.now()
+  const items = []
+  let stop = false
+  let failure
+  let aborted = false
+  let startedItems = 0
+  let finishedItems = 0
+  // `halt` stops the run: the user's abort, or a failure that rejects it. Every run in
+  // flight listens to it (one internal signal: no listener limit), and every wait on user
+  // code is cut off when it fires. `closed` fires when runEvals settles: nothing of the
+  // user's is called after that.
+  const halt = new AbortController()
+  setMaxListeners(0, halt.signal)
+  // `work` cuts the work in flight (targets, scorer runs): on a halt, and when the core says
+  // the run should stop early (its first runs all failed the same persistent way); then the
+  // rest of the data is still read and recorded as not run, so no item is lost
+  const work = new AbortController()
+  setMaxListeners(0, work.signal)
+  let stoppedEarly = null
+  let haltedAt
+  const halting = (reason) => {
+    if (halt.signal.aborted) return
+    haltedAt = performance.now()
+    halt.abort(reason)
+    work.abort(reason)
+  }
+  const closed = new AbortController()
+  const onAbort = () => {
+    stop = true
+    aborted = true
+    halting(signal.reason)
+  }
+  if (signal) {
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+  }
+  const fail = (e) => {
+    stop = true
+    if (!failure) failure = { error: e }
+    halting(new DOMException('runEvals stopped: an error ends the run', 'AbortError'))
+  }
+  const scorerRunOptions = bounds.callbackTimeoutSet ? { callbackTimeoutMs: config.callbackTimeoutMs } : {}
+
+  const it = typeof data[Symbol.asyncIterator] === 'function' ? data[Symbol.asyncIterator]() : data[Symbol.iterator]()
+  let next = 0
+  let exhausted = false
+  let pulling = Promise.resolve()
+  const pull = (drain = false) => {
+    const p = pulling.then(async () => {
+      if (exhausted || (stop && !drain) || halt.signal.aborted) return null
+      // a data source that stalls in next() is cut off by the abort
+      const r = await settle(invoke(() => it.next()), halt.signal)
+      if (r.cut) return null
+      if ('error' in r) throw r.error
+      if (r.value.done) {
+        exhausted = true
+        return null
+      }
+      return { item: r.value.value, index: next++ }
+    })
+    pulling = p.catch(() => {})
+    return p
+  }
+
+  const timeoutError = (what, option, ms, code) => {
+    const e = new Error(`runEvals: ${what} did not settle within ${ms} ms (runEvals option ${option})`)
+    e.name = 'TimeoutError'
+    e.code = code
+    return e
+  }
+  // onItemComplete: one call at a time, in completion order; each call bounded by
+  // callbackTimeoutMs (then the run rejects, as when it throws); none after runEvals settled
+  let chain = Promise.resolve()
+  const complete = (view) => {
+    chain = chain.then(async () => {
+      if (closed.signal.aborted) return
+      const r = await settle(
+        invoke(() => onItemComplete(view)),
+        closed.signal,
+        bounds.callbackTimeoutMs,
+      )
+      if ('error' in r) throw r.error
+      if (r.cut === 'timeout') throw timeoutError('onItemComplete', 'callbackTimeoutMs', bounds.callbackTimeoutMs, 'OXEVAL_CALLBACK_TIMEOUT')
+    })
+    return chain
+  }
+
+  /**
+   * The item's target: `{ targetResult, output }`, `{ targetError }`, or null when the run
+   * stopped first (the item does not finish). Its signal fires on abort and on the timeout.
+   */
+  async function callTarget(item, index) {
+    const ctl = new AbortController()
+    const onHalt = () => ctl.abort(work.signal.reason)
+    if (work.signal.aborted) onHalt()
+    else work.signal.addEventListener('abort', onHalt, { once: true })
+    let timedOut = false
+    let timer
+    if (bounds.targetTimeoutMs !== null) {
+      timer = setTimeout(() => {
+        timedOut = true
+        ctl.abort(new DOMException(`target did not settle within ${bounds.targetTimeoutMs} ms (runEvals option targetTimeoutMs)`, 'TimeoutError'))
+      }, bounds.targetTimeoutMs)
+    }
+    try {
+      let r
+      if (typeof target === 'function') {
+        // the new form's context, spread over the item: code reading item fields from the
+        // second argument keeps working
+        const ctx = { ...item, item, signal: ctl.signal, index }
+        r = await settle(invoke(() => target(item.input, ctx)), ctl.signal)
+      } else {
+        const opts = { abortSignal: ctl.signal }
+        if (item.requestContext !== undefined) opts.requestContext = item.requestContext
+        r = await settle(invoke(() => target.generate(item.input, opts)), ctl.signal)
+      }
+      if (timedOut) {
+        return { targetError: { name: 'TimeoutError', message: `target did not settle within ${bounds.targetTimeoutMs} ms (runEvals option targetTimeoutMs); its signal was aborted`, code: 'OXEVAL_TARGET_TIMEOUT' } }
+      }
+      if (r.cut) return null
+      if ('error' in r) {
+        const targetError = errorJson(r.error)
+        if (aborted && targetError.name === 'AbortError') return null
+        return { targetError }
+      }
+      return typeof target === 'function' ? { targetResult: undefined, output: r.value } : { targetResult: r.value, output: outputOf(r.value) }
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+      work.signal.removeEventListener('abort', onHalt)
+    }
+  }
+
+  async function runScorer(entry, runInput, itemId) {
+    const out = []
+    // itemId names the item in the response cache's records (a replay miss says which item)
+    const runOptions = { ...scorerRunOptions, signal: work.signal, itemId }
+    await Promise.all(
+      Array.from({ length: trials }, async (_, t) => {
+        // a scorer that ignores the signal is cut off when the run stops
+        const r = await settle(
+          invoke(() => entry.scorer.run(runInput, runOptions)),
+          work.signal,
+        )
+        out[t] = r.cut ? { ok: false, cut: true } : 'error' in r ? { ok: false, error: r.error } : { ok: true, result: r.value }
+      }),
+    )
+    return out
+  }
+
+  /** `{ name, code, message }` of an item the run stopped before running. */
+  const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: `not run: ${stoppedEarly}` })
+
+  async function runItem(raw, index, preError) {
+    const t0 = performance.now()
+    const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+    const item = isObj ? raw : {}
+    const r = { index }
+    if (isObj && item.id !== undefined) r.id = item.id
+    r.input = item.input
+    let output = item.output
+    let targetResult
+    if (preError) {
+      r.targetError = preError
+    } else if (isObj && typeof item[INVALID_ITEM] === 'string') {
+      r.targetError = { name: 'TypeError', message: item[INVALID_ITEM], code: 'OXEVAL_INVALID_INPUT' }
+    } else if (!isObj) {
+      r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
+    } else if (target) {
+      const t = await callTarget(item, index)
+      if (t === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
+      if (t.targetError) r.targetError = t.targetError
+      else ({ targetResult, output } = t)
+    } else if (!('output' in item)) {
+      r.targetError = { name: 'TypeError', message: `data item ${index} has no output, and runEvals has no target to produce one`, code: 'OXEVAL_INVALID_INPUT' }
+    }
+    r.output = output
+    if (item.groundTruth !== undefined) r.groundTruth = item.groundTruth
+    r.results = {}
+    r.errors = {}
+    const runs = {}
+    if (!r.targetError) {
+      // the item's own fields reach the scorers (groundTruth, context, requestContext, and any
+      // field a scorer reads from its run, e.g. summarization's `source`); `id` is the item's
+      const runInput = {}
+      for (const k of Object.keys(item)) if (k !== 'id' && item[k] !== undefined) runInput[k] = item[k]
+      runInput.input = item.input
+      runInput.output = output
+      const custom = itemIdOf ? itemIdOf(raw, index) : undefined
+      const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
+      const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
+      // the run stopped while the item's scorers ran: the item did not finish (stopped
+      // early: it is recorded as not run)
+      const cut = outcomes.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
+      if (cut && stoppedEarly && !halt.signal.aborted) return runItem(raw, index, notRun())
+      if (outcomes.some((o) => o.some((x) => x.cut))) return null
+      if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
+      all.forEach((e, k) => {
+        const o = outcomes[k]
+        runs[e.id] = o.map((x) => (x.ok ? { score: x.result.score, judge: judgeUsage(x.result.judge) } : { error: errorSignature(x.error), judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
+        const firstOk = o.find((x) => x.ok)
+        if (firstOk) r.results[e.id] = firstOk.result
+        else r.errors[e.id] = errorJson(o[0].error)
+      })
+    }
+    const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs })))
+    finishedItems++
+    if (added.stop && !stoppedEarly) {
+      // the core's early stop: no new item starts, the work in flight is cut, the rest is recorded as not run
+      stoppedEarly = added.stop.message
+      stop = true
+      work.abort(new DOMException(stoppedEarly, 'AbortError'))
+    }
+    if (trials > 1 && Object.keys(added.trials).length > 0) r.trials = added.trials
+    r.usage = added.usage
+    r.durationMs = performance.now() - t0
+    if (keepItems) items.push(r)
+    if (onItemComplete) {
+      const view = Object.assign(Object.create(null), r)
+      // Mastra's onItemComplete fields
+      view.item = raw
+      view.targetResult = targetResult
+      view.scorerResults = r.results
+      // the item has finished: after an abort its call is waited for at the end (within
+      // the grace), not here
+      const c = await settle(complete(view), halt.signal)
+      if ('error' in c) throw c.error
+    }
+    return r
+  }
+
+  const worker = async () => {
+    for (;;) {
+      if (stop) return
+      let n
+      try {
+        n = await pull()
+      } catch (e) {
+        fail(e)
+        return
+      }
+      if (!n) return
+      startedItems++
+      try {
+        await runItem(n.item, n.index)
+      } catch (e) {
+        fail(e)
+        return
+      }
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker))
+    // stopped early: every item not run yet is read and recorded as not run (no judge call)
+    while (stoppedEarly && !failure && !halt.signal.aborted) {
+      let n
+      try {
+        n = await pull(true)
+      } catch (e) {
+        fail(e)
+        break
+      }
+      if (!n) break
+      startedItems++
+      try {
+        await runItem(n.item, n.index, notRun())
+      } catch (e) {
+        fail(e)
+      }
+    }
+    // the onItemComplete calls still queued: all of them, unless the run stopped (abort,
+    // or a failure meanwhile): then only within the grace after it stopped
+    let c = await settle(chain, halt.signal)
+    if (c.cut) c = await settle(chain, null, bounds.abortGraceMs - (performance.now() - haltedAt))
+    if ('error' in c && !failure) failure = { error: c.error }
+  } finally {
+    closed.abort()
+    if (signal) signal.removeEventListener('abort', onAbort)
+    // a data source left unfinished is closed (a generator's finally blocks run); not awaited
+    if (!exhausted && typeof it.return === 'function') {
+      Promise.resolve(invoke(() => it.return())).catch(() => {})
+    }
+  }
+  if (failure) throw failure.error
+  const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
+  if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
+  result.durationMs = performance.now() - started
+  if (aborted) {
+    result.aborted = true
+    // items started and cut off by the abort: in no count above
+    if (result.summary) result.summary.unfinishedItems = startedItems - finishedItems
+  }
+  return result
+}
+
+/**
+ * The aggregates of per-item results (runEvals' `items`, or the CLI's JSONL lines; shards
+ * merged): `{ items, scorers: [{ id, threshold? }], gates?: [id | { id }], trials? }`.
+ */
+function summarizeItems(config) {
+  if (config === null || typeof config !== 'object') throw typeError('summarizeItems: expects { items, scorers, gates?, trials? }', OPT)
+  const { items } = config
+  if (!Array.isArray(items)) throw typeError(`summarizeItems: items must be an array, got ${jsType(items)}`, OPT)
+  const pick = (s) => {
+    const o = { id: s.id }
+    for (const k of ['threshold', 'direction', 'scale']) if (s[k] !== undefined) o[k] = s[k]
+    return o
+  }
+  const scorers = (config.scorers ?? []).map((s) => (typeof s === 'string' ? { id: s } : pick(s)))
+  const gates = (config.gates ?? []).map((g) => (typeof g === 'string' ? { id: g } : pick(g)))
+  // recomputing finished results: the early stop is the runner's, not the merge's
+  const acc = accumulator({ scorers, gates, trials: config.trials ?? null, ...policyOf(config), stopEarly: false })
+  const ids = [...scorers, ...gates].map((s) => s.id)
+  for (const item of items) {
+    const runs = {}
+    if (!item.targetError) {
+      for (const id of ids) {
+        const usage = item.usage && item.usage[id]
+        const trial = item.trials && item.trials[id]
+        let list
+        // a failed trial's own error is not kept; the item's error is, when no trial scored
+        const failedRun = item.errors && item.errors[id] ? { error: errorSignature(item.errors[id]) } : {}
+        if (trial && Array.isArray(trial.scores)) list = trial.scores.map((s) => (typeof s === 'number' ? { score: s } : failedRun))
+        else if (item.results && item.results[id]) list = [{ score: item.results[id].score }]
+        else if (item.errors && item.errors[id]) list = [{ error: errorSignature(item.errors[id]) }]
+        else continue
+        if (usage && list.length > 0) list[0].usage = usage
+        runs[id] = list
+      }
+    }
+    unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs })))
+  }
+  return unwrap(acc.summary(JSON.stringify({ aborted: config.aborted === true })))
+}
+
+module.exports = { runEvals, summarizeItems }

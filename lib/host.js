@@ -1,0 +1,71 @@
+'use strict'
+// The host channel: how the core's run reaches user JS. The runs in flight (their
+// requestContext for judge functions, the run itself for function options), the one caller
+// of a scorer's function options (e.g. getContext, called by Rust mid-run), and callBounded,
+// which calls a user callback (contextExtractor) under the run's signal and the bound the core
+// gives. Judge models supplied as JS values are models.js.
+
+const { toJson } = require('./json.js')
+
+/** The `requestContext` of each run in flight (by runId), for judge functions. */
+const runContexts = new Map()
+
+/** Each run in flight (by runId) of a scorer with function options, as those functions get it. */
+const liveRuns = new Map()
+
+/**
+ * The one caller of a scorer's function options: request `{ name, runId, args }` → the
+ * option (top-level wins over `options.`) called with `{ run, ...args }`, `run` being the
+ * run in flight; reply `{ ok: true, value }` or `{ ok: false, error }`. Never rejects.
+ */
+function functionsCaller(options) {
+  return async (json) => {
+    try {
+      const req = JSON.parse(json)
+      const own = options[req.name]
+      const fn = typeof own === 'function' ? own : options.options && options.options[req.name]
+      if (typeof fn !== 'function') throw new TypeError(`options.${req.name} is no longer a function`)
+      const value = await fn({ run: liveRuns.get(req.runId), ...req.args })
+      const t = toJson({ ok: true, value: value === undefined ? null : value })
+      if (t.error !== undefined) throw new TypeError(`${req.name} returned a value that is not JSON-serializable data (${t.error})`)
+      return t.json
+    } catch (e) {
+      return JSON.stringify({
+        ok: false,
+        error: { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) },
+      })
+    }
+  }
+}
+
+/**
+ * Call a user callback under the run's signal and the bound the core gives
+ * (`ticket.callbackBound()`: the run's deadline or the callback bound `callbackTimeoutMs`,
+ * whichever comes first). Resolves to `{ value }` or to `{ outcome }` (the core's failure
+ * for `step`).
+ */
+function callBounded(fn, ticket, signal, step) {
+  return new Promise((resolve) => {
+    let timer
+    let settled = false
+    const done = (r) => {
+      if (settled) return
+      settled = true
+      if (timer) clearTimeout(timer)
+      if (signal) signal.removeEventListener('abort', onAbort)
+      resolve(r)
+    }
+    const onAbort = () => done({ outcome: ticket.fail(step, 'aborted', '', '') })
+    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    const bound = ticket.callbackBound()
+    if (bound && bound.ms !== null) timer = setTimeout(() => done({ outcome: ticket.fail(step, bound.kind, '', '') }), Math.max(0, bound.ms))
+    Promise.resolve()
+      .then(fn)
+      .then(
+        (value) => done({ value }),
+        (e) => done({ outcome: ticket.fail(step, 'threw', e && e.message ? String(e.message) : String(e), (e && e.name) || 'Error') }),
+      )
+  })
+}
+
+module.exports = { runContexts, liveRuns, functionsCaller, callBounded }
