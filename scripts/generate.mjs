@@ -1,5 +1,9 @@
 // `npm run generate`: writes what is derived from the core's scorer registry.
-//   generated/scorers.js     the factory list the facade (index.js) builds factories from
+//   generated/scorers.js     the factory list the facade (index.js) builds factories from: per
+//                            scorer its factory, id, contextExtractor, kind (llm | code | custom),
+//                            steps ({ name, type, description, schema? }: `schema` is the
+//                            structured-output schema name a judge step sends) and runFields
+//                            (the names of the run fields it reads)
 //   generated/scorers.d.ts   per scorer: options, step-result and result types, the factory
 //   index.mjs                the ESM entry's named exports
 //   mastra.mjs               oxeval/mastra's ESM entry (its named exports)
@@ -83,14 +87,16 @@ for (const s of scorers) {
   parts.push(`// ${'-'.repeat(86)}\n// ${s.factory} (${s.family}): ${s.id}\n`)
   parts.push(await ts(optionsSchema(s.options), `${T}OwnOptions`))
   const extractor = s.contextExtractor ? '\n  /** Called with (run.input, run.output) when a run has no `context` of its own. */\n  contextExtractor?: ContextExtractor\n' : ''
-  parts.push(`/** Options of \`${s.factory}\`. */\nexport interface ${T}ScorerOptions extends LLMScorerOptions, ${T}OwnOptions {${extractor}}`)
+  // the base by kind: an LLM (or custom) scorer takes a judge model; a code scorer does not
+  const base = s.kind === 'code' ? "Pick<LLMScorerOptions, 'id' | 'name'>" : 'LLMScorerOptions'
+  parts.push(`/** Options of \`${s.factory}\`. */\nexport interface ${T}ScorerOptions extends ${base}, ${T}OwnOptions {${extractor}}`)
   parts.push(s.preprocess ? await ts(resultSchema(s.preprocess), `${T}Preprocess`) : `export type ${T}Preprocess = undefined`)
   parts.push(s.analyze ? await ts(resultSchema(s.analyze), `${T}Analysis`) : `export type ${T}Analysis = undefined`)
   const fallbacks = s.contextExtractor ? 'contextExtractor, the `context` option, tool results' : 'the `context` option, tool results'
   const runFields = s.inputs.context !== 'unused' ? `{\n  /** Retrieved passages for this run (else ${fallbacks}). */\n  context?: string[]\n}` : '{}'
   let own = ''
-  if (s.runFields) {
-    parts.push(await ts(optionsSchema(s.runFields), `${T}RunFields`))
+  if (s.runFieldsSchema) {
+    parts.push(await ts(optionsSchema(s.runFieldsSchema), `${T}RunFields`))
     own = ` & ${T}RunFields`
   }
   parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}${own}`)
@@ -100,7 +106,14 @@ for (const s of scorers) {
 }
 const dts = parts.join('\n\n').replace(/\n{3,}/g, '\n\n')
 
-const list = scorers.map((s) => ({ factory: s.factory, id: s.id, contextExtractor: s.contextExtractor }))
+const list = scorers.map((s) => ({
+  factory: s.factory,
+  id: s.id,
+  contextExtractor: s.contextExtractor,
+  kind: s.kind,
+  steps: s.steps,
+  runFields: s.runFields,
+}))
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
 const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems']

@@ -2,22 +2,15 @@
 
 pub mod llm;
 pub mod registry;
+pub mod spec;
+
+pub use spec::{Kind, ScorerSpec, StepMeta};
 
 use crate::engine::RunContext;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use futures::future::BoxFuture;
 use serde::Serialize;
-
-/// `getSteps()` entries.
-#[derive(Debug, Clone, Serialize)]
-pub struct StepMeta {
-    pub name: &'static str,
-    /// `prompt` (LLM) or `function`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub description: &'static str,
-}
 
 /// `scorer.judge`.
 #[derive(Debug, Clone, Serialize)]
@@ -39,7 +32,7 @@ pub struct ScorerMeta {
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeMeta>,
-    pub steps: Vec<StepMeta>,
+    pub steps: &'static [StepMeta],
     /// Which way is better: `higher` (most scorers) or `lower` (hallucination, bias, toxicity).
     /// Worst items, threshold wording and report colours follow it.
     pub direction: Direction,
@@ -58,25 +51,31 @@ pub enum Direction {
 }
 
 impl ScorerMeta {
-    /// The metadata of an LLM-judged (`agent`) scorer.
+    /// The metadata of an LLM-judged (`agent`) scorer: identity and steps from its spec.
     pub fn agent(
-        id: &'static str,
-        name: &'static str,
-        description: &'static str,
+        spec: &'static ScorerSpec,
         judge: &crate::engine::Judge,
         instructions: &'static str,
-        steps: Vec<StepMeta>,
     ) -> Self {
         ScorerMeta {
-            id: id.into(),
-            name: name.into(),
-            description,
-            kind: "agent",
             judge: Some(JudgeMeta {
                 model: judge.model_ref().to_string(),
                 instructions,
             }),
-            steps,
+            ..Self::code(spec, "agent")
+        }
+    }
+
+    /// The metadata of a scorer without a judge (`code` kind): no `judge` key; `kind` is
+    /// Mastra's `type` for it (`agent` for most of Mastra's code scorers, `trajectory`).
+    pub fn code(spec: &'static ScorerSpec, kind: &'static str) -> Self {
+        ScorerMeta {
+            id: spec.id.into(),
+            name: spec.name.into(),
+            description: spec.description,
+            kind,
+            judge: None,
+            steps: spec.steps,
             direction: Direction::Higher,
             scale: 1.0,
         }
@@ -98,8 +97,9 @@ impl ScorerMeta {
 pub trait Scorer: Send + Sync {
     fn meta(&self) -> &ScorerMeta;
     fn meta_mut(&mut self) -> &mut ScorerMeta;
-    /// The scorer's judge (its cache statistics and pending warnings live there).
-    fn judge(&self) -> &crate::engine::Judge;
+    /// The scorer's judge (its cache statistics and pending warnings live there); `None` for
+    /// a scorer without one (`code` kind).
+    fn judge(&self) -> Option<&crate::engine::Judge>;
     fn run<'a>(
         &'a self,
         run: RunInput,
@@ -121,8 +121,8 @@ macro_rules! impl_scorer {
                 &mut self.meta
             }
 
-            fn judge(&self) -> &$crate::engine::Judge {
-                &self.judge
+            fn judge(&self) -> Option<&$crate::engine::Judge> {
+                Some(&self.judge)
             }
 
             fn run<'a>(

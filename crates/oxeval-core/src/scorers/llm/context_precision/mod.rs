@@ -13,13 +13,14 @@ mod prompts;
 use super::common::judge_from_options;
 use super::context::{context_option, retrieved_contexts};
 use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,16 +41,27 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates whether the retrieved context pieces are relevant to producing the output and ranked first (mean average precision), with an LLM judge",
     family: "mastra",
     type_name: "ContextPrecision",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &[
+        StepMeta::judge(
+            "analyze",
+            "Judge each context piece's relevance to producing the output",
+            <Verdicts as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Mean average precision of the relevant pieces"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(ContextPrecision::from_options(v)),
 };
 
@@ -209,31 +221,7 @@ impl ContextPrecision {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Judge each context piece's relevance to producing the output",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Mean average precision of the relevant pieces",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         ContextPrecision { judge, opts, meta }
     }
 

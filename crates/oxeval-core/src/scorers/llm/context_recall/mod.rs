@@ -14,13 +14,14 @@ use super::common::{judge_from_options, reference_text};
 use super::context::retrieved_contexts;
 use super::context_precision::nonempty_context_option;
 use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::round2_half_up;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,16 +42,32 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how many of the ground truth's claims the retrieved context supports, with an LLM judge",
     family: "mastra",
     type_name: "ContextRecall",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Unused,
         output: Need::Unused,
         ground_truth: Need::Required,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &[
+        StepMeta::judge(
+            "preprocess",
+            "Extract the claims of the ground truth",
+            <Claims as StepOutput>::schema,
+        ),
+        StepMeta::judge(
+            "analyze",
+            "Check whether each claim is attributable to the context",
+            <Verdicts as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Share of ground-truth claims the context supports"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(ContextRecall::from_options(v)),
 };
 
@@ -181,36 +198,7 @@ impl ContextRecall {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract the claims of the ground truth",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check whether each claim is attributable to the context",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Share of ground-truth claims the context supports",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         ContextRecall { judge, opts, meta }
     }
 

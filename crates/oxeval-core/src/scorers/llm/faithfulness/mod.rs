@@ -12,13 +12,14 @@ mod prompts;
 use super::common::judge_from_options;
 use super::context::{context_option, retrieved_contexts};
 use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,16 +41,32 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Evaluates how faithful the output's claims are to the provided context, with an LLM judge",
     family: "mastra",
     type_name: "Faithfulness",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: false,
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &[
+        StepMeta::judge(
+            "preprocess",
+            "Extract the claims of the output",
+            <Claims as StepOutput>::schema,
+        ),
+        StepMeta::judge(
+            "analyze",
+            "Check each claim against the context",
+            <Verdicts as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Share of claims the context supports"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(Faithfulness::from_options(v)),
 };
 
@@ -203,36 +220,7 @@ impl Faithfulness {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract the claims of the output",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check each claim against the context",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Share of claims the context supports",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         Faithfulness { judge, opts, meta }
     }
 

@@ -17,13 +17,14 @@ use super::callbacks::{host_function, HostFn};
 use super::common::judge_from_options;
 use super::context::{context_option, retrieved_contexts};
 use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -48,16 +49,32 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how much of the output contradicts or is unsupported by the provided context, with an LLM judge (higher is worse)",
     family: "mastra",
     type_name: "Hallucination",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: false,
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &[
+        StepMeta::judge(
+            "preprocess",
+            "Extract the claims of the output",
+            <Claims as StepOutput>::schema,
+        ),
+        StepMeta::judge(
+            "analyze",
+            "Check each claim against the context for contradictions and unsupported assertions",
+            <Verdicts as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Share of hallucinated claims"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(Hallucination::from_options(v)),
 };
 
@@ -218,37 +235,9 @@ impl Hallucination {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract the claims of the output",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check each claim against the context for contradictions and unsupported assertions",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Share of hallucinated claims",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale)
-        .lower_is_better();
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS)
+            .scaled(opts.scale)
+            .lower_is_better();
         Hallucination { judge, opts, meta }
     }
 
