@@ -2,7 +2,8 @@
 //! supports.
 //!
 //! preprocess (LLM: claims of `run.groundTruth`) → analyze (LLM: yes/no per claim, attributable
-//! to the context or not) → generateScore (pure) → generateReason (LLM).
+//! to the context or not) → generateScore (pure) → generateReason (LLM): a member of the
+//! claim/verdict family ([`super::claims`]).
 //!
 //! Contexts: `run.context`, else the `contextExtractor(input, output)` result, else the
 //! `context` option, else the tool results in `run.output`; none is a TypeError before any
@@ -10,19 +11,18 @@
 
 mod prompts;
 
-use super::common::{judge_from_options, reference_text};
+use super::claims::{ClaimMetric, ClaimScorer};
+use super::common::reference_text;
 use super::context::retrieved_contexts;
 use super::context_precision::nonempty_context_option;
-use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
-use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
-use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
+use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
-use crate::scorers::ScorerMeta;
 use crate::text::round2_half_up;
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -97,12 +97,12 @@ pub struct JsNestedOptions {
     context: Option<Vec<String>>,
 }
 
-/// preprocess output (Mastra's `{ claims }`): the ground truth's claims.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Claims {
-    pub claims: Vec<String>,
-}
-crate::step_output!(Claims, "context_recall_claims");
+crate::claim_steps!(
+    /// preprocess output (Mastra's `{ claims }`): the ground truth's claims.
+    "context_recall_claims",
+    "context_recall_verdicts",
+    Verdict
+);
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -110,16 +110,6 @@ pub struct Verdict {
     pub verdict: String,
     pub reason: String,
 }
-
-/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ verdict, reason }] }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Verdicts {
-    pub verdicts: Vec<Verdict>,
-}
-
-crate::step_output!(Verdicts, "context_recall_verdicts", normalize(json) {
-        normalize_labels(json, "verdicts", "verdict");
-});
 
 /// Whether a ground-truth claim can be attributed to the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -141,17 +131,6 @@ pub struct StepVerdict {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AnalyzeStep {
     pub verdicts: Vec<StepVerdict>,
-}
-
-/// One verdict per claim, each yes/no.
-fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
-    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
-        label_problem(
-            v.verdicts.iter().map(|x| x.verdict.as_str()),
-            &["yes", "no"],
-            "no",
-        )
-    })
 }
 
 /// Scorer options after defaults.
@@ -184,25 +163,34 @@ pub fn score(claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
     round2_half_up((yes as f64 / claims as f64).min(1.0) * scale)
 }
 
-pub struct ContextRecall {
-    judge: Judge,
-    opts: Options,
-    meta: ScorerMeta,
-}
+/// `createContextRecallScorer({ model, scale?, context?, contextExtractor? })`.
+pub type ContextRecall = ClaimScorer<ContextRecallMetric>;
 
-impl ContextRecall {
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createContextRecallScorer")?;
-        let opts = Options::from_value(v)?;
-        Ok(Self::new(judge, opts))
+/// The context recall member of the claim/verdict family.
+pub struct ContextRecallMetric;
+
+/// (reference, context).
+pub struct Texts(String, Vec<String>);
+
+impl ClaimMetric for ContextRecallMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const LABELS: &'static [&'static str] = &["yes", "no"];
+    const COUNTED_AS: &'static str = "no";
+    type Claims = Claims;
+    type Verdicts = Verdicts;
+    type Options = Options;
+    type Inputs = Texts;
+
+    fn options(v: &Value) -> Result<Options, InvalidArgument> {
+        Options::from_value(v)
     }
 
-    pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
-        ContextRecall { judge, opts, meta }
+    fn scale(opts: &Options) -> f64 {
+        opts.scale
     }
 
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts, InvalidArgument> {
         let reference = match &run.ground_truth {
             None => None,
             Some(v) => reference_text(v).map_err(|t| {
@@ -215,76 +203,58 @@ impl ContextRecall {
         if reference.trim().is_empty() {
             return Err(InvalidArgument::input(format!(
                 "{ID}: the ground truth is missing: pass the reference answer as run.groundTruth (its claims are checked against the context)"
-            ))
-            .into());
+            )));
         }
-        let contexts = retrieved_contexts(&run, self.opts.context.as_deref())?;
+        let contexts = retrieved_contexts(run, opts.context.as_deref())?;
         if contexts.items.is_empty() {
             return Err(InvalidArgument::input(format!(
                 "{ID}: there are no retrieved context pieces to check the ground truth against ({} gave none); looked at run.context, the contextExtractor, the scorer's context option and the tool results in run.output",
                 contexts.source.describe()
-            ))
-            .into());
+            )));
         }
-        let context = contexts.items;
-        let scale = self.opts.scale;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
+        Ok(Texts(reference, contexts.items))
+    }
 
-        let extracted = p
-            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&reference))
-            .await?;
+    fn claim_source(t: &Texts) -> &str {
+        &t.0
+    }
 
-        let claims = extracted.claims;
-        let verdicts = if claims.is_empty() {
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            Vec::new()
-        } else {
-            let prompt = prompts::judge_prompt(&context, &claims);
-            let want = claims.len();
-            let judged = p
-                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem(v, want)
-                })
-                .await?;
-            p.result.analyze_prompt = Some(prompt);
-            let step = AnalyzeStep {
-                verdicts: judged
-                    .value
-                    .verdicts
-                    .iter()
-                    .map(|v| StepVerdict {
-                        verdict: if v.verdict == "yes" {
-                            Label::Yes
-                        } else {
-                            Label::No
-                        },
-                        reason: v.reason.clone(),
-                    })
-                    .collect(),
-            };
-            p.result.analyze_step_result = serde_json::to_value(&step).ok();
-            judged.value.verdicts
-        };
-        p.complete("analyze");
+    fn context<'a>(
+        t: &'a Texts,
+        _: &'a Pipeline<'_>,
+        _: &'static str,
+        _: Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
+        Box::pin(async move { Ok(t.1.clone()) })
+    }
 
-        let s = score(claims.len(), &verdicts, scale);
-        p.result.score = Some(s);
-        p.complete("generateScore");
+    fn score(claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
+        score(claims, verdicts, scale)
+    }
 
-        let recorded = p.analyzed("verdicts");
-        let prompt = prompts::reason_prompt(&reference, &context, s, scale, recorded);
-        p.generate_reason(INSTRUCTIONS, prompt).await?;
-        p.finish()
+    fn extract_prompt(text: &str) -> String {
+        prompts::extract_prompt(text)
+    }
+
+    fn judge_prompt(context: &[String], claims: &[String]) -> String {
+        prompts::judge_prompt(context, claims)
+    }
+
+    fn reason_prompt(t: &Texts, context: &[String], s: f64, scale: f64, v: &Value) -> String {
+        prompts::reason_prompt(&t.0, context, s, scale, v)
     }
 }
-
-crate::impl_scorer!(ContextRecall);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use crate::pipeline::RunError;
     use serde_json::json;
+
+    fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+        super::super::claims::verdict_problem::<ContextRecallMetric>(v, claims)
+    }
 
     fn v(labels: &[&str]) -> Vec<Verdict> {
         labels

@@ -1,7 +1,8 @@
 //! `createFaithfulnessScorer`: the share of the output's claims that the context supports.
 //!
 //! preprocess (LLM: claims of the output) → analyze (LLM: yes/no/unsure per claim, judged
-//! against the context only) → generateScore (pure) → generateReason (LLM).
+//! against the context only) → generateScore (pure) → generateReason (LLM): a member of the
+//! claim/verdict family ([`super::claims`]).
 //!
 //! The context is the first source present: `run.context`, the factory's `context` option,
 //! the tool results in `run.output` (see [`crate::scorers::llm::context`]); none is a
@@ -9,18 +10,16 @@
 
 mod prompts;
 
-use super::common::judge_from_options;
+use super::claims::{ClaimMetric, ClaimScorer};
 use super::context::{context_option, retrieved_contexts};
-use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
-use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
-use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
+use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
-use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -94,12 +93,12 @@ pub struct JsNestedOptions {
     context: Option<Vec<String>>,
 }
 
-/// preprocess output (Mastra's `{ claims }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Claims {
-    pub claims: Vec<String>,
-}
-crate::step_output!(Claims, "faithfulness_claims");
+crate::claim_steps!(
+    /// preprocess output (Mastra's `{ claims }`).
+    "faithfulness_claims",
+    "faithfulness_verdicts",
+    Verdict
+);
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -107,16 +106,6 @@ pub struct Verdict {
     pub verdict: String,
     pub reason: String,
 }
-
-/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ verdict, reason }] }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Verdicts {
-    pub verdicts: Vec<Verdict>,
-}
-
-crate::step_output!(Verdicts, "faithfulness_verdicts", normalize(json) {
-        normalize_labels(json, "verdicts", "verdict");
-});
 
 /// Whether the context supports a claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -128,17 +117,6 @@ pub enum Label {
     No,
     /// The context does not mention it, or it is speculative.
     Unsure,
-}
-
-impl Label {
-    pub fn parse(text: &str) -> Option<Label> {
-        match text {
-            "yes" => Some(Label::Yes),
-            "no" => Some(Label::No),
-            "unsure" => Some(Label::Unsure),
-            _ => None,
-        }
-    }
 }
 
 /// One claim's verdict in `analyzeStepResult`.
@@ -153,19 +131,6 @@ pub struct StepVerdict {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AnalyzeStep {
     pub verdicts: Vec<StepVerdict>,
-}
-
-const LABELS: &[&str] = &["yes", "no", "unsure"];
-
-/// One verdict per claim, each yes/no/unsure.
-fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
-    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
-        label_problem(
-            v.verdicts.iter().map(|x| x.verdict.as_str()),
-            LABELS,
-            "unsure",
-        )
-    })
 }
 
 /// Scorer options after defaults.
@@ -206,106 +171,96 @@ pub fn score(verdicts: &[Verdict], scale: f64) -> f64 {
     round2_half_up(yes as f64 / verdicts.len() as f64 * scale)
 }
 
-pub struct Faithfulness {
-    judge: Judge,
-    opts: Options,
-    meta: ScorerMeta,
-}
+/// `createFaithfulnessScorer({ model, scale?, context? })`.
+pub type Faithfulness = ClaimScorer<FaithfulnessMetric>;
 
-impl Faithfulness {
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createFaithfulnessScorer")?;
-        let opts = Options::from_value(v)?;
-        Ok(Self::new(judge, opts))
+/// The faithfulness member of the claim/verdict family.
+pub struct FaithfulnessMetric;
+
+/// (question, answer, context).
+pub struct Texts(String, String, Vec<String>);
+
+impl ClaimMetric for FaithfulnessMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const LABELS: &'static [&'static str] = &["yes", "no", "unsure"];
+    const COUNTED_AS: &'static str = "unsure";
+    type Claims = Claims;
+    type Verdicts = Verdicts;
+    type Options = Options;
+    type Inputs = Texts;
+
+    fn options(v: &Value) -> Result<Options, InvalidArgument> {
+        Options::from_value(v)
     }
 
-    pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
-        Faithfulness { judge, opts, meta }
+    fn scale(opts: &Options) -> f64 {
+        opts.scale
     }
 
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
-        let contexts = retrieved_contexts(&run, self.opts.context.as_deref())?;
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts, InvalidArgument> {
+        let contexts = retrieved_contexts(run, opts.context.as_deref())?;
         if contexts.items.is_empty() {
             return Err(InvalidArgument::input(format!(
                 "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's context option and the tool results in run.output",
                 contexts.source.describe()
-            ))
-            .into());
+            )));
         }
-        let context = contexts.items;
         let answer = assistant_text(&run.output).ok_or_else(|| {
             InvalidArgument::input(format!(
                 "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
             ))
         })?;
         let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
-        let scale = self.opts.scale;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
-        if answer.trim().is_empty() {
-            // nothing to check: no judge call, Mastra's empty step results, a score of 0
-            p.result.preprocess_step_result = serde_json::to_value(Claims { claims: vec![] }).ok();
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            p.result.score = Some(0.0);
-            p.result.reason = Some(
-                "The score is 0 because the output is empty: it makes no claim the context could support."
-                    .into(),
-            );
-            return p.finish();
-        }
+        Ok(Texts(question, answer, contexts.items))
+    }
 
-        let extracted = p
-            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&answer))
-            .await?;
+    fn claim_source(t: &Texts) -> &str {
+        &t.1
+    }
 
-        let claims = extracted.claims;
-        let verdicts = if claims.is_empty() {
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            Vec::new()
-        } else {
-            let prompt = prompts::judge_prompt(&context, &claims);
-            let want = claims.len();
-            let judged = p
-                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem(v, want)
-                })
-                .await?;
-            p.result.analyze_prompt = Some(prompt);
-            let step = AnalyzeStep {
-                verdicts: judged
-                    .value
-                    .verdicts
-                    .iter()
-                    .map(|v| StepVerdict {
-                        verdict: Label::parse(&v.verdict).unwrap_or(Label::Unsure),
-                        reason: v.reason.clone(),
-                    })
-                    .collect(),
-            };
-            p.result.analyze_step_result = serde_json::to_value(&step).ok();
-            judged.value.verdicts
-        };
-        p.complete("analyze");
+    fn empty_reason(t: &Texts) -> Option<&'static str> {
+        t.1.trim().is_empty().then_some(
+            "The score is 0 because the output is empty: it makes no claim the context could support.",
+        )
+    }
 
-        let s = score(&verdicts, scale);
-        p.result.score = Some(s);
-        p.complete("generateScore");
+    fn context<'a>(
+        t: &'a Texts,
+        _: &'a Pipeline<'_>,
+        _: &'static str,
+        _: Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
+        Box::pin(async move { Ok(t.2.clone()) })
+    }
 
-        let recorded = p.analyzed("verdicts");
-        let prompt = prompts::reason_prompt(&question, &answer, &context, s, scale, recorded);
-        p.generate_reason(INSTRUCTIONS, prompt).await?;
-        p.finish()
+    fn score(_claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
+        score(verdicts, scale)
+    }
+
+    fn extract_prompt(text: &str) -> String {
+        prompts::extract_prompt(text)
+    }
+
+    fn judge_prompt(context: &[String], claims: &[String]) -> String {
+        prompts::judge_prompt(context, claims)
+    }
+
+    fn reason_prompt(t: &Texts, context: &[String], s: f64, scale: f64, v: &Value) -> String {
+        prompts::reason_prompt(&t.0, &t.1, context, s, scale, v)
     }
 }
-
-crate::impl_scorer!(Faithfulness);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use crate::pipeline::RunError;
     use serde_json::json;
+
+    fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+        super::super::claims::verdict_problem::<FaithfulnessMetric>(v, claims)
+    }
 
     fn v(labels: &[&str]) -> Vec<Verdict> {
         labels

@@ -3,7 +3,7 @@
 //!
 //! preprocess (LLM: claims of the output) → analyze (LLM: per claim, `yes` = hallucinated,
 //! `no` = supported, judged against the context only) → generateScore (pure) →
-//! generateReason (LLM).
+//! generateReason (LLM): a member of the claim/verdict family ([`super::claims`]).
 //!
 //! The context: `run.context`; else the `getContext({ run, results, step })` option, called
 //! (as Mastra calls it) when the analyze prompt and the reason prompt are built; else the
@@ -14,21 +14,19 @@
 mod prompts;
 
 use super::callbacks::{host_function, HostFn};
-use super::common::judge_from_options;
+use super::claims::{ClaimMetric, ClaimScorer};
 use super::context::{context_option, retrieved_contexts};
-use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
-use crate::engine::{Judge, RunContext};
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_number_in;
-use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
+use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
-use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub use prompts::INSTRUCTIONS;
 
@@ -121,12 +119,12 @@ pub struct JsNestedOptions {
     get_context: Option<Value>,
 }
 
-/// preprocess output (Mastra's `{ claims }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Claims {
-    pub claims: Vec<String>,
-}
-crate::step_output!(Claims, "hallucination_claims");
+crate::claim_steps!(
+    /// preprocess output (Mastra's `{ claims }`).
+    "hallucination_claims",
+    "hallucination_verdicts",
+    Verdict
+);
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -135,16 +133,6 @@ pub struct Verdict {
     pub verdict: String,
     pub reason: String,
 }
-
-/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ statement, verdict, reason }] }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Verdicts {
-    pub verdicts: Vec<Verdict>,
-}
-
-crate::step_output!(Verdicts, "hallucination_verdicts", normalize(json) {
-        normalize_labels(json, "verdicts", "verdict");
-});
 
 /// Whether a claim is a hallucination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -169,17 +157,6 @@ pub struct StepVerdict {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AnalyzeStep {
     pub verdicts: Vec<StepVerdict>,
-}
-
-/// One verdict per claim, each yes/no.
-fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
-    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
-        label_problem(
-            v.verdicts.iter().map(|x| x.verdict.as_str()),
-            &["yes", "no"],
-            "no",
-        )
-    })
 }
 
 /// Scorer options after defaults.
@@ -221,41 +198,33 @@ enum Source {
     Callback(HostFn),
 }
 
-pub struct Hallucination {
-    judge: Judge,
-    opts: Options,
-    meta: ScorerMeta,
+/// Where the run's context comes from: the run's own, else `getContext`, else the
+/// `context` option or the tool results.
+fn source(opts: &Options, run: &RunInput) -> Result<Source, InvalidArgument> {
+    let own = run.raw.get("context").is_some_and(|c| !c.is_null());
+    if let (false, Some(f)) = (own, &opts.get_context) {
+        return Ok(Source::Callback(f.clone()));
+    }
+    let contexts = retrieved_contexts(run, opts.context.as_deref())?;
+    if contexts.items.is_empty() {
+        return Err(InvalidArgument::input(format!(
+            "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's getContext and context options and the tool results in run.output",
+            contexts.source.describe()
+        )));
+    }
+    Ok(Source::Fixed(contexts.items))
 }
 
+/// `createHallucinationScorer({ model, scale?, context?, getContext? })`.
+pub type Hallucination = ClaimScorer<HallucinationMetric>;
+
+/// The hallucination member of the claim/verdict family.
+pub struct HallucinationMetric;
+
+/// (question, answer, where the context comes from).
+pub struct Texts(String, String, Source);
+
 impl Hallucination {
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createHallucinationScorer")?;
-        let opts = Options::from_value(v)?;
-        Ok(Self::new(judge, opts))
-    }
-
-    pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS)
-            .scaled(opts.scale)
-            .lower_is_better();
-        Hallucination { judge, opts, meta }
-    }
-
-    fn source(&self, run: &RunInput) -> Result<Source, InvalidArgument> {
-        let own = run.raw.get("context").is_some_and(|c| !c.is_null());
-        if let (false, Some(f)) = (own, &self.opts.get_context) {
-            return Ok(Source::Callback(f.clone()));
-        }
-        let contexts = retrieved_contexts(run, self.opts.context.as_deref())?;
-        if contexts.items.is_empty() {
-            return Err(InvalidArgument::input(format!(
-                "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's getContext and context options and the tool results in run.output",
-                contexts.source.describe()
-            )));
-        }
-        Ok(Source::Fixed(contexts.items))
-    }
-
     /// The context for `step`: the fixed one, or what `getContext` returns for it.
     async fn context_for(
         source: &Source,
@@ -296,99 +265,83 @@ impl Hallucination {
         }
         Ok(items)
     }
+}
 
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
-        let source = self.source(&run)?;
+impl ClaimMetric for HallucinationMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const LABELS: &'static [&'static str] = &["yes", "no"];
+    const COUNTED_AS: &'static str = "no";
+    const LOWER_IS_BETTER: bool = true;
+    type Claims = Claims;
+    type Verdicts = Verdicts;
+    type Options = Options;
+    type Inputs = Texts;
+
+    fn options(v: &Value) -> Result<Options, InvalidArgument> {
+        Options::from_value(v)
+    }
+
+    fn scale(opts: &Options) -> f64 {
+        opts.scale
+    }
+
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts, InvalidArgument> {
+        let source = source(opts, run)?;
         let answer = assistant_text(&run.output).ok_or_else(|| {
             InvalidArgument::input(format!(
                 "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
             ))
         })?;
         let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
-        let scale = self.opts.scale;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
-        if answer.trim().is_empty() {
-            p.result.preprocess_step_result = serde_json::to_value(Claims { claims: vec![] }).ok();
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            p.result.score = Some(0.0);
-            p.result.reason = Some(
-                "The score is 0 because the output is empty: it makes no claim that could be a hallucination."
-                    .into(),
-            );
-            return p.finish();
-        }
+        Ok(Texts(question, answer, source))
+    }
 
-        let extracted = p
-            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&answer))
-            .await?;
+    fn claim_source(t: &Texts) -> &str {
+        &t.1
+    }
 
-        let claims = extracted.claims;
-        let verdicts = if claims.is_empty() {
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            Vec::new()
-        } else {
-            let args = json!({
-                "results": {"preprocessStepResult": p.result.preprocess_step_result},
-                "step": "analyze",
-            });
-            let context = Self::context_for(&source, &p, "analyze", args).await?;
-            let prompt = prompts::judge_prompt(&context, &claims);
-            let want = claims.len();
-            let judged = p
-                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem(v, want)
-                })
-                .await?;
-            p.result.analyze_prompt = Some(prompt);
-            let step = AnalyzeStep {
-                verdicts: judged
-                    .value
-                    .verdicts
-                    .iter()
-                    .map(|v| StepVerdict {
-                        statement: v.statement.clone(),
-                        verdict: if v.verdict == "yes" {
-                            Label::Yes
-                        } else {
-                            Label::No
-                        },
-                        reason: v.reason.clone(),
-                    })
-                    .collect(),
-            };
-            p.result.analyze_step_result = serde_json::to_value(&step).ok();
-            judged.value.verdicts
-        };
-        p.complete("analyze");
+    fn empty_reason(t: &Texts) -> Option<&'static str> {
+        t.1.trim().is_empty().then_some(
+            "The score is 0 because the output is empty: it makes no claim that could be a hallucination.",
+        )
+    }
 
-        let s = score(&verdicts, scale);
-        p.result.score = Some(s);
-        p.complete("generateScore");
+    fn context<'a>(
+        t: &'a Texts,
+        p: &'a Pipeline<'_>,
+        step: &'static str,
+        args: Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
+        Box::pin(Hallucination::context_for(&t.2, p, step, args))
+    }
 
-        let args = json!({
-            "results": {
-                "preprocessStepResult": p.result.preprocess_step_result,
-                "analyzeStepResult": p.result.analyze_step_result,
-                "generateScoreStepResult": s,
-            },
-            "score": s,
-            "step": "generateReason",
-        });
-        let context = Self::context_for(&source, &p, "generateReason", args).await?;
-        let recorded = p.analyzed("verdicts");
-        let prompt = prompts::reason_prompt(&question, &answer, &context, s, scale, recorded);
-        p.generate_reason(INSTRUCTIONS, prompt).await?;
-        p.finish()
+    fn score(_claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
+        score(verdicts, scale)
+    }
+
+    fn extract_prompt(text: &str) -> String {
+        prompts::extract_prompt(text)
+    }
+
+    fn judge_prompt(context: &[String], claims: &[String]) -> String {
+        prompts::judge_prompt(context, claims)
+    }
+
+    fn reason_prompt(t: &Texts, context: &[String], s: f64, scale: f64, v: &Value) -> String {
+        prompts::reason_prompt(&t.0, &t.1, context, s, scale, v)
     }
 }
-
-crate::impl_scorer!(Hallucination);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use serde_json::json;
+
+    fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+        super::super::claims::verdict_problem::<HallucinationMetric>(v, claims)
+    }
 
     fn v(labels: &[&str]) -> Vec<Verdict> {
         labels
@@ -507,24 +460,22 @@ mod tests {
     async fn context_sources() {
         let run = |v: Value| RunInput::from_value(v).unwrap();
         let s = scorer(None);
-        let e = s.source(&run(json!({"output": "a"}))).err().unwrap();
+        let e = source(&s.opts, &run(json!({"output": "a"}))).err().unwrap();
         assert!(e.message.starts_with("hallucination-scorer: there is no context to check the output against (the tool results in run.output gave none)"), "{}", e.message);
-        assert!(s
-            .source(&run(json!({"output": "a", "context": []})))
-            .is_err());
+        assert!(source(&s.opts, &run(json!({"output": "a", "context": []}))).is_err());
         assert!(matches!(
-            s.source(&run(json!({"output": "a", "context": ["c"]}))),
+            source(&s.opts, &run(json!({"output": "a", "context": ["c"]}))),
             Ok(Source::Fixed(c)) if c == ["c"]
         ));
         // getContext: used when the run has no context of its own
         let f = HostFn::from_fn("getContext", |_| Ok(json!(["from getContext"])));
         let s = scorer(Some(f));
         assert!(matches!(
-            s.source(&run(json!({"output": "a"}))),
+            source(&s.opts, &run(json!({"output": "a"}))),
             Ok(Source::Callback(_))
         ));
         assert!(matches!(
-            s.source(&run(json!({"output": "a", "context": ["c"]}))),
+            source(&s.opts, &run(json!({"output": "a", "context": ["c"]}))),
             Ok(Source::Fixed(_))
         ));
     }

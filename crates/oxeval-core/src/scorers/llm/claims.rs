@@ -1,0 +1,268 @@
+//! The claim/verdict family of Mastra's scorers (faithfulness, hallucination, context
+//! recall): preprocess (LLM: the claims of a text) → analyze (LLM: one verdict per claim,
+//! judged against a context) → generateScore (pure) → generateReason (LLM).
+//!
+//! One scorer, [`ClaimScorer`], runs every member; a member is its folder: its registry entry
+//! (`SPEC`), a small [`ClaimMetric`] (labels, how it reads a run, the claim source, the
+//! context per step, the score function, its prompts) and its wire types, declared with
+//! [`claim_steps!`](crate::claim_steps) so each keeps its own schema names.
+//!
+//! Context precision is not a member: its verdicts are per retrieved context piece (by
+//! `context_index`, sorted before scoring), with no preprocess step; see its folder.
+
+use super::common::judge_from_options;
+pub use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::schema::StepOutput;
+use crate::engine::{Judge, RunContext};
+use crate::error::InvalidArgument;
+use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
+use crate::run::RunInput;
+use crate::scorers::spec::ScorerSpec;
+use crate::scorers::ScorerMeta;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// The judge's claims (`{ claims }`).
+pub trait ClaimList: StepOutput {
+    fn claims(self) -> Vec<String>;
+}
+
+/// One verdict as the judge sends it: its label is free text on the wire (as in Mastra).
+pub trait VerdictItem: Serialize + Send + Sync {
+    fn label(&self) -> &str;
+}
+
+/// The judge's verdicts (`{ verdicts: [...] }`).
+pub trait VerdictList: StepOutput {
+    type Item: VerdictItem;
+    fn items(&self) -> &[Self::Item];
+    fn into_items(self) -> Vec<Self::Item>;
+}
+
+/// What makes one member: everything else (the judge, the run, count and label checks,
+/// the step results) is [`ClaimScorer`]'s.
+pub trait ClaimMetric: Sized + Send + Sync + 'static {
+    const SPEC: &'static ScorerSpec;
+    const INSTRUCTIONS: &'static str;
+    /// The labels the judge may give; any other counts (and is recorded) as `COUNTED_AS`.
+    const LABELS: &'static [&'static str];
+    const COUNTED_AS: &'static str;
+    /// Whether a lower score is better (hallucination).
+    const LOWER_IS_BETTER: bool = false;
+    type Claims: ClaimList;
+    type Verdicts: VerdictList;
+    /// Scorer options after defaults.
+    type Options: Send + Sync;
+    /// The run as the prompts need it.
+    type Inputs: Send + Sync;
+
+    fn options(v: &Value) -> Result<Self::Options, InvalidArgument>;
+    fn scale(opts: &Self::Options) -> f64;
+    /// Read the run (an input error names the scorer: a TypeError before any judge call).
+    fn inputs(run: &RunInput, opts: &Self::Options) -> Result<Self::Inputs, InvalidArgument>;
+    /// The text whose claims are extracted.
+    fn claim_source(inputs: &Self::Inputs) -> &str;
+    /// Why the score is 0 without any judge call (an empty claim source), if it is.
+    fn empty_reason(_inputs: &Self::Inputs) -> Option<&'static str> {
+        None
+    }
+    /// The context the verdicts (`analyze`) and the reason (`generateReason`) are judged
+    /// against; `args` are the step results so far (what a host callback receives).
+    fn context<'a>(
+        inputs: &'a Self::Inputs,
+        p: &'a Pipeline<'_>,
+        step: &'static str,
+        args: Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>>;
+    fn score(claims: usize, verdicts: &[<Self::Verdicts as VerdictList>::Item], scale: f64) -> f64;
+    fn extract_prompt(text: &str) -> String;
+    fn judge_prompt(context: &[String], claims: &[String]) -> String;
+    fn reason_prompt(
+        inputs: &Self::Inputs,
+        context: &[String],
+        score: f64,
+        scale: f64,
+        verdicts: &Value,
+    ) -> String;
+}
+
+/// One verdict per claim, each label one of the member's (a soft expectation: the fallback
+/// is told, then a warning).
+pub fn verdict_problem<M: ClaimMetric>(v: &M::Verdicts, claims: usize) -> Option<String> {
+    count_mismatch(v.items().len(), "verdict", claims, "claim").or_else(|| {
+        label_problem(
+            v.items().iter().map(|x| x.label()),
+            M::LABELS,
+            M::COUNTED_AS,
+        )
+    })
+}
+
+/// `analyzeStepResult`: the verdicts as sent, each label one of the member's.
+fn analyze_step<M: ClaimMetric>(verdicts: &[<M::Verdicts as VerdictList>::Item]) -> Value {
+    let items = verdicts
+        .iter()
+        .map(|v| {
+            let mut item = serde_json::to_value(v).unwrap_or_default();
+            let label = M::LABELS.iter().find(|l| **l == v.label());
+            item["verdict"] = json!(label.unwrap_or(&M::COUNTED_AS));
+            item
+        })
+        .collect::<Vec<_>>();
+    json!({ "verdicts": items })
+}
+
+/// The scorer of a claim/verdict member `M` (see `Faithfulness`, `Hallucination`,
+/// `ContextRecall`).
+pub struct ClaimScorer<M: ClaimMetric> {
+    pub(crate) judge: Judge,
+    pub(crate) opts: M::Options,
+    meta: ScorerMeta,
+}
+
+impl<M: ClaimMetric> ClaimScorer<M> {
+    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, M::SPEC.factory)?;
+        let opts = M::options(v)?;
+        Ok(Self::new(judge, opts))
+    }
+
+    pub fn new(judge: Judge, opts: M::Options) -> Self {
+        let mut meta = ScorerMeta::agent(M::SPEC, &judge, M::INSTRUCTIONS).scaled(M::scale(&opts));
+        if M::LOWER_IS_BETTER {
+            meta = meta.lower_is_better();
+        }
+        ClaimScorer { judge, opts, meta }
+    }
+
+    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+        let inputs = M::inputs(&run, &self.opts)?;
+        let scale = M::scale(&self.opts);
+        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
+        let empty = || json!({"verdicts": []});
+        if let Some(reason) = M::empty_reason(&inputs) {
+            // nothing to check: no judge call, Mastra's empty step results, a score of 0
+            p.result.preprocess_step_result = Some(json!({"claims": []}));
+            p.result.analyze_step_result = Some(empty());
+            p.result.score = Some(0.0);
+            p.result.reason = Some(reason.into());
+            return p.finish();
+        }
+
+        let extract = M::extract_prompt(M::claim_source(&inputs));
+        let claims = p
+            .preprocess::<M::Claims>(M::INSTRUCTIONS, extract)
+            .await?
+            .claims();
+        let verdicts = if claims.is_empty() {
+            p.result.analyze_step_result = Some(empty());
+            Vec::new()
+        } else {
+            let args = json!({
+                "results": {"preprocessStepResult": p.result.preprocess_step_result},
+                "step": "analyze",
+            });
+            let context = M::context(&inputs, &p, "analyze", args).await?;
+            let prompt = M::judge_prompt(&context, &claims);
+            let want = claims.len();
+            let judged = p
+                .structured_expect::<M::Verdicts>("analyze", M::INSTRUCTIONS, &prompt, |v| {
+                    verdict_problem::<M>(v, want)
+                })
+                .await?;
+            p.result.analyze_prompt = Some(prompt);
+            p.result.analyze_step_result = Some(analyze_step::<M>(judged.value.items()));
+            judged.value.into_items()
+        };
+        p.complete("analyze");
+
+        let s = M::score(claims.len(), &verdicts, scale);
+        p.result.score = Some(s);
+        p.complete("generateScore");
+
+        let args = json!({
+            "results": {
+                "preprocessStepResult": p.result.preprocess_step_result,
+                "analyzeStepResult": p.result.analyze_step_result,
+                "generateScoreStepResult": s,
+            },
+            "score": s,
+            "step": "generateReason",
+        });
+        let context = M::context(&inputs, &p, "generateReason", args).await?;
+        let recorded = p.analyzed("verdicts");
+        let prompt = M::reason_prompt(&inputs, &context, s, scale, recorded);
+        p.generate_reason(M::INSTRUCTIONS, prompt).await?;
+        p.finish()
+    }
+}
+
+impl<M: ClaimMetric> crate::scorers::Scorer for ClaimScorer<M> {
+    fn meta(&self) -> &ScorerMeta {
+        &self.meta
+    }
+
+    fn meta_mut(&mut self) -> &mut ScorerMeta {
+        &mut self.meta
+    }
+
+    fn judge(&self) -> Option<&Judge> {
+        Some(&self.judge)
+    }
+
+    fn run<'a>(
+        &'a self,
+        run: RunInput,
+        ctx: RunContext,
+    ) -> BoxFuture<'a, Result<ScoreResult, RunError>> {
+        let ctx = ctx.for_scorer(&self.meta.id, &run);
+        Box::pin(self.run_inner(run, ctx))
+    }
+}
+
+/// A member's wire types: `Claims` (`{ claims }`, schema `$claims`) and `Verdicts`
+/// (`{ verdicts: [$item] }`, schema `$verdicts`, labels trimmed and lowercased before
+/// validation); `$item` has a `verdict: String` label.
+#[macro_export]
+macro_rules! claim_steps {
+    ($(#[$claims_doc:meta])* $claims:literal, $verdicts:literal, $item:ty) => {
+        $(#[$claims_doc])*
+        #[derive(Debug, Clone, ::serde::Serialize, ::serde::Deserialize, ::schemars::JsonSchema)]
+        pub struct Claims {
+            pub claims: Vec<String>,
+        }
+        $crate::step_output!(Claims, $claims);
+
+        impl $crate::scorers::llm::claims::ClaimList for Claims {
+            fn claims(self) -> Vec<String> {
+                self.claims
+            }
+        }
+
+        /// analyze output as the judge sends it (Mastra's `{ verdicts: [...] }`).
+        #[derive(Debug, Clone, ::serde::Serialize, ::serde::Deserialize, ::schemars::JsonSchema)]
+        pub struct Verdicts {
+            pub verdicts: Vec<$item>,
+        }
+        $crate::step_output!(Verdicts, $verdicts, normalize(json) {
+            $crate::scorers::llm::claims::normalize_labels(json, "verdicts", "verdict");
+        });
+
+        impl $crate::scorers::llm::claims::VerdictList for Verdicts {
+            type Item = $item;
+            fn items(&self) -> &[$item] {
+                &self.verdicts
+            }
+            fn into_items(self) -> Vec<$item> {
+                self.verdicts
+            }
+        }
+
+        impl $crate::scorers::llm::claims::VerdictItem for $item {
+            fn label(&self) -> &str {
+                &self.verdict
+            }
+        }
+    };
+}
