@@ -96,6 +96,7 @@ fn describe_scorers() -> Value {
                     "inputs": s.inputs,
                     "contextExtractor": s.context_extractor,
                     "options": (s.options)().to_value(),
+                    "nestedOptions": s.nested_options,
                     "preprocess": schema(s.preprocess),
                     "analyze": schema(s.analyze),
                     "steps": s.steps.iter().map(describe_step).collect::<Vec<_>>(),
@@ -145,6 +146,8 @@ mod tests {
                     && (spec.factory.ends_with("Scorer") || spec.factory.ends_with("ScorerLLM"))
             );
             assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
+            // the nested form is derived by the generator, never declared twice
+            assert!(item["options"]["properties"].get("options").is_none());
         }
         assert!(find("createAnswerRelevancyScorer").is_some());
         let model = json!({"id": "openai/x", "url": "http://127.0.0.1:9/v1"});

@@ -122,6 +122,10 @@ pub struct ScorerSpec {
     pub context_extractor: bool,
     /// JSON schema of the scorer's own options (besides `model`, `modelSettings`, `cache`).
     pub options: SchemaFn,
+    /// Mastra's nested form `options.options` takes the same keys (read by the `options.rs`
+    /// readers): this is its doc; the generator derives its type from `options`. `None`:
+    /// no nested form.
+    pub nested_options: Option<&'static str>,
     /// JSON schemas of `preprocessStepResult` / `analyzeStepResult` (`None`: always absent).
     pub preprocess: Option<SchemaFn>,
     pub analyze: Option<SchemaFn>,

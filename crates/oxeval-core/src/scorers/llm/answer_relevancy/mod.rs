@@ -43,6 +43,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: false,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Statements>),
     analyze: Some(schema_of::<AnalyzeStep>),
@@ -69,19 +70,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    /// Weight of an 'unsure' verdict, 0..1. Default 0.3.
-    uncertainty_weight: Option<f64>,
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Weight of an 'unsure' verdict, 0..1. Default 0.3.
     uncertainty_weight: Option<f64>,
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.

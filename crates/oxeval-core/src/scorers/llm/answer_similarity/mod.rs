@@ -46,6 +46,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: false,
+    nested_options: Some("The options of `createAnswerSimilarityScorer`."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Units>),
     analyze: Some(schema_of::<Analysis>),
@@ -75,16 +76,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createAnswerSimilarityScorer`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// A run without `groundTruth` is a TypeError (else it scores 0 without a judge call). Default true.
     require_ground_truth: Option<bool>,
     /// Credit of a semantic match (a partial match gets half), 0..1. Default 0.8.

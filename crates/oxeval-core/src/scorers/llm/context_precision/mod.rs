@@ -50,6 +50,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: true,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<AnalyzeStep>),
@@ -70,20 +71,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The retrieved context pieces, in retrieval order (not empty), when the run has no
-    /// `context` of its own and there is no `contextExtractor`.
-    context: Option<Vec<String>>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The retrieved context pieces, in retrieval order (not empty), when the run has no

@@ -49,6 +49,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: true,
+    nested_options: Some("The options of `createContextRelevanceScorerLLM`."),
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<Analysis>),
@@ -70,16 +71,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createContextRelevanceScorerLLM`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The retrieved contexts for every run (a run's own `context` wins). Not empty.

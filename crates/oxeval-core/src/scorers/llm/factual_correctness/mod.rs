@@ -49,6 +49,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: false,
+    nested_options: Some("The same options, nested (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Preprocess>),
     analyze: Some(schema_of::<Analysis>),
@@ -85,17 +86,6 @@ static LLM_REASON_STEPS: &[StepMeta] = &{
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    /// The same options, nested (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// FactualCorrectness's options.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Which measure is the score. Default 'f1'.
     mode: Option<Mode>,
     /// F-beta's beta (weight of recall), 0.001..1000. Default 1.

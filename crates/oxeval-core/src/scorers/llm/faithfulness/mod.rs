@@ -49,6 +49,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: false,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
@@ -74,19 +75,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The context to check the output against, when the run has no `context` of its own.
-    context: Option<Vec<String>>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The context to check the output against, when the run has no `context` of its own.

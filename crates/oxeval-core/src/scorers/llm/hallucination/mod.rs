@@ -56,6 +56,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: false,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
@@ -88,25 +89,6 @@ macro_rules! get_context_ts {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The context to check the output against, when the run has no `context` and there is
-    /// no `getContext`.
-    context: Option<Vec<String>>,
-    /// Called (as Mastra calls it) when the analyze prompt and the reason prompt are built,
-    /// with the run, the step results so far and the step; returns the context. Used when the
-    /// run has no `context` of its own; wins over the `context` option.
-    #[schemars(extend("tsType" = get_context_ts!()))]
-    get_context: Option<Value>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The context to check the output against, when the run has no `context` and there is

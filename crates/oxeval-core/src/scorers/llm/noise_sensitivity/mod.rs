@@ -51,6 +51,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: Some(schema_of::<JsRunFields>),
     context_extractor: false,
+    nested_options: Some("The options of `createNoiseSensitivityScorerLLM`."),
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<Analysis>),
@@ -72,16 +73,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createNoiseSensitivityScorerLLM`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// The agent's response to the clean query (a run's own `baselineResponse` wins).
     baseline_response: Option<String>,
     /// The query with noise added (a run's own `noisyQuery` wins).

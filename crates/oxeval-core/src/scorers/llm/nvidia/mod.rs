@@ -131,17 +131,6 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
 pub struct JsOptions {
     /// Attempts per judge, an integer from 1 to 20. Default 5.
     max_retries: Option<u32>,
-    /// The same option, nested (top-level wins).
-    options: Option<JsNested>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNested {
-    /// Attempts per judge, an integer from 1 to 20. Default 5.
-    max_retries: Option<u32>,
 }
 
 /// Options of the context metrics.
@@ -149,19 +138,6 @@ pub struct JsNested {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsContextOptions {
-    /// Attempts per judge, an integer from 1 to 20. Default 5.
-    max_retries: Option<u32>,
-    /// Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
-    context: Option<Vec<String>>,
-    /// The same options, nested (top-level wins).
-    options: Option<JsContextNested>,
-}
-
-/// `options.options` of the context metrics.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsContextNested {
     /// Attempts per judge, an integer from 1 to 20. Default 5.
     max_retries: Option<u32>,
     /// Retrieved contexts used when the run has no `context` and no `contextExtractor` result.

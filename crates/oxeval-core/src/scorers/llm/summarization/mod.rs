@@ -47,6 +47,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: Some(schema_of::<JsRunFields>),
     context_extractor: false,
+    nested_options: Some("The options of `createSummarizationScorer`."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<SourceJudgement>),
     analyze: Some(schema_of::<Coverage>),
@@ -73,16 +74,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createSummarizationScorer`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The text every summary is judged against (a run's own `source` wins). Default: the

@@ -34,6 +34,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: false,
+    nested_options: Some("The same option, nested (top-level wins)."),
     options: schema_of::<super::JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<super::dual::Analysis>),

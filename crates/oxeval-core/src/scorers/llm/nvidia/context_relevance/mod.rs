@@ -37,6 +37,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     },
     run_fields: None,
     context_extractor: true,
+    nested_options: Some("The same options, nested (top-level wins)."),
     options: schema_of::<super::JsContextOptions>,
     preprocess: None,
     analyze: Some(schema_of::<super::dual::Analysis>),
