@@ -3,8 +3,9 @@
 //! judged against a context) → generateScore (pure) → generateReason (LLM).
 //!
 //! One scorer, [`ClaimScorer`], runs every member; a member is its folder: its registry entry
-//! (`SPEC`), a small [`ClaimMetric`] (labels, how it reads a run, the claim source, the
-//! context per step, the score function, its prompts) and its wire types, declared with
+//! (`SPEC`, its steps from [`steps`]), a small [`ClaimMetric`] (labels, how it reads a run
+//! into [`Texts`]: the claim text and the context source, the score function, its prompts)
+//! and its wire types, declared with
 //! [`claim_steps!`](crate::claim_steps) so each keeps its own schema names.
 //!
 //! Context precision is not a member: its verdicts are per retrieved context piece (by
@@ -17,7 +18,7 @@ use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::spec::ScorerSpec;
+use crate::scorers::spec::{ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use futures::future::BoxFuture;
 use serde::Serialize;
@@ -40,6 +41,40 @@ pub trait VerdictList: StepOutput {
     fn into_items(self) -> Vec<Self::Item>;
 }
 
+/// What a member's prompts see of a run: the input text (the user message, if read), the
+/// text whose claims are extracted, and where the context comes from.
+pub struct Texts<C> {
+    pub input: String,
+    pub text: String,
+    pub context: C,
+}
+
+/// Where a member's context comes from, per step (`analyze`, then `generateReason`); `args`
+/// are the step results so far (what a host callback receives).
+pub trait ContextSource: Send + Sync {
+    fn for_step<'a>(
+        &'a self,
+        p: &'a Pipeline<'_>,
+        step: &'static str,
+        args: Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>>;
+}
+
+/// A context known before any judge call.
+impl ContextSource for Vec<String> {
+    fn for_step<'a>(
+        &'a self,
+        _: &'a Pipeline<'_>,
+        _: &'static str,
+        _: Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
+        Box::pin(async move { Ok(self.clone()) })
+    }
+}
+
+/// A member's verdicts as the judge sends them.
+pub type Items<M> = [<<M as ClaimMetric>::Verdicts as VerdictList>::Item];
+
 /// What makes one member: everything else (the judge, the run, count and label checks,
 /// the step results) is [`ClaimScorer`]'s.
 pub trait ClaimMetric: Sized + Send + Sync + 'static {
@@ -50,41 +85,47 @@ pub trait ClaimMetric: Sized + Send + Sync + 'static {
     const COUNTED_AS: &'static str;
     /// Whether a lower score is better (hallucination).
     const LOWER_IS_BETTER: bool = false;
+    /// The reason when the claim text is empty: a score of 0 without any judge call. `None`:
+    /// the judge is asked anyway.
+    const EMPTY_REASON: Option<&'static str> = None;
+    /// The preprocess prompt from the claim text, and the analyze prompt.
+    const EXTRACT_PROMPT: fn(&str) -> String;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String;
     type Claims: ClaimList;
     type Verdicts: VerdictList;
     /// Scorer options after defaults.
     type Options: Send + Sync;
-    /// The run as the prompts need it.
-    type Inputs: Send + Sync;
+    type Context: ContextSource;
 
     fn options(v: &Value) -> Result<Self::Options, InvalidArgument>;
     fn scale(opts: &Self::Options) -> f64;
     /// Read the run (an input error names the scorer: a TypeError before any judge call).
-    fn inputs(run: &RunInput, opts: &Self::Options) -> Result<Self::Inputs, InvalidArgument>;
-    /// The text whose claims are extracted.
-    fn claim_source(inputs: &Self::Inputs) -> &str;
-    /// Why the score is 0 without any judge call (an empty claim source), if it is.
-    fn empty_reason(_inputs: &Self::Inputs) -> Option<&'static str> {
-        None
-    }
-    /// The context the verdicts (`analyze`) and the reason (`generateReason`) are judged
-    /// against; `args` are the step results so far (what a host callback receives).
-    fn context<'a>(
-        inputs: &'a Self::Inputs,
-        p: &'a Pipeline<'_>,
-        step: &'static str,
-        args: Value,
-    ) -> BoxFuture<'a, Result<Vec<String>, RunError>>;
-    fn score(claims: usize, verdicts: &[<Self::Verdicts as VerdictList>::Item], scale: f64) -> f64;
-    fn extract_prompt(text: &str) -> String;
-    fn judge_prompt(context: &[String], claims: &[String]) -> String;
+    fn inputs(
+        run: &RunInput,
+        opts: &Self::Options,
+    ) -> Result<Texts<Self::Context>, InvalidArgument>;
+    fn score(claims: usize, verdicts: &Items<Self>, scale: f64) -> f64;
     fn reason_prompt(
-        inputs: &Self::Inputs,
+        t: &Texts<Self::Context>,
         context: &[String],
         score: f64,
         scale: f64,
         verdicts: &Value,
     ) -> String;
+}
+
+/// `getSteps()` of a member: its descriptions of preprocess, analyze and generateScore.
+pub const fn steps<C: StepOutput, V: StepOutput>(
+    preprocess: &'static str,
+    analyze: &'static str,
+    score: &'static str,
+) -> [StepMeta; 4] {
+    [
+        StepMeta::judge("preprocess", preprocess, C::schema),
+        StepMeta::judge("analyze", analyze, V::schema),
+        StepMeta::function("generateScore", score),
+        StepMeta::text("generateReason", "Explain the score"),
+    ]
 }
 
 /// One verdict per claim, each label one of the member's (a soft expectation: the fallback
@@ -100,7 +141,7 @@ pub fn verdict_problem<M: ClaimMetric>(v: &M::Verdicts, claims: usize) -> Option
 }
 
 /// `analyzeStepResult`: the verdicts as sent, each label one of the member's.
-fn analyze_step<M: ClaimMetric>(verdicts: &[<M::Verdicts as VerdictList>::Item]) -> Value {
+fn analyze_step<M: ClaimMetric>(verdicts: &Items<M>) -> Value {
     let items = verdicts
         .iter()
         .map(|v| {
@@ -141,7 +182,7 @@ impl<M: ClaimMetric> ClaimScorer<M> {
         let scale = M::scale(&self.opts);
         let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
         let empty = || json!({"verdicts": []});
-        if let Some(reason) = M::empty_reason(&inputs) {
+        if let (Some(reason), true) = (M::EMPTY_REASON, inputs.text.trim().is_empty()) {
             // nothing to check: no judge call, Mastra's empty step results, a score of 0
             p.result.preprocess_step_result = Some(json!({"claims": []}));
             p.result.analyze_step_result = Some(empty());
@@ -150,7 +191,7 @@ impl<M: ClaimMetric> ClaimScorer<M> {
             return p.finish();
         }
 
-        let extract = M::extract_prompt(M::claim_source(&inputs));
+        let extract = (M::EXTRACT_PROMPT)(&inputs.text);
         let claims = p
             .preprocess::<M::Claims>(M::INSTRUCTIONS, extract)
             .await?
@@ -163,8 +204,8 @@ impl<M: ClaimMetric> ClaimScorer<M> {
                 "results": {"preprocessStepResult": p.result.preprocess_step_result},
                 "step": "analyze",
             });
-            let context = M::context(&inputs, &p, "analyze", args).await?;
-            let prompt = M::judge_prompt(&context, &claims);
+            let context = inputs.context.for_step(&p, "analyze", args).await?;
+            let prompt = (M::JUDGE_PROMPT)(&context, &claims);
             let want = claims.len();
             let judged = p
                 .structured_expect::<M::Verdicts>("analyze", M::INSTRUCTIONS, &prompt, |v| {
@@ -190,7 +231,7 @@ impl<M: ClaimMetric> ClaimScorer<M> {
             "score": s,
             "step": "generateReason",
         });
-        let context = M::context(&inputs, &p, "generateReason", args).await?;
+        let context = inputs.context.for_step(&p, "generateReason", args).await?;
         let recorded = p.analyzed("verdicts");
         let prompt = M::reason_prompt(&inputs, &context, s, scale, recorded);
         p.generate_reason(M::INSTRUCTIONS, prompt).await?;

@@ -11,18 +11,15 @@
 
 mod prompts;
 
-use super::claims::{ClaimMetric, ClaimScorer};
+use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
 use super::common::reference_text;
 use super::context::retrieved_contexts;
 use super::context_precision::nonempty_context_option;
-use crate::engine::schema::StepOutput;
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
-use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::round2_half_up;
-use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -55,20 +52,11 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
-    steps: &[
-        StepMeta::judge(
-            "preprocess",
-            "Extract the claims of the ground truth",
-            <Claims as StepOutput>::schema,
-        ),
-        StepMeta::judge(
-            "analyze",
-            "Check whether each claim is attributable to the context",
-            <Verdicts as StepOutput>::schema,
-        ),
-        StepMeta::function("generateScore", "Share of ground-truth claims the context supports"),
-        StepMeta::text("generateReason", "Explain the score"),
-    ],
+    steps: &claims::steps::<Claims, Verdicts>(
+        "Extract the claims of the ground truth",
+        "Check whether each claim is attributable to the context",
+        "Share of ground-truth claims the context supports",
+    ),
     build: |v| boxed(ContextRecall::from_options(v)),
 };
 
@@ -156,18 +144,17 @@ pub type ContextRecall = ClaimScorer<ContextRecallMetric>;
 /// The context recall member of the claim/verdict family.
 pub struct ContextRecallMetric;
 
-/// (reference, context).
-pub struct Texts(String, Vec<String>);
-
 impl ClaimMetric for ContextRecallMetric {
     const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
     const LABELS: &'static [&'static str] = &["yes", "no"];
     const COUNTED_AS: &'static str = "no";
+    const EXTRACT_PROMPT: fn(&str) -> String = prompts::extract_prompt;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String = prompts::judge_prompt;
     type Claims = Claims;
     type Verdicts = Verdicts;
     type Options = Options;
-    type Inputs = Texts;
+    type Context = Vec<String>;
 
     fn options(v: &Value) -> Result<Options, InvalidArgument> {
         Options::from_value(v)
@@ -177,7 +164,7 @@ impl ClaimMetric for ContextRecallMetric {
         opts.scale
     }
 
-    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts, InvalidArgument> {
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Vec<String>>, InvalidArgument> {
         let reference = match &run.ground_truth {
             None => None,
             Some(v) => reference_text(v).map_err(|t| {
@@ -199,36 +186,26 @@ impl ClaimMetric for ContextRecallMetric {
                 contexts.source.describe()
             )));
         }
-        Ok(Texts(reference, contexts.items))
-    }
-
-    fn claim_source(t: &Texts) -> &str {
-        &t.0
-    }
-
-    fn context<'a>(
-        t: &'a Texts,
-        _: &'a Pipeline<'_>,
-        _: &'static str,
-        _: Value,
-    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
-        Box::pin(async move { Ok(t.1.clone()) })
+        let (input, context) = (String::new(), contexts.items);
+        Ok(Texts {
+            input,
+            text: reference,
+            context,
+        })
     }
 
     fn score(claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
         score(claims, verdicts, scale)
     }
 
-    fn extract_prompt(text: &str) -> String {
-        prompts::extract_prompt(text)
-    }
-
-    fn judge_prompt(context: &[String], claims: &[String]) -> String {
-        prompts::judge_prompt(context, claims)
-    }
-
-    fn reason_prompt(t: &Texts, context: &[String], s: f64, scale: f64, v: &Value) -> String {
-        prompts::reason_prompt(&t.0, context, s, scale, v)
+    fn reason_prompt(
+        t: &Texts<Vec<String>>,
+        c: &[String],
+        s: f64,
+        scale: f64,
+        v: &Value,
+    ) -> String {
+        prompts::reason_prompt(&t.text, c, s, scale, v)
     }
 }
 

@@ -10,16 +10,13 @@
 
 mod prompts;
 
-use super::claims::{ClaimMetric, ClaimScorer};
+use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
 use super::context::{context_option, retrieved_contexts};
-use crate::engine::schema::StepOutput;
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
-use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::{assistant_text, round2_half_up, user_text};
-use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -53,20 +50,11 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
-    steps: &[
-        StepMeta::judge(
-            "preprocess",
-            "Extract the claims of the output",
-            <Claims as StepOutput>::schema,
-        ),
-        StepMeta::judge(
-            "analyze",
-            "Check each claim against the context",
-            <Verdicts as StepOutput>::schema,
-        ),
-        StepMeta::function("generateScore", "Share of claims the context supports"),
-        StepMeta::text("generateReason", "Explain the score"),
-    ],
+    steps: &claims::steps::<Claims, Verdicts>(
+        "Extract the claims of the output",
+        "Check each claim against the context",
+        "Share of claims the context supports",
+    ),
     build: |v| boxed(Faithfulness::from_options(v)),
 };
 
@@ -165,18 +153,20 @@ pub type Faithfulness = ClaimScorer<FaithfulnessMetric>;
 /// The faithfulness member of the claim/verdict family.
 pub struct FaithfulnessMetric;
 
-/// (question, answer, context).
-pub struct Texts(String, String, Vec<String>);
-
 impl ClaimMetric for FaithfulnessMetric {
     const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
     const LABELS: &'static [&'static str] = &["yes", "no", "unsure"];
     const COUNTED_AS: &'static str = "unsure";
+    const EMPTY_REASON: Option<&'static str> = Some(
+        "The score is 0 because the output is empty: it makes no claim the context could support.",
+    );
+    const EXTRACT_PROMPT: fn(&str) -> String = prompts::extract_prompt;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String = prompts::judge_prompt;
     type Claims = Claims;
     type Verdicts = Verdicts;
     type Options = Options;
-    type Inputs = Texts;
+    type Context = Vec<String>;
 
     fn options(v: &Value) -> Result<Options, InvalidArgument> {
         Options::from_value(v)
@@ -186,7 +176,7 @@ impl ClaimMetric for FaithfulnessMetric {
         opts.scale
     }
 
-    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts, InvalidArgument> {
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Vec<String>>, InvalidArgument> {
         let contexts = retrieved_contexts(run, opts.context.as_deref())?;
         if contexts.items.is_empty() {
             return Err(InvalidArgument::input(format!(
@@ -194,48 +184,31 @@ impl ClaimMetric for FaithfulnessMetric {
                 contexts.source.describe()
             )));
         }
-        let answer = assistant_text(&run.output).ok_or_else(|| {
+        let text = assistant_text(&run.output).ok_or_else(|| {
             InvalidArgument::input(format!(
                 "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
             ))
         })?;
-        let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
-        Ok(Texts(question, answer, contexts.items))
-    }
-
-    fn claim_source(t: &Texts) -> &str {
-        &t.1
-    }
-
-    fn empty_reason(t: &Texts) -> Option<&'static str> {
-        t.1.trim().is_empty().then_some(
-            "The score is 0 because the output is empty: it makes no claim the context could support.",
-        )
-    }
-
-    fn context<'a>(
-        t: &'a Texts,
-        _: &'a Pipeline<'_>,
-        _: &'static str,
-        _: Value,
-    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
-        Box::pin(async move { Ok(t.2.clone()) })
+        let input = run.input.as_ref().and_then(user_text).unwrap_or_default();
+        Ok(Texts {
+            input,
+            text,
+            context: contexts.items,
+        })
     }
 
     fn score(_claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
         score(verdicts, scale)
     }
 
-    fn extract_prompt(text: &str) -> String {
-        prompts::extract_prompt(text)
-    }
-
-    fn judge_prompt(context: &[String], claims: &[String]) -> String {
-        prompts::judge_prompt(context, claims)
-    }
-
-    fn reason_prompt(t: &Texts, context: &[String], s: f64, scale: f64, v: &Value) -> String {
-        prompts::reason_prompt(&t.0, &t.1, context, s, scale, v)
+    fn reason_prompt(
+        t: &Texts<Vec<String>>,
+        c: &[String],
+        s: f64,
+        scale: f64,
+        v: &Value,
+    ) -> String {
+        prompts::reason_prompt(&t.input, &t.text, c, s, scale, v)
     }
 }
 

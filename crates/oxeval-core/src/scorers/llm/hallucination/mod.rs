@@ -14,14 +14,13 @@
 mod prompts;
 
 use super::callbacks::{host_function, HostFn};
-use super::claims::{ClaimMetric, ClaimScorer};
+use super::claims::{self, ClaimMetric, ClaimScorer, ContextSource, Texts};
 use super::context::{context_option, retrieved_contexts};
-use crate::engine::schema::StepOutput;
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_number_in;
 use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::{assistant_text, round2_half_up, user_text};
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
@@ -60,20 +59,11 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
-    steps: &[
-        StepMeta::judge(
-            "preprocess",
-            "Extract the claims of the output",
-            <Claims as StepOutput>::schema,
-        ),
-        StepMeta::judge(
-            "analyze",
-            "Check each claim against the context for contradictions and unsupported assertions",
-            <Verdicts as StepOutput>::schema,
-        ),
-        StepMeta::function("generateScore", "Share of hallucinated claims"),
-        StepMeta::text("generateReason", "Explain the score"),
-    ],
+    steps: &claims::steps::<Claims, Verdicts>(
+        "Extract the claims of the output",
+        "Check each claim against the context for contradictions and unsupported assertions",
+        "Share of hallucinated claims",
+    ),
     build: |v| boxed(Hallucination::from_options(v)),
 };
 
@@ -173,7 +163,7 @@ pub fn score(verdicts: &[Verdict], scale: f64) -> f64 {
 }
 
 /// Where the run's context comes from.
-enum Source {
+pub enum Source {
     /// Known before any judge call.
     Fixed(Vec<String>),
     /// `getContext`, called per step.
@@ -203,50 +193,56 @@ pub type Hallucination = ClaimScorer<HallucinationMetric>;
 /// The hallucination member of the claim/verdict family.
 pub struct HallucinationMetric;
 
-/// (question, answer, where the context comes from).
-pub struct Texts(String, String, Source);
-
-impl Hallucination {
-    /// The context for `step`: the fixed one, or what `getContext` returns for it.
-    async fn context_for(
-        source: &Source,
-        p: &Pipeline<'_>,
-        step: &str,
+impl ContextSource for Source {
+    fn for_step<'a>(
+        &'a self,
+        p: &'a Pipeline<'_>,
+        step: &'static str,
         args: Value,
-    ) -> Result<Vec<String>, RunError> {
-        let f = match source {
-            Source::Fixed(items) => return Ok(items.clone()),
-            Source::Callback(f) => f,
-        };
-        let value = f
-            .call(p.ctx, &p.result.run_id, args)
-            .await
-            .map_err(|e| p.fail(step, e))?;
-        let bad = |m: String| p.fail(step, JudgeError::new(ErrorCode::ContextExtractor, m));
-        let Value::Array(items) = value else {
-            return Err(bad(format!(
-                "getContext must return an array of strings (or a promise of one); got {}",
-                type_name(&value)
-            )));
-        };
-        let items = items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) => Ok(s),
-                other => Err(bad(format!(
-                    "getContext's result[{i}] must be a string; got {}",
-                    type_name(&other)
-                ))),
-            })
-            .collect::<Result<Vec<String>, RunError>>()?;
-        if items.is_empty() && step == "analyze" {
-            return Err(bad(format!(
-                "{ID}: getContext returned no context for the analyze step; there is nothing to check the claims against"
-            )));
-        }
-        Ok(items)
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
+        Box::pin(context_for(self, p, step, args))
     }
+}
+
+/// The context for `step`: the fixed one, or what `getContext` returns for it.
+async fn context_for(
+    source: &Source,
+    p: &Pipeline<'_>,
+    step: &str,
+    args: Value,
+) -> Result<Vec<String>, RunError> {
+    let f = match source {
+        Source::Fixed(items) => return Ok(items.clone()),
+        Source::Callback(f) => f,
+    };
+    let value = f
+        .call(p.ctx, &p.result.run_id, args)
+        .await
+        .map_err(|e| p.fail(step, e))?;
+    let bad = |m: String| p.fail(step, JudgeError::new(ErrorCode::ContextExtractor, m));
+    let Value::Array(items) = value else {
+        return Err(bad(format!(
+            "getContext must return an array of strings (or a promise of one); got {}",
+            type_name(&value)
+        )));
+    };
+    let items = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) => Ok(s),
+            other => Err(bad(format!(
+                "getContext's result[{i}] must be a string; got {}",
+                type_name(&other)
+            ))),
+        })
+        .collect::<Result<Vec<String>, RunError>>()?;
+    if items.is_empty() && step == "analyze" {
+        return Err(bad(format!(
+            "{ID}: getContext returned no context for the analyze step; there is nothing to check the claims against"
+        )));
+    }
+    Ok(items)
 }
 
 impl ClaimMetric for HallucinationMetric {
@@ -255,10 +251,15 @@ impl ClaimMetric for HallucinationMetric {
     const LABELS: &'static [&'static str] = &["yes", "no"];
     const COUNTED_AS: &'static str = "no";
     const LOWER_IS_BETTER: bool = true;
+    const EMPTY_REASON: Option<&'static str> = Some(
+        "The score is 0 because the output is empty: it makes no claim that could be a hallucination.",
+    );
+    const EXTRACT_PROMPT: fn(&str) -> String = prompts::extract_prompt;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String = prompts::judge_prompt;
     type Claims = Claims;
     type Verdicts = Verdicts;
     type Options = Options;
-    type Inputs = Texts;
+    type Context = Source;
 
     fn options(v: &Value) -> Result<Options, InvalidArgument> {
         Options::from_value(v)
@@ -268,50 +269,27 @@ impl ClaimMetric for HallucinationMetric {
         opts.scale
     }
 
-    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts, InvalidArgument> {
-        let source = source(opts, run)?;
-        let answer = assistant_text(&run.output).ok_or_else(|| {
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Source>, InvalidArgument> {
+        let context = source(opts, run)?;
+        let text = assistant_text(&run.output).ok_or_else(|| {
             InvalidArgument::input(format!(
                 "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
             ))
         })?;
-        let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
-        Ok(Texts(question, answer, source))
-    }
-
-    fn claim_source(t: &Texts) -> &str {
-        &t.1
-    }
-
-    fn empty_reason(t: &Texts) -> Option<&'static str> {
-        t.1.trim().is_empty().then_some(
-            "The score is 0 because the output is empty: it makes no claim that could be a hallucination.",
-        )
-    }
-
-    fn context<'a>(
-        t: &'a Texts,
-        p: &'a Pipeline<'_>,
-        step: &'static str,
-        args: Value,
-    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
-        Box::pin(Hallucination::context_for(&t.2, p, step, args))
+        let input = run.input.as_ref().and_then(user_text).unwrap_or_default();
+        Ok(Texts {
+            input,
+            text,
+            context,
+        })
     }
 
     fn score(_claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
         score(verdicts, scale)
     }
 
-    fn extract_prompt(text: &str) -> String {
-        prompts::extract_prompt(text)
-    }
-
-    fn judge_prompt(context: &[String], claims: &[String]) -> String {
-        prompts::judge_prompt(context, claims)
-    }
-
-    fn reason_prompt(t: &Texts, context: &[String], s: f64, scale: f64, v: &Value) -> String {
-        prompts::reason_prompt(&t.0, &t.1, context, s, scale, v)
+    fn reason_prompt(t: &Texts<Source>, c: &[String], s: f64, scale: f64, v: &Value) -> String {
+        prompts::reason_prompt(&t.input, &t.text, c, s, scale, v)
     }
 }
 
@@ -486,7 +464,7 @@ mod tests {
         ] {
             let r = reply.clone();
             let src = Source::Callback(HostFn::from_fn("getContext", move |_| Ok(r.clone())));
-            match Hallucination::context_for(&src, &p, step, json!({})).await {
+            match src.for_step(&p, step, json!({})).await {
                 Err(RunError::Failed(f)) => {
                     assert_eq!(
                         (f.failed_step.as_str(), f.code),
@@ -500,9 +478,7 @@ mod tests {
         // an empty list for the reason step is accepted (the reason only explains)
         let src = Source::Callback(HostFn::from_fn("getContext", |_| Ok(json!([]))));
         assert_eq!(
-            Hallucination::context_for(&src, &p, "generateReason", json!({}))
-                .await
-                .ok(),
+            src.for_step(&p, "generateReason", json!({})).await.ok(),
             Some(vec![])
         );
     }
