@@ -108,10 +108,17 @@ pub trait Scorer: Send + Sync {
 }
 
 /// `impl Scorer` for a scorer struct with a `meta: ScorerMeta` field and an
-/// `async fn run_inner(&self, RunInput, RunContext) -> Result<ScoreResult, RunError>`.
+/// `async fn run_inner(&self, RunInput, RunContext) -> Result<ScoreResult, RunError>`: an
+/// LLM scorer has a `judge: Judge` field; `impl_scorer!(T, code)` is a scorer without one.
 #[macro_export]
 macro_rules! impl_scorer {
     ($t:ty) => {
+        $crate::impl_scorer!(@impl $t, s => Some(&s.judge));
+    };
+    ($t:ty, code) => {
+        $crate::impl_scorer!(@impl $t, _s => None);
+    };
+    (@impl $t:ty, $s:ident => $judge:expr) => {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
@@ -122,7 +129,8 @@ macro_rules! impl_scorer {
             }
 
             fn judge(&self) -> Option<&$crate::engine::Judge> {
-                Some(&self.judge)
+                let $s = self;
+                $judge
             }
 
             fn run<'a>(
@@ -138,4 +146,74 @@ macro_rules! impl_scorer {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spec::{boxed, schema_of, Inputs, Need};
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// A `code` scorer: no judge, no `judge` key in its metadata or its result.
+    struct Constant {
+        meta: ScorerMeta,
+    }
+
+    impl Constant {
+        async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
+            Ok(ScoreResult {
+                run_id: run.run_id,
+                score: Some(1.0),
+                ..Default::default()
+            })
+        }
+    }
+
+    crate::impl_scorer!(Constant, code);
+
+    static SPEC: ScorerSpec = ScorerSpec {
+        factory: "createConstantScorer",
+        id: "constant-scorer",
+        name: "Constant Scorer",
+        description: "Always 1",
+        family: "mastra",
+        type_name: "Constant",
+        kind: Kind::Code,
+        inputs: Inputs {
+            input: Need::Unused,
+            output: Need::Required,
+            ground_truth: Need::Unused,
+            context: Need::Unused,
+        },
+        run_fields: None,
+        context_extractor: false,
+        nested_options: None,
+        options: schema_of::<()>,
+        preprocess: None,
+        analyze: None,
+        steps: &[StepMeta::function("generateScore", "Always 1")],
+        build: |_| {
+            boxed(Ok(Constant {
+                meta: ScorerMeta::code(&SPEC, "agent"),
+            }))
+        },
+    };
+
+    #[tokio::test]
+    async fn a_code_scorer_has_no_judge() {
+        let s = crate::scorers::registry::build_spec(&SPEC, &json!({})).unwrap();
+        assert!(s.judge().is_none());
+        let meta = serde_json::to_value(s.meta()).unwrap();
+        assert_eq!(meta["type"], "agent");
+        assert!(meta.get("judge").is_none());
+        assert_eq!(
+            meta["steps"],
+            json!([{"name": "generateScore", "type": "function", "description": "Always 1"}])
+        );
+        let run = RunInput::from_value(json!({"output": "a"})).unwrap();
+        let r = s.run(run, RunContext::default()).await.unwrap();
+        let r: Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(r["score"], 1.0);
+        assert!(r.get("judge").is_none());
+    }
 }

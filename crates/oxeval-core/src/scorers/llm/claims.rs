@@ -12,10 +12,13 @@
 //! `context_index`, sorted before scoring), with no preprocess step; see its folder.
 
 use super::common::judge_from_options;
+use super::context::context_option;
+use super::context_precision::nonempty_context_option;
 pub use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
+use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::spec::{ScorerSpec, StepMeta};
@@ -72,6 +75,54 @@ impl ContextSource for Vec<String> {
     }
 }
 
+/// A member's options after defaults (read top-level or under `options`).
+pub trait ClaimOptions: Sized + Send + Sync {
+    fn from_value(v: &Value) -> Result<Self, InvalidArgument>;
+    /// The `scale` option: scores lie in `[0, scale]`.
+    fn scale(&self) -> f64;
+}
+
+/// Largest accepted `scale` (keeps every score finite).
+pub const MAX_SCALE: f64 = 1e6;
+
+/// `{ scale = 1, context? }` (faithfulness, context recall); `NONEMPTY`: an empty `context`
+/// option is a TypeError (as in Mastra's context scorers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScaleOptions<const NONEMPTY: bool> {
+    pub scale: f64,
+    pub context: Option<Vec<String>>,
+}
+
+impl<const NONEMPTY: bool> Default for ScaleOptions<NONEMPTY> {
+    fn default() -> Self {
+        ScaleOptions {
+            scale: 1.0,
+            context: None,
+        }
+    }
+}
+
+impl<const NONEMPTY: bool> ClaimOptions for ScaleOptions<NONEMPTY> {
+    fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
+        Ok(ScaleOptions {
+            scale: scale_option(v)?,
+            context: match NONEMPTY {
+                true => nonempty_context_option(v)?,
+                false => context_option(v)?,
+            },
+        })
+    }
+
+    fn scale(&self) -> f64 {
+        self.scale
+    }
+}
+
+/// The `scale` option: greater than 0 and at most [`MAX_SCALE`], 1 by default.
+pub fn scale_option(v: &Value) -> Result<f64, InvalidArgument> {
+    scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)
+}
+
 /// A member's verdicts as the judge sends them.
 pub type Items<M> = [<<M as ClaimMetric>::Verdicts as VerdictList>::Item];
 
@@ -94,11 +145,9 @@ pub trait ClaimMetric: Sized + Send + Sync + 'static {
     type Claims: ClaimList;
     type Verdicts: VerdictList;
     /// Scorer options after defaults.
-    type Options: Send + Sync;
+    type Options: ClaimOptions;
     type Context: ContextSource;
 
-    fn options(v: &Value) -> Result<Self::Options, InvalidArgument>;
-    fn scale(opts: &Self::Options) -> f64;
     /// Read the run (an input error names the scorer: a TypeError before any judge call).
     fn inputs(
         run: &RunInput,
@@ -165,12 +214,12 @@ pub struct ClaimScorer<M: ClaimMetric> {
 impl<M: ClaimMetric> ClaimScorer<M> {
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
         let judge = judge_from_options(v, M::SPEC.factory)?;
-        let opts = M::options(v)?;
+        let opts = M::Options::from_value(v)?;
         Ok(Self::new(judge, opts))
     }
 
     pub fn new(judge: Judge, opts: M::Options) -> Self {
-        let mut meta = ScorerMeta::agent(M::SPEC, &judge, M::INSTRUCTIONS).scaled(M::scale(&opts));
+        let mut meta = ScorerMeta::agent(M::SPEC, &judge, M::INSTRUCTIONS).scaled(opts.scale());
         if M::LOWER_IS_BETTER {
             meta = meta.lower_is_better();
         }
@@ -179,7 +228,7 @@ impl<M: ClaimMetric> ClaimScorer<M> {
 
     async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
         let inputs = M::inputs(&run, &self.opts)?;
-        let scale = M::scale(&self.opts);
+        let scale = self.opts.scale();
         let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
         let empty = || json!({"verdicts": []});
         if let (Some(reason), true) = (M::EMPTY_REASON, inputs.text.trim().is_empty()) {

@@ -14,9 +14,7 @@ mod prompts;
 use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
 use super::common::reference_text;
 use super::context::retrieved_contexts;
-use super::context_precision::nonempty_context_option;
 use crate::error::InvalidArgument;
-use crate::options::scorer_number_in;
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::round2_half_up;
@@ -27,9 +25,6 @@ use serde_json::Value;
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "context-recall-scorer";
-
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
 
 /// The registry entry.
 pub const SPEC: ScorerSpec = ScorerSpec {
@@ -109,20 +104,7 @@ pub struct AnalyzeStep {
 }
 
 /// Scorer options after defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub scale: f64,
-    pub context: Option<Vec<String>>,
-}
-
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
-        Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
-            context: nonempty_context_option(v)?,
-        })
-    }
-}
+pub type Options = claims::ScaleOptions<true>;
 
 /// Mastra's formula: min(1, #yes / #claims) × scale, rounded half up to 2 decimals; 0
 /// without claims. The denominator is the number of CLAIMS (not of verdicts). Labels are
@@ -155,14 +137,6 @@ impl ClaimMetric for ContextRecallMetric {
     type Verdicts = Verdicts;
     type Options = Options;
     type Context = Vec<String>;
-
-    fn options(v: &Value) -> Result<Options, InvalidArgument> {
-        Options::from_value(v)
-    }
-
-    fn scale(opts: &Options) -> f64 {
-        opts.scale
-    }
 
     fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Vec<String>>, InvalidArgument> {
         let reference = match &run.ground_truth {
@@ -214,6 +188,7 @@ mod tests {
     use super::*;
     use crate::engine::RunContext;
     use crate::pipeline::RunError;
+    use crate::scorers::llm::claims::ClaimOptions;
     use serde_json::json;
 
     fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {

@@ -11,9 +11,8 @@
 mod prompts;
 
 use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
-use super::context::{context_option, retrieved_contexts};
+use super::context::retrieved_contexts;
 use crate::error::InvalidArgument;
-use crate::options::scorer_number_in;
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -24,9 +23,6 @@ use serde_json::Value;
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "faithfulness-scorer";
-
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
 
 /// The registry entry.
 pub const SPEC: ScorerSpec = ScorerSpec {
@@ -110,29 +106,7 @@ pub struct AnalyzeStep {
 }
 
 /// Scorer options after defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub scale: f64,
-    pub context: Option<Vec<String>>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            scale: 1.0,
-            context: None,
-        }
-    }
-}
-
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
-        Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
-            context: context_option(v)?,
-        })
-    }
-}
+pub type Options = claims::ScaleOptions<false>;
 
 /// Mastra's formula: #yes / #verdicts × scale, rounded half up to 2 decimals; 0 without
 /// verdicts. Labels are compared trimmed and lowercased.
@@ -167,14 +141,6 @@ impl ClaimMetric for FaithfulnessMetric {
     type Verdicts = Verdicts;
     type Options = Options;
     type Context = Vec<String>;
-
-    fn options(v: &Value) -> Result<Options, InvalidArgument> {
-        Options::from_value(v)
-    }
-
-    fn scale(opts: &Options) -> f64 {
-        opts.scale
-    }
 
     fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Vec<String>>, InvalidArgument> {
         let contexts = retrieved_contexts(run, opts.context.as_deref())?;
@@ -217,6 +183,7 @@ mod tests {
     use super::*;
     use crate::engine::RunContext;
     use crate::pipeline::RunError;
+    use crate::scorers::llm::claims::ClaimOptions;
     use serde_json::json;
 
     fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {

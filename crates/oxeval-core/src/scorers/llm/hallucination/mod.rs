@@ -14,10 +14,11 @@
 mod prompts;
 
 use super::callbacks::{host_function, HostFn};
-use super::claims::{self, ClaimMetric, ClaimScorer, ContextSource, Texts};
+use super::claims::{
+    self, scale_option, ClaimMetric, ClaimOptions, ClaimScorer, ContextSource, Texts,
+};
 use super::context::{context_option, retrieved_contexts};
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
-use crate::options::scorer_number_in;
 use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
@@ -30,9 +31,6 @@ use serde_json::Value;
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "hallucination-scorer";
-
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
 
 /// How `getContext` is described in messages.
 const GET_CONTEXT_SIGNATURE: &str =
@@ -139,13 +137,17 @@ pub struct Options {
     pub get_context: Option<HostFn>,
 }
 
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
+impl ClaimOptions for Options {
+    fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
         Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
+            scale: scale_option(v)?,
             context: context_option(v)?,
             get_context: host_function(v, "getContext", GET_CONTEXT_SIGNATURE)?,
         })
+    }
+
+    fn scale(&self) -> f64 {
+        self.scale
     }
 }
 
@@ -260,14 +262,6 @@ impl ClaimMetric for HallucinationMetric {
     type Verdicts = Verdicts;
     type Options = Options;
     type Context = Source;
-
-    fn options(v: &Value) -> Result<Options, InvalidArgument> {
-        Options::from_value(v)
-    }
-
-    fn scale(opts: &Options) -> f64 {
-        opts.scale
-    }
 
     fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Source>, InvalidArgument> {
         let context = source(opts, run)?;
