@@ -12,8 +12,7 @@
 //! `context_index`, sorted before scoring), with no preprocess step; see its folder.
 
 use super::common::judge_from_options;
-use super::context::context_option;
-use super::context_precision::nonempty_context_option;
+use super::context::{context_option, nonempty_context_option};
 pub use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};

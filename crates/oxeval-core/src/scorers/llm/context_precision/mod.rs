@@ -10,13 +10,13 @@
 
 mod prompts;
 
+use super::claims::{ClaimOptions, ScaleOptions};
 use super::common::judge_from_options;
-use super::context::{context_option, retrieved_contexts};
+use super::context::retrieved_contexts;
 use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
-use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
@@ -29,9 +29,6 @@ use serde_json::Value;
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "context-precision-scorer";
-
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
 
 /// The registry entry.
 pub const SPEC: ScorerSpec = ScorerSpec {
@@ -146,32 +143,8 @@ fn verdict_problem(v: &Verdicts, pieces: usize) -> Option<String> {
     )
 }
 
-/// Scorer options after defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub scale: f64,
-    pub context: Option<Vec<String>>,
-}
-
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
-        Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
-            context: nonempty_context_option(v)?,
-        })
-    }
-}
-
-/// The `context` option; an empty list is a TypeError (as in Mastra's factory).
-pub fn nonempty_context_option(v: &Value) -> Result<Option<Vec<String>>, InvalidArgument> {
-    let context = context_option(v)?;
-    if context.as_ref().is_some_and(Vec::is_empty) {
-        return Err(InvalidArgument::options(
-            "options.context must not be empty when given: pass the retrieved context pieces, or leave it out and pass run.context or a contextExtractor",
-        ));
-    }
-    Ok(context)
-}
+/// Scorer options after defaults: `{ scale = 1, context? }` (not empty when given).
+pub type Options = ScaleOptions<true>;
 
 /// Mastra's formula: verdicts sorted by `context_index` (stable); for each relevant one at
 /// position i (0-based), precision@i = relevant so far / (i + 1); score = mean of those
