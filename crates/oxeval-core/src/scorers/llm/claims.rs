@@ -22,6 +22,7 @@ use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::spec::{ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
+use crate::text::{assistant_text, user_text};
 use futures::future::BoxFuture;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -120,6 +121,20 @@ impl<const NONEMPTY: bool> ClaimOptions for ScaleOptions<NONEMPTY> {
 /// The `scale` option: greater than 0 and at most [`MAX_SCALE`], 1 by default.
 pub fn scale_option(v: &Value) -> Result<f64, InvalidArgument> {
     scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)
+}
+
+/// The user's question (`""` without one) and the output's assistant text, whose claims
+/// are judged; no assistant message is a TypeError naming the scorer.
+pub fn output_texts(run: &RunInput, id: &str) -> Result<(String, String), InvalidArgument> {
+    let text = assistant_text(&run.output).ok_or_else(|| {
+        InvalidArgument::input(format!(
+            "{id}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
+        ))
+    })?;
+    Ok((
+        run.input.as_ref().and_then(user_text).unwrap_or_default(),
+        text,
+    ))
 }
 
 /// A member's verdicts as the judge sends them.

@@ -15,7 +15,7 @@ use super::context::retrieved_contexts;
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
-use crate::text::{assistant_text, round2_half_up, user_text};
+use crate::text::round2_half_up;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -150,12 +150,7 @@ impl ClaimMetric for FaithfulnessMetric {
                 contexts.source.describe()
             )));
         }
-        let text = assistant_text(&run.output).ok_or_else(|| {
-            InvalidArgument::input(format!(
-                "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
-            ))
-        })?;
-        let input = run.input.as_ref().and_then(user_text).unwrap_or_default();
+        let (input, text) = claims::output_texts(run, ID)?;
         Ok(Texts {
             input,
             text,

@@ -22,7 +22,7 @@ use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
-use crate::text::{assistant_text, round2_half_up, user_text};
+use crate::text::round2_half_up;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -265,12 +265,7 @@ impl ClaimMetric for HallucinationMetric {
 
     fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Source>, InvalidArgument> {
         let context = source(opts, run)?;
-        let text = assistant_text(&run.output).ok_or_else(|| {
-            InvalidArgument::input(format!(
-                "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
-            ))
-        })?;
-        let input = run.input.as_ref().and_then(user_text).unwrap_or_default();
+        let (input, text) = claims::output_texts(run, ID)?;
         Ok(Texts {
             input,
             text,
