@@ -4,66 +4,416 @@ module.exports = Object.freeze([
   {
     "factory": "createAnswerRelevancyScorer",
     "id": "answer-relevancy-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Break the output into statements",
+        "schema": "answer_relevancy_statements"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Judge each statement's relevance to the input",
+        "schema": "answer_relevancy_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Weighted share of relevant statements"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
   },
   {
     "factory": "createFactualCorrectnessScorer",
     "id": "factual-correctness-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Decompose the output and the ground truth into claims",
+        "schema": "factual_correctness_claims"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Check each claim against the other text",
+        "schema": "factual_correctness_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Precision, recall or F-beta of the claims"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
   },
   {
     "factory": "createAnswerAccuracyScorer",
     "id": "answer-accuracy-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Two judges rate the output against the ground truth (0, 2 or 4)",
+        "schema": "nv_rating_0_2_4"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Mean of the valid ratings divided by 4"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "Explain the score from the two ratings"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "groundTruth"
+    ]
   },
   {
     "factory": "createContextRelevanceScorer",
     "id": "nv-context-relevance-scorer",
-    "contextExtractor": true
+    "contextExtractor": true,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Two judges rate the context's relevance to the question (0, 1 or 2)",
+        "schema": "nv_rating_0_1_2"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Mean of the valid ratings divided by 2"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "Explain the score from the two ratings"
+      }
+    ],
+    "runFields": [
+      "input",
+      "context"
+    ]
   },
   {
     "factory": "createResponseGroundednessScorer",
     "id": "response-groundedness-scorer",
-    "contextExtractor": true
+    "contextExtractor": true,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Two judges rate how far the context supports the output (0, 1 or 2)",
+        "schema": "nv_rating_0_1_2"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Mean of the valid ratings divided by 2"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "Explain the score from the two ratings"
+      }
+    ],
+    "runFields": [
+      "output",
+      "context"
+    ]
   },
   {
     "factory": "createFaithfulnessScorer",
     "id": "faithfulness-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Extract the claims of the output",
+        "schema": "faithfulness_claims"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Check each claim against the context",
+        "schema": "faithfulness_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of claims the context supports"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "context"
+    ]
   },
   {
     "factory": "createHallucinationScorer",
     "id": "hallucination-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Extract the claims of the output",
+        "schema": "hallucination_claims"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Check each claim against the context for contradictions and unsupported assertions",
+        "schema": "hallucination_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of hallucinated claims"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "context"
+    ]
   },
   {
     "factory": "createContextPrecisionScorer",
     "id": "context-precision-scorer",
-    "contextExtractor": true
+    "contextExtractor": true,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Judge each context piece's relevance to producing the output",
+        "schema": "context_precision_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Mean average precision of the relevant pieces"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "context"
+    ]
   },
   {
     "factory": "createContextRecallScorer",
     "id": "context-recall-scorer",
-    "contextExtractor": true
+    "contextExtractor": true,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Extract the claims of the ground truth",
+        "schema": "context_recall_claims"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Check whether each claim is attributable to the context",
+        "schema": "context_recall_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of ground-truth claims the context supports"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "groundTruth",
+      "context"
+    ]
   },
   {
     "factory": "createContextRelevanceScorerLLM",
     "id": "context-relevance-scorer",
-    "contextExtractor": true
+    "contextExtractor": true,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze the relevance and utility of provided context",
+        "schema": "context_relevance_llm_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Mean relevance weight minus the usage and missing-context penalties"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain the score"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "context"
+    ]
   },
   {
     "factory": "createAnswerSimilarityScorer",
     "id": "answer-similarity-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Extract semantic units from output and ground truth",
+        "schema": "answer_similarity_units"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Compare semantic units between output and ground truth",
+        "schema": "answer_similarity_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Weighted matches minus the contradiction and extra-information penalties"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate explanation of similarity score"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
   },
   {
     "factory": "createSummarizationScorer",
     "id": "summarization-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Judge each summary claim against the source and draw coverage questions from it",
+        "schema": "summarization_source_judgement"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Answer the coverage questions using only the summary",
+        "schema": "summarization_coverage"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The lower of alignment and coverage, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Explain which axis produced the summarization score"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "source"
+    ]
   },
   {
     "factory": "createNoiseSensitivityScorerLLM",
     "id": "noise-sensitivity-scorer",
-    "contextExtractor": false
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze the impact of noise on agent response quality",
+        "schema": "noise_sensitivity_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The judge's robustness score checked against the impact levels, minus the major-issue penalty"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of noise sensitivity evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "baselineResponse",
+      "noisyQuery",
+      "noiseType"
+    ]
   }
 ].map(Object.freeze))

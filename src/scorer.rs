@@ -61,7 +61,7 @@ impl NativeScorer {
     pub fn cache_stats(&self) -> serde_json::Value {
         self.inner
             .judge()
-            .cache()
+            .and_then(|j| j.cache())
             .map(|c| serde_json::to_value(c.stats()).unwrap_or_default())
             .unwrap_or(serde_json::Value::Null)
     }
@@ -239,7 +239,12 @@ impl RunTicket {
                 Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
             };
             // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
-            value.set_warnings(scorer.judge().take_warnings());
+            value.set_warnings(
+                scorer
+                    .judge()
+                    .map(|j| j.take_warnings())
+                    .unwrap_or_default(),
+            );
             Ok(value)
         })
     }

@@ -88,7 +88,7 @@ async fn record_then_replay_without_a_key_sends_nothing_and_explains_misses() {
     let again = rec.run(run(q.clone()), item("q1")).await.unwrap();
     assert_eq!(request_count(&server).await, 6);
     assert_eq!(again.score, recorded.score);
-    assert_eq!(rec.judge().cache().unwrap().stats().hits, 0);
+    assert_eq!(rec.judge().unwrap().cache().unwrap().stats().hits, 0);
     assert_eq!(
         (count_files(&dir, "entries"), count_files(&dir, "locators")),
         (3, 3)
@@ -142,7 +142,7 @@ async fn record_then_replay_without_a_key_sends_nothing_and_explains_misses() {
         f.message
     );
     assert_eq!(request_count(&server).await, 6);
-    let stats = replay.judge().cache().unwrap().stats();
+    let stats = replay.judge().unwrap().cache().unwrap().stats();
     assert_eq!((stats.replay_misses, stats.writes), (2, 0));
     // replay wrote nothing
     assert_eq!(
@@ -192,7 +192,7 @@ async fn auto_records_misses_and_answers_hits() {
     a.run(run(q.clone()), item("q1")).await.unwrap();
     a.run(run(q.clone()), item("q1")).await.unwrap();
     assert_eq!(request_count(&server).await, 3);
-    let s = a.judge().cache().unwrap().stats();
+    let s = a.judge().unwrap().cache().unwrap().stats();
     assert_eq!((s.hits, s.misses, s.writes), (3, 3, 3));
     // and what auto recorded replays
     let replay = keyless(&server, Some(json!({"dir": d, "mode": "replay"})));

@@ -2,22 +2,15 @@
 
 pub mod llm;
 pub mod registry;
+pub mod spec;
+
+pub use spec::{Kind, ScorerSpec, StepMeta};
 
 use crate::engine::RunContext;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use futures::future::BoxFuture;
 use serde::Serialize;
-
-/// `getSteps()` entries.
-#[derive(Debug, Clone, Serialize)]
-pub struct StepMeta {
-    pub name: &'static str,
-    /// `prompt` (LLM) or `function`.
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub description: &'static str,
-}
 
 /// `scorer.judge`.
 #[derive(Debug, Clone, Serialize)]
@@ -39,7 +32,7 @@ pub struct ScorerMeta {
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeMeta>,
-    pub steps: Vec<StepMeta>,
+    pub steps: &'static [StepMeta],
     /// Which way is better: `higher` (most scorers) or `lower` (hallucination, bias, toxicity).
     /// Worst items, threshold wording and report colours follow it.
     pub direction: Direction,
@@ -58,25 +51,31 @@ pub enum Direction {
 }
 
 impl ScorerMeta {
-    /// The metadata of an LLM-judged (`agent`) scorer.
+    /// The metadata of an LLM-judged (`agent`) scorer: identity and steps from its spec.
     pub fn agent(
-        id: &'static str,
-        name: &'static str,
-        description: &'static str,
+        spec: &'static ScorerSpec,
         judge: &crate::engine::Judge,
         instructions: &'static str,
-        steps: Vec<StepMeta>,
     ) -> Self {
         ScorerMeta {
-            id: id.into(),
-            name: name.into(),
-            description,
-            kind: "agent",
             judge: Some(JudgeMeta {
                 model: judge.model_ref().to_string(),
                 instructions,
             }),
-            steps,
+            ..Self::code(spec, "agent")
+        }
+    }
+
+    /// The metadata of a scorer without a judge (`code` kind): no `judge` key; `kind` is
+    /// Mastra's `type` for it (`agent` for most of Mastra's code scorers, `trajectory`).
+    pub fn code(spec: &'static ScorerSpec, kind: &'static str) -> Self {
+        ScorerMeta {
+            id: spec.id.into(),
+            name: spec.name.into(),
+            description: spec.description,
+            kind,
+            judge: None,
+            steps: spec.steps,
             direction: Direction::Higher,
             scale: 1.0,
         }
@@ -98,8 +97,9 @@ impl ScorerMeta {
 pub trait Scorer: Send + Sync {
     fn meta(&self) -> &ScorerMeta;
     fn meta_mut(&mut self) -> &mut ScorerMeta;
-    /// The scorer's judge (its cache statistics and pending warnings live there).
-    fn judge(&self) -> &crate::engine::Judge;
+    /// The scorer's judge (its cache statistics and pending warnings live there); `None` for
+    /// a scorer without one (`code` kind).
+    fn judge(&self) -> Option<&crate::engine::Judge>;
     fn run<'a>(
         &'a self,
         run: RunInput,
@@ -108,10 +108,17 @@ pub trait Scorer: Send + Sync {
 }
 
 /// `impl Scorer` for a scorer struct with a `meta: ScorerMeta` field and an
-/// `async fn run_inner(&self, RunInput, RunContext) -> Result<ScoreResult, RunError>`.
+/// `async fn run_inner(&self, RunInput, RunContext) -> Result<ScoreResult, RunError>`: an
+/// LLM scorer has a `judge: Judge` field; `impl_scorer!(T, code)` is a scorer without one.
 #[macro_export]
 macro_rules! impl_scorer {
     ($t:ty) => {
+        $crate::impl_scorer!(@impl $t, s => Some(&s.judge));
+    };
+    ($t:ty, code) => {
+        $crate::impl_scorer!(@impl $t, _s => None);
+    };
+    (@impl $t:ty, $s:ident => $judge:expr) => {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
@@ -121,8 +128,9 @@ macro_rules! impl_scorer {
                 &mut self.meta
             }
 
-            fn judge(&self) -> &$crate::engine::Judge {
-                &self.judge
+            fn judge(&self) -> Option<&$crate::engine::Judge> {
+                let $s = self;
+                $judge
             }
 
             fn run<'a>(
@@ -138,4 +146,74 @@ macro_rules! impl_scorer {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spec::{boxed, schema_of, Inputs, Need};
+    use super::*;
+    use serde_json::{json, Value};
+
+    /// A `code` scorer: no judge, no `judge` key in its metadata or its result.
+    struct Constant {
+        meta: ScorerMeta,
+    }
+
+    impl Constant {
+        async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
+            Ok(ScoreResult {
+                run_id: run.run_id,
+                score: Some(1.0),
+                ..Default::default()
+            })
+        }
+    }
+
+    crate::impl_scorer!(Constant, code);
+
+    static SPEC: ScorerSpec = ScorerSpec {
+        factory: "createConstantScorer",
+        id: "constant-scorer",
+        name: "Constant Scorer",
+        description: "Always 1",
+        family: "mastra",
+        type_name: "Constant",
+        kind: Kind::Code,
+        inputs: Inputs {
+            input: Need::Unused,
+            output: Need::Required,
+            ground_truth: Need::Unused,
+            context: Need::Unused,
+        },
+        run_fields: None,
+        context_extractor: false,
+        nested_options: None,
+        options: schema_of::<()>,
+        preprocess: None,
+        analyze: None,
+        steps: &[StepMeta::function("generateScore", "Always 1")],
+        build: |_| {
+            boxed(Ok(Constant {
+                meta: ScorerMeta::code(&SPEC, "agent"),
+            }))
+        },
+    };
+
+    #[tokio::test]
+    async fn a_code_scorer_has_no_judge() {
+        let s = crate::scorers::registry::build_spec(&SPEC, &json!({})).unwrap();
+        assert!(s.judge().is_none());
+        let meta = serde_json::to_value(s.meta()).unwrap();
+        assert_eq!(meta["type"], "agent");
+        assert!(meta.get("judge").is_none());
+        assert_eq!(
+            meta["steps"],
+            json!([{"name": "generateScore", "type": "function", "description": "Always 1"}])
+        );
+        let run = RunInput::from_value(json!({"output": "a"})).unwrap();
+        let r = s.run(run, RunContext::default()).await.unwrap();
+        let r: Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(r["score"], 1.0);
+        assert!(r.get("judge").is_none());
+    }
 }

@@ -8,138 +8,11 @@ use crate::scorers::llm::{
     answer_relevancy, answer_similarity, context_precision, context_recall, context_relevance_llm,
     factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
 };
+pub use crate::scorers::spec::{
+    boxed, schema_of, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec, StepMeta,
+};
 use crate::scorers::Scorer;
-use schemars::Schema;
-use serde::Serialize;
 use serde_json::{json, Value};
-
-/// How a scorer uses a run field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Need {
-    /// The run fails with a TypeError without it.
-    Required,
-    /// Read when present.
-    Optional,
-    /// Not read.
-    Unused,
-}
-
-/// The run fields a scorer reads.
-#[derive(Debug, Clone, Copy, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Inputs {
-    pub input: Need,
-    pub output: Need,
-    pub ground_truth: Need,
-    /// `run.context` (retrieved passages), else `contextExtractor`, the `context` option or
-    /// tool results.
-    pub context: Need,
-}
-
-/// What one scorer declares once.
-pub struct ScorerSpec {
-    /// The JS factory name (`createAnswerRelevancyScorer`).
-    pub factory: &'static str,
-    /// Default scorer id (`answer-relevancy-scorer`).
-    pub id: &'static str,
-    pub name: &'static str,
-    pub description: &'static str,
-    /// Whose metric this is: `mastra` or `ragas`.
-    pub family: &'static str,
-    /// Prefix of the generated TypeScript names (`AnswerRelevancy` →
-    /// `AnswerRelevancyScorerOptions`, `AnswerRelevancyResult`, …).
-    pub type_name: &'static str,
-    pub inputs: Inputs,
-    /// The factory takes a `contextExtractor(input, output)` callback (run in JS).
-    pub context_extractor: bool,
-    /// JSON schema of the scorer's own options (besides `model`, `modelSettings`, `cache`).
-    pub options: fn() -> Schema,
-    /// JSON schemas of `preprocessStepResult` / `analyzeStepResult` (`None`: always absent).
-    pub preprocess: Option<fn() -> Schema>,
-    pub analyze: Option<fn() -> Schema>,
-    /// Build the scorer from its factory options (checked here: TypeError-style errors).
-    pub build: fn(&Value) -> Result<Box<dyn Scorer>, InvalidArgument>,
-}
-
-/// What the JS facade tells about a factory call beyond the options' JSON text (a function,
-/// a model object or a non-finite number cannot be JSON).
-#[derive(Debug, serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct FactoryDescriptor {
-    /// JS type of the options argument.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Why the options could not be serialized, if they could not.
-    pub serialize_error: Option<String>,
-    /// Path of the first NaN/Infinity number in the options (JSON would turn it into null).
-    pub non_finite: Option<String>,
-    pub non_finite_value: Option<String>,
-    /// `data`, `function` or `languageModel` (an object with `doGenerate`).
-    pub model: String,
-    /// JS type of `options.contextExtractor` (`undefined` when absent).
-    pub context_extractor: String,
-    /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
-    pub model_provider: String,
-    pub model_id: String,
-    /// Names of the other function-valued options (top-level or under `options`, e.g.
-    /// `getContext`), called through the host's caller (`scorers::llm::callbacks`); a Mastra
-    /// extractor callback the scorer does not take (e.g. `sourceExtractor`) is a TypeError
-    /// (JSON drops functions: it would otherwise vanish silently).
-    pub functions: Vec<String>,
-}
-
-impl FactoryDescriptor {
-    /// Check what JSON could not carry; the message names the factory and the option.
-    pub fn check(&self, factory: &str, spec: &ScorerSpec) -> Result<(), InvalidArgument> {
-        let d = self;
-        let bad = |m: String| Err(InvalidArgument::options(m));
-        if d.kind != "object" {
-            return bad(format!(
-            "{factory}() expects an options object like {{ model: 'openai/gpt-4o-mini' }}; got {}",
-            d.kind
-        ));
-        }
-        if let Some(why) = &d.serialize_error {
-            return bad(format!(
-                "options must be plain JSON-serializable data ({why})"
-            ));
-        }
-        if let Some(path) = &d.non_finite {
-            return bad(format!(
-                "'{path}' is {}; numbers must be finite",
-                d.non_finite_value.as_deref().unwrap_or("not finite")
-            ));
-        }
-        if d.model == "unsupportedLanguageModel" {
-            return bad(format!(
-            "{factory}(): options.model is a language model object of an unsupported specification version ({}); AI SDK models of specification v2 and v3 are supported",
-            d.model_id
-        ));
-        }
-        if spec.context_extractor
-            && !matches!(d.context_extractor.as_str(), "" | "undefined" | "function")
-        {
-            return bad(format!(
-            "{factory}(): options.contextExtractor must be a function (input, output) => string[]; got {}",
-            d.context_extractor
-        ));
-        }
-        // a Mastra extractor callback oxeval does not take (e.g. summarization's
-        // sourceExtractor): say so rather than ignore it
-        if let Some(path) = d.functions.iter().find(|p| {
-            p.rsplit('.').next().is_some_and(|name| {
-                name.ends_with("Extractor")
-                    && !(spec.context_extractor && name == "contextExtractor")
-            })
-        }) {
-            return bad(format!(
-                "{factory}(): options.{path} is a callback oxeval does not take for this scorer; pass the text it would return as data instead (see the scorer's options and run fields)"
-            ));
-        }
-        Ok(())
-    }
-}
 
 /// Every scorer, one line each.
 pub static REGISTRY: &[&ScorerSpec] = &[
@@ -156,22 +29,6 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &answer_similarity::SPEC,
     &summarization::SPEC,
     &noise_sensitivity::SPEC,
-];
-
-/// A schema function (see [`schema_of`]).
-pub type SchemaFn = fn() -> Schema;
-
-/// Run fields a scorer reads besides `input`, `output`, `groundTruth` and `context`, by
-/// factory: their schema types the generated `…Run` (one line per scorer that has any).
-pub static RUN_FIELDS: &[(&str, SchemaFn)] = &[
-    (
-        summarization::SPEC.factory,
-        schema_of::<summarization::JsRunFields>,
-    ),
-    (
-        noise_sensitivity::SPEC.factory,
-        schema_of::<noise_sensitivity::JsRunFields>,
-    ),
 ];
 
 /// The spec of a factory name.
@@ -223,7 +80,7 @@ pub fn describe() -> Value {
 }
 
 fn describe_scorers() -> Value {
-    let schema = |f: Option<fn() -> Schema>| f.map(|f| f().to_value());
+    let schema = |f: Option<SchemaFn>| f.map(|f| f().to_value());
     Value::Array(
         REGISTRY
             .iter()
@@ -235,33 +92,30 @@ fn describe_scorers() -> Value {
                     "description": s.description,
                     "family": s.family,
                     "typeName": s.type_name,
+                    "kind": s.kind,
                     "inputs": s.inputs,
                     "contextExtractor": s.context_extractor,
                     "options": (s.options)().to_value(),
+                    "nestedOptions": s.nested_options,
                     "preprocess": schema(s.preprocess),
                     "analyze": schema(s.analyze),
-                    "runFields": schema(
-                        RUN_FIELDS.iter().find(|(f, _)| *f == s.factory).map(|(_, f)| *f)
-                    ),
+                    "steps": s.steps.iter().map(describe_step).collect::<Vec<_>>(),
+                    "runFields": s.run_field_names(),
+                    "runFieldsSchema": schema(s.run_fields),
                 })
             })
             .collect(),
     )
 }
 
-/// A schema function for a type: `schema_fn::<T>` fits [`ScorerSpec`]'s fields.
-pub fn schema_of<T: schemars::JsonSchema>() -> Schema {
-    schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator()
-        .into_root_schema_for::<T>()
-}
-
-/// `build` for a scorer type with `from_options`.
-pub fn boxed<S: Scorer + 'static>(
-    r: Result<S, InvalidArgument>,
-) -> Result<Box<dyn Scorer>, InvalidArgument> {
-    r.map(|s| Box::new(s) as Box<dyn Scorer>)
+/// A step for the generator: `getSteps()`'s entry plus, for a judge step with a structured
+/// reply, the schema name it sends (what the test judge keys its replies on).
+fn describe_step(step: &StepMeta) -> Value {
+    let mut v = json!({"name": step.name, "type": step.kind, "description": step.description});
+    if let Some(schema) = step.schema {
+        v["schema"] = json!(schema().name);
+    }
+    v
 }
 
 #[cfg(test)]
@@ -292,6 +146,8 @@ mod tests {
                     && (spec.factory.ends_with("Scorer") || spec.factory.ends_with("ScorerLLM"))
             );
             assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
+            // the nested form is derived by the generator, never declared twice
+            assert!(item["options"]["properties"].get("options").is_none());
         }
         assert!(find("createAnswerRelevancyScorer").is_some());
         let model = json!({"id": "openai/x", "url": "http://127.0.0.1:9/v1"});
@@ -342,6 +198,35 @@ mod tests {
     }
 
     #[test]
+    fn describe_names_kinds_steps_schemas_and_run_fields() {
+        let d = describe();
+        let ns = &d["scorers"].as_array().unwrap()[REGISTRY
+            .iter()
+            .position(|s| s.factory == "createNoiseSensitivityScorerLLM")
+            .unwrap()];
+        assert_eq!(ns["kind"], "llm");
+        assert_eq!(
+            ns["runFields"],
+            json!([
+                "input",
+                "output",
+                "baselineResponse",
+                "noisyQuery",
+                "noiseType"
+            ])
+        );
+        assert_eq!(ns["steps"][0]["schema"], "noise_sensitivity_analysis");
+        for item in d["scorers"].as_array().unwrap() {
+            // every judge step but a free-text one names the schema it sends
+            assert!(item["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["schema"].is_string()));
+        }
+    }
+
+    #[test]
     fn a_spec_builds_its_scorer_with_its_own_id() {
         for spec in REGISTRY {
             let s =
@@ -349,6 +234,7 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
             assert_eq!(s.meta().id, spec.id);
             assert_eq!(s.meta().name, spec.name);
+            assert_eq!(s.meta().steps.len(), spec.steps.len());
         }
     }
 }

@@ -85,6 +85,17 @@ pub fn context_option(options: &Value) -> Result<Option<Vec<String>>, InvalidArg
     }
 }
 
+/// The `context` option; an empty list is a TypeError (as in Mastra's factory).
+pub fn nonempty_context_option(v: &Value) -> Result<Option<Vec<String>>, InvalidArgument> {
+    let context = context_option(v)?;
+    if context.as_ref().is_some_and(Vec::is_empty) {
+        return Err(InvalidArgument::options(
+            "options.context must not be empty when given: pass the retrieved context pieces, or leave it out and pass run.context or a contextExtractor",
+        ));
+    }
+    Ok(context)
+}
+
 /// The retrieved contexts joined with "\n" (as Ragas joins them), or a TypeError naming the
 /// scorer when no source gave any.
 pub fn joined_contexts(

@@ -3,6 +3,7 @@
 pub mod answer_relevancy;
 pub mod answer_similarity;
 pub mod callbacks;
+pub mod claims;
 pub mod common;
 pub mod context;
 pub mod context_precision;

@@ -6,13 +6,14 @@
 mod prompts;
 
 use super::common::judge_from_options;
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,16 +34,33 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how relevant the answer is to the input, with an LLM judge",
     family: "mastra",
     type_name: "AnswerRelevancy",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Required,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Unused,
     },
+    run_fields: None,
     context_extractor: false,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Statements>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &[
+        StepMeta::judge(
+            "preprocess",
+            "Break the output into statements",
+            <Statements as StepOutput>::schema,
+        ),
+        StepMeta::judge(
+            "analyze",
+            "Judge each statement's relevance to the input",
+            <Verdicts as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Weighted share of relevant statements"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(AnswerRelevancy::from_options(v)),
 };
 
@@ -52,19 +70,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    /// Weight of an 'unsure' verdict, 0..1. Default 0.3.
-    uncertainty_weight: Option<f64>,
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Weight of an 'unsure' verdict, 0..1. Default 0.3.
     uncertainty_weight: Option<f64>,
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
@@ -240,36 +245,7 @@ impl AnswerRelevancy {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Break the output into statements",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Judge each statement's relevance to the input",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Weighted share of relevant statements",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         AnswerRelevancy { judge, opts, meta }
     }
 

@@ -8,13 +8,14 @@
 mod prompts;
 
 use super::common::{judge_from_options, reference_text};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::{scorer_bool, scorer_number_in};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -36,16 +37,36 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Evaluates how similar an agent output is to a ground truth answer, with an LLM judge",
     family: "mastra",
     type_name: "AnswerSimilarity",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Unused,
         output: Need::Required,
         ground_truth: Need::Required,
         context: Need::Unused,
     },
+    run_fields: None,
     context_extractor: false,
+    nested_options: Some("The options of `createAnswerSimilarityScorer`."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Units>),
     analyze: Some(schema_of::<Analysis>),
+    steps: &[
+        StepMeta::judge(
+            "preprocess",
+            "Extract semantic units from output and ground truth",
+            <Units as StepOutput>::schema,
+        ),
+        StepMeta::judge(
+            "analyze",
+            "Compare semantic units between output and ground truth",
+            <Analysis as StepOutput>::schema,
+        ),
+        StepMeta::function(
+            "generateScore",
+            "Weighted matches minus the contradiction and extra-information penalties",
+        ),
+        StepMeta::text("generateReason", "Generate explanation of similarity score"),
+    ],
     build: |v| boxed(AnswerSimilarity::from_options(v)),
 };
 
@@ -55,16 +76,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createAnswerSimilarityScorer`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// A run without `groundTruth` is a TypeError (else it scores 0 without a judge call). Default true.
     require_ground_truth: Option<bool>,
     /// Credit of a semantic match (a partial match gets half), 0..1. Default 0.8.
@@ -215,37 +226,7 @@ impl AnswerSimilarity {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract semantic units from output and ground truth",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Compare semantic units between output and ground truth",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description:
-                        "Weighted matches minus the contradiction and extra-information penalties",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Generate explanation of similarity score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         AnswerSimilarity { judge, opts, meta }
     }
 

@@ -10,16 +10,17 @@
 
 mod prompts;
 
+use super::claims::{ClaimOptions, ScaleOptions};
 use super::common::judge_from_options;
-use super::context::{context_option, retrieved_contexts};
+use super::context::retrieved_contexts;
 use super::verdicts::{label_problem, normalize_labels};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
-use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -29,9 +30,6 @@ pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "context-precision-scorer";
 
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
-
 /// The registry entry.
 pub const SPEC: ScorerSpec = ScorerSpec {
     factory: "createContextPrecisionScorer",
@@ -40,16 +38,28 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates whether the retrieved context pieces are relevant to producing the output and ranked first (mean average precision), with an LLM judge",
     family: "mastra",
     type_name: "ContextPrecision",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &[
+        StepMeta::judge(
+            "analyze",
+            "Judge each context piece's relevance to producing the output",
+            <Verdicts as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Mean average precision of the relevant pieces"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(ContextPrecision::from_options(v)),
 };
 
@@ -58,20 +68,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The retrieved context pieces, in retrieval order (not empty), when the run has no
-    /// `context` of its own and there is no `contextExtractor`.
-    context: Option<Vec<String>>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The retrieved context pieces, in retrieval order (not empty), when the run has no
@@ -147,32 +143,8 @@ fn verdict_problem(v: &Verdicts, pieces: usize) -> Option<String> {
     )
 }
 
-/// Scorer options after defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub scale: f64,
-    pub context: Option<Vec<String>>,
-}
-
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
-        Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
-            context: nonempty_context_option(v)?,
-        })
-    }
-}
-
-/// The `context` option; an empty list is a TypeError (as in Mastra's factory).
-pub fn nonempty_context_option(v: &Value) -> Result<Option<Vec<String>>, InvalidArgument> {
-    let context = context_option(v)?;
-    if context.as_ref().is_some_and(Vec::is_empty) {
-        return Err(InvalidArgument::options(
-            "options.context must not be empty when given: pass the retrieved context pieces, or leave it out and pass run.context or a contextExtractor",
-        ));
-    }
-    Ok(context)
-}
+/// Scorer options after defaults: `{ scale = 1, context? }` (not empty when given).
+pub type Options = ScaleOptions<true>;
 
 /// Mastra's formula: verdicts sorted by `context_index` (stable); for each relevant one at
 /// position i (0-based), precision@i = relevant so far / (i + 1); score = mean of those
@@ -209,31 +181,7 @@ impl ContextPrecision {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Judge each context piece's relevance to producing the output",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Mean average precision of the relevant pieces",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         ContextPrecision { judge, opts, meta }
     }
 

@@ -2,7 +2,8 @@
 //! supports.
 //!
 //! preprocess (LLM: claims of `run.groundTruth`) → analyze (LLM: yes/no per claim, attributable
-//! to the context or not) → generateScore (pure) → generateReason (LLM).
+//! to the context or not) → generateScore (pure) → generateReason (LLM): a member of the
+//! claim/verdict family ([`super::claims`]).
 //!
 //! Contexts: `run.context`, else the `contextExtractor(input, output)` result, else the
 //! `context` option, else the tool results in `run.output`; none is a TypeError before any
@@ -10,17 +11,12 @@
 
 mod prompts;
 
-use super::common::{judge_from_options, reference_text};
+use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
+use super::common::reference_text;
 use super::context::retrieved_contexts;
-use super::context_precision::nonempty_context_option;
-use super::verdicts::{label_problem, normalize_labels};
-use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
-use crate::options::scorer_number_in;
-use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::round2_half_up;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -30,9 +26,6 @@ pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "context-recall-scorer";
 
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
-
 /// The registry entry.
 pub const SPEC: ScorerSpec = ScorerSpec {
     factory: "createContextRecallScorer",
@@ -41,16 +34,24 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how many of the ground truth's claims the retrieved context supports, with an LLM judge",
     family: "mastra",
     type_name: "ContextRecall",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Unused,
         output: Need::Unused,
         ground_truth: Need::Required,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &claims::steps::<Claims, Verdicts>(
+        "Extract the claims of the ground truth",
+        "Check whether each claim is attributable to the context",
+        "Share of ground-truth claims the context supports",
+    ),
     build: |v| boxed(ContextRecall::from_options(v)),
 };
 
@@ -64,28 +65,14 @@ pub struct JsOptions {
     /// The retrieved context pieces (not empty), when the run has no `context` of its own
     /// and there is no `contextExtractor`.
     context: Option<Vec<String>>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
 }
 
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The retrieved context pieces (not empty), when the run has no `context` of its own
-    /// and there is no `contextExtractor`.
-    context: Option<Vec<String>>,
-}
-
-/// preprocess output (Mastra's `{ claims }`): the ground truth's claims.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Claims {
-    pub claims: Vec<String>,
-}
-crate::step_output!(Claims, "context_recall_claims");
+crate::claim_steps!(
+    /// preprocess output (Mastra's `{ claims }`): the ground truth's claims.
+    "context_recall_claims",
+    "context_recall_verdicts",
+    Verdict
+);
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -93,16 +80,6 @@ pub struct Verdict {
     pub verdict: String,
     pub reason: String,
 }
-
-/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ verdict, reason }] }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Verdicts {
-    pub verdicts: Vec<Verdict>,
-}
-
-crate::step_output!(Verdicts, "context_recall_verdicts", normalize(json) {
-        normalize_labels(json, "verdicts", "verdict");
-});
 
 /// Whether a ground-truth claim can be attributed to the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -126,32 +103,8 @@ pub struct AnalyzeStep {
     pub verdicts: Vec<StepVerdict>,
 }
 
-/// One verdict per claim, each yes/no.
-fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
-    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
-        label_problem(
-            v.verdicts.iter().map(|x| x.verdict.as_str()),
-            &["yes", "no"],
-            "no",
-        )
-    })
-}
-
 /// Scorer options after defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub scale: f64,
-    pub context: Option<Vec<String>>,
-}
-
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
-        Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
-            context: nonempty_context_option(v)?,
-        })
-    }
-}
+pub type Options = claims::ScaleOptions<true>;
 
 /// Mastra's formula: min(1, #yes / #claims) × scale, rounded half up to 2 decimals; 0
 /// without claims. The denominator is the number of CLAIMS (not of verdicts). Labels are
@@ -167,54 +120,25 @@ pub fn score(claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
     round2_half_up((yes as f64 / claims as f64).min(1.0) * scale)
 }
 
-pub struct ContextRecall {
-    judge: Judge,
-    opts: Options,
-    meta: ScorerMeta,
-}
+/// `createContextRecallScorer({ model, scale?, context?, contextExtractor? })`.
+pub type ContextRecall = ClaimScorer<ContextRecallMetric>;
 
-impl ContextRecall {
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createContextRecallScorer")?;
-        let opts = Options::from_value(v)?;
-        Ok(Self::new(judge, opts))
-    }
+/// The context recall member of the claim/verdict family.
+pub struct ContextRecallMetric;
 
-    pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract the claims of the ground truth",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check whether each claim is attributable to the context",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Share of ground-truth claims the context supports",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
-        ContextRecall { judge, opts, meta }
-    }
+impl ClaimMetric for ContextRecallMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const LABELS: &'static [&'static str] = &["yes", "no"];
+    const COUNTED_AS: &'static str = "no";
+    const EXTRACT_PROMPT: fn(&str) -> String = prompts::extract_prompt;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String = prompts::judge_prompt;
+    type Claims = Claims;
+    type Verdicts = Verdicts;
+    type Options = Options;
+    type Context = Vec<String>;
 
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Vec<String>>, InvalidArgument> {
         let reference = match &run.ground_truth {
             None => None,
             Some(v) => reference_text(v).map_err(|t| {
@@ -227,76 +151,49 @@ impl ContextRecall {
         if reference.trim().is_empty() {
             return Err(InvalidArgument::input(format!(
                 "{ID}: the ground truth is missing: pass the reference answer as run.groundTruth (its claims are checked against the context)"
-            ))
-            .into());
+            )));
         }
-        let contexts = retrieved_contexts(&run, self.opts.context.as_deref())?;
+        let contexts = retrieved_contexts(run, opts.context.as_deref())?;
         if contexts.items.is_empty() {
             return Err(InvalidArgument::input(format!(
                 "{ID}: there are no retrieved context pieces to check the ground truth against ({} gave none); looked at run.context, the contextExtractor, the scorer's context option and the tool results in run.output",
                 contexts.source.describe()
-            ))
-            .into());
+            )));
         }
-        let context = contexts.items;
-        let scale = self.opts.scale;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
+        let (input, context) = (String::new(), contexts.items);
+        Ok(Texts {
+            input,
+            text: reference,
+            context,
+        })
+    }
 
-        let extracted = p
-            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&reference))
-            .await?;
+    fn score(claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
+        score(claims, verdicts, scale)
+    }
 
-        let claims = extracted.claims;
-        let verdicts = if claims.is_empty() {
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            Vec::new()
-        } else {
-            let prompt = prompts::judge_prompt(&context, &claims);
-            let want = claims.len();
-            let judged = p
-                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem(v, want)
-                })
-                .await?;
-            p.result.analyze_prompt = Some(prompt);
-            let step = AnalyzeStep {
-                verdicts: judged
-                    .value
-                    .verdicts
-                    .iter()
-                    .map(|v| StepVerdict {
-                        verdict: if v.verdict == "yes" {
-                            Label::Yes
-                        } else {
-                            Label::No
-                        },
-                        reason: v.reason.clone(),
-                    })
-                    .collect(),
-            };
-            p.result.analyze_step_result = serde_json::to_value(&step).ok();
-            judged.value.verdicts
-        };
-        p.complete("analyze");
-
-        let s = score(claims.len(), &verdicts, scale);
-        p.result.score = Some(s);
-        p.complete("generateScore");
-
-        let recorded = p.analyzed("verdicts");
-        let prompt = prompts::reason_prompt(&reference, &context, s, scale, recorded);
-        p.generate_reason(INSTRUCTIONS, prompt).await?;
-        p.finish()
+    fn reason_prompt(
+        t: &Texts<Vec<String>>,
+        c: &[String],
+        s: f64,
+        scale: f64,
+        v: &Value,
+    ) -> String {
+        prompts::reason_prompt(&t.text, c, s, scale, v)
     }
 }
-
-crate::impl_scorer!(ContextRecall);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use crate::pipeline::RunError;
+    use crate::scorers::llm::claims::ClaimOptions;
     use serde_json::json;
+
+    fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+        super::super::claims::verdict_problem::<ContextRecallMetric>(v, claims)
+    }
 
     fn v(labels: &[&str]) -> Vec<Verdict> {
         labels

@@ -10,13 +10,14 @@ mod prompts;
 
 use super::common::judge_from_options;
 use super::context::{context_option, retrieved_contexts};
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::options::{nested_number_in, scorer_number_in, scorer_object};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -39,16 +40,28 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how relevant and useful the provided context was for generating the agent response, with an LLM judge",
     family: "mastra",
     type_name: "ContextRelevanceLLM",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Required,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
+    nested_options: Some("The options of `createContextRelevanceScorerLLM`."),
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<Analysis>),
+    steps: &[
+        StepMeta::judge(
+            "analyze",
+            "Analyze the relevance and utility of provided context",
+            <Analysis as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "Mean relevance weight minus the usage and missing-context penalties"),
+        StepMeta::text("generateReason", "Explain the score"),
+    ],
     build: |v| boxed(ContextRelevanceLlm::from_options(v)),
 };
 
@@ -58,16 +71,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createContextRelevanceScorerLLM`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The retrieved contexts for every run (a run's own `context` wins). Not empty.
@@ -238,32 +241,7 @@ impl ContextRelevanceLlm {
     }
 
     pub fn new(judge: Judge, opts: Options, context: Option<Vec<String>>) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Analyze the relevance and utility of provided context",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description:
-                        "Mean relevance weight minus the usage and missing-context penalties",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         ContextRelevanceLlm {
             judge,
             opts,

@@ -17,8 +17,8 @@ use crate::error::InvalidArgument;
 use crate::options::{scorer_bool, scorer_choice, scorer_number_in};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_even};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -40,17 +40,44 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Measures the factual overlap of the output with the ground truth (claim precision, recall or F-beta), with an LLM judge",
     family: "ragas",
     type_name: "FactualCorrectness",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Unused,
         output: Need::Required,
         ground_truth: Need::Required,
         context: Need::Unused,
     },
+    run_fields: None,
     context_extractor: false,
+    nested_options: Some("The same options, nested (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Preprocess>),
     analyze: Some(schema_of::<Analysis>),
+    steps: &DEFAULT_STEPS,
     build: |v| boxed(FactualCorrectness::from_options(v)),
+};
+
+/// `getSteps()` with the default `llmReason: false` (the reason is computed).
+const DEFAULT_STEPS: [StepMeta; 4] = [
+    StepMeta::judge(
+        "preprocess",
+        "Decompose the output and the ground truth into claims",
+        <Claims as StepOutput>::schema,
+    ),
+    StepMeta::judge(
+        "analyze",
+        "Check each claim against the other text",
+        <Verdicts as StepOutput>::schema,
+    ),
+    StepMeta::function("generateScore", "Precision, recall or F-beta of the claims"),
+    StepMeta::function("generateReason", "Explain the score"),
+];
+
+/// `getSteps()` with `llmReason: true` (the judge writes the reason).
+static LLM_REASON_STEPS: &[StepMeta] = &{
+    let mut steps = DEFAULT_STEPS;
+    steps[3] = StepMeta::text("generateReason", "Explain the score");
+    steps
 };
 
 /// The scorer's own factory options (besides `model`, `modelSettings`, `cache`), top-level
@@ -59,17 +86,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    /// The same options, nested (top-level keys win).
-    options: Option<JsNestedOptions>,
-}
-
-/// FactualCorrectness's options.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Which measure is the score. Default 'f1'.
     mode: Option<Mode>,
     /// F-beta's beta (weight of recall), 0.001..1000. Default 1.
@@ -393,39 +409,10 @@ impl FactualCorrectness {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Decompose the output and the ground truth into claims",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check each claim against the other text",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Precision, recall or F-beta of the claims",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: if opts.llm_reason {
-                        "prompt"
-                    } else {
-                        "function"
-                    },
-                    description: "Explain the score",
-                },
-            ],
-        );
+        let mut meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS);
+        if opts.llm_reason {
+            meta.steps = LLM_REASON_STEPS;
+        }
         FactualCorrectness { judge, opts, meta }
     }
 

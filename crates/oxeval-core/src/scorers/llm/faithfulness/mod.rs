@@ -1,7 +1,8 @@
 //! `createFaithfulnessScorer`: the share of the output's claims that the context supports.
 //!
 //! preprocess (LLM: claims of the output) → analyze (LLM: yes/no/unsure per claim, judged
-//! against the context only) → generateScore (pure) → generateReason (LLM).
+//! against the context only) → generateScore (pure) → generateReason (LLM): a member of the
+//! claim/verdict family ([`super::claims`]).
 //!
 //! The context is the first source present: `run.context`, the factory's `context` option,
 //! the tool results in `run.output` (see [`crate::scorers::llm::context`]); none is a
@@ -9,17 +10,12 @@
 
 mod prompts;
 
-use super::common::judge_from_options;
-use super::context::{context_option, retrieved_contexts};
-use super::verdicts::{label_problem, normalize_labels};
-use crate::engine::{Judge, RunContext};
+use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
+use super::context::retrieved_contexts;
 use crate::error::InvalidArgument;
-use crate::options::scorer_number_in;
-use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
-use crate::text::{assistant_text, round2_half_up, user_text};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
+use crate::text::round2_half_up;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,9 +23,6 @@ use serde_json::Value;
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "faithfulness-scorer";
-
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
 
 /// The registry entry.
 pub const SPEC: ScorerSpec = ScorerSpec {
@@ -40,16 +33,24 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Evaluates how faithful the output's claims are to the provided context, with an LLM judge",
     family: "mastra",
     type_name: "Faithfulness",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: false,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &claims::steps::<Claims, Verdicts>(
+        "Extract the claims of the output",
+        "Check each claim against the context",
+        "Share of claims the context supports",
+    ),
     build: |v| boxed(Faithfulness::from_options(v)),
 };
 
@@ -62,27 +63,14 @@ pub struct JsOptions {
     scale: Option<f64>,
     /// The context to check the output against, when the run has no `context` of its own.
     context: Option<Vec<String>>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
 }
 
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The context to check the output against, when the run has no `context` of its own.
-    context: Option<Vec<String>>,
-}
-
-/// preprocess output (Mastra's `{ claims }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Claims {
-    pub claims: Vec<String>,
-}
-crate::step_output!(Claims, "faithfulness_claims");
+crate::claim_steps!(
+    /// preprocess output (Mastra's `{ claims }`).
+    "faithfulness_claims",
+    "faithfulness_verdicts",
+    Verdict
+);
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -90,16 +78,6 @@ pub struct Verdict {
     pub verdict: String,
     pub reason: String,
 }
-
-/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ verdict, reason }] }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Verdicts {
-    pub verdicts: Vec<Verdict>,
-}
-
-crate::step_output!(Verdicts, "faithfulness_verdicts", normalize(json) {
-        normalize_labels(json, "verdicts", "verdict");
-});
 
 /// Whether the context supports a claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -111,17 +89,6 @@ pub enum Label {
     No,
     /// The context does not mention it, or it is speculative.
     Unsure,
-}
-
-impl Label {
-    pub fn parse(text: &str) -> Option<Label> {
-        match text {
-            "yes" => Some(Label::Yes),
-            "no" => Some(Label::No),
-            "unsure" => Some(Label::Unsure),
-            _ => None,
-        }
-    }
 }
 
 /// One claim's verdict in `analyzeStepResult`.
@@ -138,43 +105,8 @@ pub struct AnalyzeStep {
     pub verdicts: Vec<StepVerdict>,
 }
 
-const LABELS: &[&str] = &["yes", "no", "unsure"];
-
-/// One verdict per claim, each yes/no/unsure.
-fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
-    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
-        label_problem(
-            v.verdicts.iter().map(|x| x.verdict.as_str()),
-            LABELS,
-            "unsure",
-        )
-    })
-}
-
 /// Scorer options after defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub scale: f64,
-    pub context: Option<Vec<String>>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            scale: 1.0,
-            context: None,
-        }
-    }
-}
-
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
-        Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
-            context: context_option(v)?,
-        })
-    }
-}
+pub type Options = claims::ScaleOptions<false>;
 
 /// Mastra's formula: #yes / #verdicts × scale, rounded half up to 2 decimals; 0 without
 /// verdicts. Labels are compared trimmed and lowercased.
@@ -189,135 +121,69 @@ pub fn score(verdicts: &[Verdict], scale: f64) -> f64 {
     round2_half_up(yes as f64 / verdicts.len() as f64 * scale)
 }
 
-pub struct Faithfulness {
-    judge: Judge,
-    opts: Options,
-    meta: ScorerMeta,
-}
+/// `createFaithfulnessScorer({ model, scale?, context? })`.
+pub type Faithfulness = ClaimScorer<FaithfulnessMetric>;
 
-impl Faithfulness {
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createFaithfulnessScorer")?;
-        let opts = Options::from_value(v)?;
-        Ok(Self::new(judge, opts))
-    }
+/// The faithfulness member of the claim/verdict family.
+pub struct FaithfulnessMetric;
 
-    pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract the claims of the output",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check each claim against the context",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Share of claims the context supports",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
-        Faithfulness { judge, opts, meta }
-    }
+impl ClaimMetric for FaithfulnessMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const LABELS: &'static [&'static str] = &["yes", "no", "unsure"];
+    const COUNTED_AS: &'static str = "unsure";
+    const EMPTY_REASON: Option<&'static str> = Some(
+        "The score is 0 because the output is empty: it makes no claim the context could support.",
+    );
+    const EXTRACT_PROMPT: fn(&str) -> String = prompts::extract_prompt;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String = prompts::judge_prompt;
+    type Claims = Claims;
+    type Verdicts = Verdicts;
+    type Options = Options;
+    type Context = Vec<String>;
 
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
-        let contexts = retrieved_contexts(&run, self.opts.context.as_deref())?;
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Vec<String>>, InvalidArgument> {
+        let contexts = retrieved_contexts(run, opts.context.as_deref())?;
         if contexts.items.is_empty() {
             return Err(InvalidArgument::input(format!(
                 "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's context option and the tool results in run.output",
                 contexts.source.describe()
-            ))
-            .into());
+            )));
         }
-        let context = contexts.items;
-        let answer = assistant_text(&run.output).ok_or_else(|| {
-            InvalidArgument::input(format!(
-                "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
-            ))
-        })?;
-        let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
-        let scale = self.opts.scale;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
-        if answer.trim().is_empty() {
-            // nothing to check: no judge call, Mastra's empty step results, a score of 0
-            p.result.preprocess_step_result = serde_json::to_value(Claims { claims: vec![] }).ok();
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            p.result.score = Some(0.0);
-            p.result.reason = Some(
-                "The score is 0 because the output is empty: it makes no claim the context could support."
-                    .into(),
-            );
-            return p.finish();
-        }
+        let (input, text) = claims::output_texts(run, ID)?;
+        Ok(Texts {
+            input,
+            text,
+            context: contexts.items,
+        })
+    }
 
-        let extracted = p
-            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&answer))
-            .await?;
+    fn score(_claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
+        score(verdicts, scale)
+    }
 
-        let claims = extracted.claims;
-        let verdicts = if claims.is_empty() {
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            Vec::new()
-        } else {
-            let prompt = prompts::judge_prompt(&context, &claims);
-            let want = claims.len();
-            let judged = p
-                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem(v, want)
-                })
-                .await?;
-            p.result.analyze_prompt = Some(prompt);
-            let step = AnalyzeStep {
-                verdicts: judged
-                    .value
-                    .verdicts
-                    .iter()
-                    .map(|v| StepVerdict {
-                        verdict: Label::parse(&v.verdict).unwrap_or(Label::Unsure),
-                        reason: v.reason.clone(),
-                    })
-                    .collect(),
-            };
-            p.result.analyze_step_result = serde_json::to_value(&step).ok();
-            judged.value.verdicts
-        };
-        p.complete("analyze");
-
-        let s = score(&verdicts, scale);
-        p.result.score = Some(s);
-        p.complete("generateScore");
-
-        let recorded = p.analyzed("verdicts");
-        let prompt = prompts::reason_prompt(&question, &answer, &context, s, scale, recorded);
-        p.generate_reason(INSTRUCTIONS, prompt).await?;
-        p.finish()
+    fn reason_prompt(
+        t: &Texts<Vec<String>>,
+        c: &[String],
+        s: f64,
+        scale: f64,
+        v: &Value,
+    ) -> String {
+        prompts::reason_prompt(&t.input, &t.text, c, s, scale, v)
     }
 }
-
-crate::impl_scorer!(Faithfulness);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use crate::pipeline::RunError;
+    use crate::scorers::llm::claims::ClaimOptions;
     use serde_json::json;
+
+    fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+        super::super::claims::verdict_problem::<FaithfulnessMetric>(v, claims)
+    }
 
     fn v(labels: &[&str]) -> Vec<Verdict> {
         labels

@@ -3,7 +3,7 @@
 //!
 //! preprocess (LLM: claims of the output) → analyze (LLM: per claim, `yes` = hallucinated,
 //! `no` = supported, judged against the context only) → generateScore (pure) →
-//! generateReason (LLM).
+//! generateReason (LLM): a member of the claim/verdict family ([`super::claims`]).
 //!
 //! The context: `run.context`; else the `getContext({ run, results, step })` option, called
 //! (as Mastra calls it) when the analyze prompt and the reason prompt are built; else the
@@ -14,27 +14,23 @@
 mod prompts;
 
 use super::callbacks::{host_function, HostFn};
-use super::common::judge_from_options;
+use super::claims::{
+    self, scale_option, ClaimMetric, ClaimOptions, ClaimScorer, ContextSource, Texts,
+};
 use super::context::{context_option, retrieved_contexts};
-use super::verdicts::{label_problem, normalize_labels};
-use crate::engine::{Judge, RunContext};
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
-use crate::options::scorer_number_in;
-use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
+use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
-use crate::text::{assistant_text, round2_half_up, user_text};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
+use crate::text::round2_half_up;
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub use prompts::INSTRUCTIONS;
 
 pub const ID: &str = "hallucination-scorer";
-
-/// Largest accepted `scale` (keeps every score finite).
-pub const MAX_SCALE: f64 = 1e6;
 
 /// How `getContext` is described in messages.
 const GET_CONTEXT_SIGNATURE: &str =
@@ -48,16 +44,24 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how much of the output contradicts or is unsupported by the provided context, with an LLM judge (higher is worse)",
     family: "mastra",
     type_name: "Hallucination",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: false,
+    nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),
     analyze: Some(schema_of::<AnalyzeStep>),
+    steps: &claims::steps::<Claims, Verdicts>(
+        "Extract the claims of the output",
+        "Check each claim against the context for contradictions and unsupported assertions",
+        "Share of hallucinated claims",
+    ),
     build: |v| boxed(Hallucination::from_options(v)),
 };
 
@@ -83,33 +87,14 @@ pub struct JsOptions {
     /// run has no `context` of its own; wins over the `context` option.
     #[schemars(extend("tsType" = get_context_ts!()))]
     get_context: Option<Value>,
-    /// Mastra's form; merged with the defaults (top-level keys win).
-    options: Option<JsNestedOptions>,
 }
 
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
-    /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
-    scale: Option<f64>,
-    /// The context to check the output against, when the run has no `context` and there is
-    /// no `getContext`.
-    context: Option<Vec<String>>,
-    /// Called (as Mastra calls it) when the analyze prompt and the reason prompt are built,
-    /// with the run, the step results so far and the step; returns the context. Used when the
-    /// run has no `context` of its own; wins over the `context` option.
-    #[schemars(extend("tsType" = get_context_ts!()))]
-    get_context: Option<Value>,
-}
-
-/// preprocess output (Mastra's `{ claims }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Claims {
-    pub claims: Vec<String>,
-}
-crate::step_output!(Claims, "hallucination_claims");
+crate::claim_steps!(
+    /// preprocess output (Mastra's `{ claims }`).
+    "hallucination_claims",
+    "hallucination_verdicts",
+    Verdict
+);
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -118,16 +103,6 @@ pub struct Verdict {
     pub verdict: String,
     pub reason: String,
 }
-
-/// analyze output as the judge sends it (Mastra's `{ verdicts: [{ statement, verdict, reason }] }`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Verdicts {
-    pub verdicts: Vec<Verdict>,
-}
-
-crate::step_output!(Verdicts, "hallucination_verdicts", normalize(json) {
-        normalize_labels(json, "verdicts", "verdict");
-});
 
 /// Whether a claim is a hallucination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -154,17 +129,6 @@ pub struct AnalyzeStep {
     pub verdicts: Vec<StepVerdict>,
 }
 
-/// One verdict per claim, each yes/no.
-fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
-    count_mismatch(v.verdicts.len(), "verdict", claims, "claim").or_else(|| {
-        label_problem(
-            v.verdicts.iter().map(|x| x.verdict.as_str()),
-            &["yes", "no"],
-            "no",
-        )
-    })
-}
-
 /// Scorer options after defaults.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -173,13 +137,17 @@ pub struct Options {
     pub get_context: Option<HostFn>,
 }
 
-impl Options {
-    pub fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
+impl ClaimOptions for Options {
+    fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
         Ok(Options {
-            scale: scorer_number_in(v, "scale", (0.0, true), MAX_SCALE, 1.0)?,
+            scale: scale_option(v)?,
             context: context_option(v)?,
             get_context: host_function(v, "getContext", GET_CONTEXT_SIGNATURE)?,
         })
+    }
+
+    fn scale(&self) -> f64 {
+        self.scale
     }
 }
 
@@ -197,209 +165,132 @@ pub fn score(verdicts: &[Verdict], scale: f64) -> f64 {
 }
 
 /// Where the run's context comes from.
-enum Source {
+pub enum Source {
     /// Known before any judge call.
     Fixed(Vec<String>),
     /// `getContext`, called per step.
     Callback(HostFn),
 }
 
-pub struct Hallucination {
-    judge: Judge,
-    opts: Options,
-    meta: ScorerMeta,
+/// Where the run's context comes from: the run's own, else `getContext`, else the
+/// `context` option or the tool results.
+fn source(opts: &Options, run: &RunInput) -> Result<Source, InvalidArgument> {
+    let own = run.raw.get("context").is_some_and(|c| !c.is_null());
+    if let (false, Some(f)) = (own, &opts.get_context) {
+        return Ok(Source::Callback(f.clone()));
+    }
+    let contexts = retrieved_contexts(run, opts.context.as_deref())?;
+    if contexts.items.is_empty() {
+        return Err(InvalidArgument::input(format!(
+            "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's getContext and context options and the tool results in run.output",
+            contexts.source.describe()
+        )));
+    }
+    Ok(Source::Fixed(contexts.items))
 }
 
-impl Hallucination {
-    pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createHallucinationScorer")?;
-        let opts = Options::from_value(v)?;
-        Ok(Self::new(judge, opts))
-    }
+/// `createHallucinationScorer({ model, scale?, context?, getContext? })`.
+pub type Hallucination = ClaimScorer<HallucinationMetric>;
 
-    pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Extract the claims of the output",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Check each claim against the context for contradictions and unsupported assertions",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "Share of hallucinated claims",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain the score",
-                },
-            ],
-        )
-        .scaled(opts.scale)
-        .lower_is_better();
-        Hallucination { judge, opts, meta }
-    }
+/// The hallucination member of the claim/verdict family.
+pub struct HallucinationMetric;
 
-    fn source(&self, run: &RunInput) -> Result<Source, InvalidArgument> {
-        let own = run.raw.get("context").is_some_and(|c| !c.is_null());
-        if let (false, Some(f)) = (own, &self.opts.get_context) {
-            return Ok(Source::Callback(f.clone()));
-        }
-        let contexts = retrieved_contexts(run, self.opts.context.as_deref())?;
-        if contexts.items.is_empty() {
-            return Err(InvalidArgument::input(format!(
-                "{ID}: there is no context to check the output against ({} gave none); looked at run.context, the scorer's getContext and context options and the tool results in run.output",
-                contexts.source.describe()
-            )));
-        }
-        Ok(Source::Fixed(contexts.items))
-    }
-
-    /// The context for `step`: the fixed one, or what `getContext` returns for it.
-    async fn context_for(
-        source: &Source,
-        p: &Pipeline<'_>,
-        step: &str,
+impl ContextSource for Source {
+    fn for_step<'a>(
+        &'a self,
+        p: &'a Pipeline<'_>,
+        step: &'static str,
         args: Value,
-    ) -> Result<Vec<String>, RunError> {
-        let f = match source {
-            Source::Fixed(items) => return Ok(items.clone()),
-            Source::Callback(f) => f,
-        };
-        let value = f
-            .call(p.ctx, &p.result.run_id, args)
-            .await
-            .map_err(|e| p.fail(step, e))?;
-        let bad = |m: String| p.fail(step, JudgeError::new(ErrorCode::ContextExtractor, m));
-        let Value::Array(items) = value else {
-            return Err(bad(format!(
-                "getContext must return an array of strings (or a promise of one); got {}",
-                type_name(&value)
-            )));
-        };
-        let items = items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) => Ok(s),
-                other => Err(bad(format!(
-                    "getContext's result[{i}] must be a string; got {}",
-                    type_name(&other)
-                ))),
-            })
-            .collect::<Result<Vec<String>, RunError>>()?;
-        if items.is_empty() && step == "analyze" {
-            return Err(bad(format!(
-                "{ID}: getContext returned no context for the analyze step; there is nothing to check the claims against"
-            )));
-        }
-        Ok(items)
-    }
-
-    async fn run_inner(&self, run: RunInput, ctx: RunContext) -> Result<ScoreResult, RunError> {
-        let source = self.source(&run)?;
-        let answer = assistant_text(&run.output).ok_or_else(|| {
-            InvalidArgument::input(format!(
-                "{ID}: run.output has no assistant message to judge (only other roles); pass the agent's answer as a string or as assistant messages"
-            ))
-        })?;
-        let question = run.input.as_ref().and_then(user_text).unwrap_or_default();
-        let scale = self.opts.scale;
-        let mut p = Pipeline::new(&self.judge, &ctx, run.run_id);
-        if answer.trim().is_empty() {
-            p.result.preprocess_step_result = serde_json::to_value(Claims { claims: vec![] }).ok();
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            p.result.score = Some(0.0);
-            p.result.reason = Some(
-                "The score is 0 because the output is empty: it makes no claim that could be a hallucination."
-                    .into(),
-            );
-            return p.finish();
-        }
-
-        let extracted = p
-            .preprocess::<Claims>(INSTRUCTIONS, prompts::extract_prompt(&answer))
-            .await?;
-
-        let claims = extracted.claims;
-        let verdicts = if claims.is_empty() {
-            p.result.analyze_step_result =
-                serde_json::to_value(AnalyzeStep { verdicts: vec![] }).ok();
-            Vec::new()
-        } else {
-            let args = json!({
-                "results": {"preprocessStepResult": p.result.preprocess_step_result},
-                "step": "analyze",
-            });
-            let context = Self::context_for(&source, &p, "analyze", args).await?;
-            let prompt = prompts::judge_prompt(&context, &claims);
-            let want = claims.len();
-            let judged = p
-                .structured_expect::<Verdicts>("analyze", INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem(v, want)
-                })
-                .await?;
-            p.result.analyze_prompt = Some(prompt);
-            let step = AnalyzeStep {
-                verdicts: judged
-                    .value
-                    .verdicts
-                    .iter()
-                    .map(|v| StepVerdict {
-                        statement: v.statement.clone(),
-                        verdict: if v.verdict == "yes" {
-                            Label::Yes
-                        } else {
-                            Label::No
-                        },
-                        reason: v.reason.clone(),
-                    })
-                    .collect(),
-            };
-            p.result.analyze_step_result = serde_json::to_value(&step).ok();
-            judged.value.verdicts
-        };
-        p.complete("analyze");
-
-        let s = score(&verdicts, scale);
-        p.result.score = Some(s);
-        p.complete("generateScore");
-
-        let args = json!({
-            "results": {
-                "preprocessStepResult": p.result.preprocess_step_result,
-                "analyzeStepResult": p.result.analyze_step_result,
-                "generateScoreStepResult": s,
-            },
-            "score": s,
-            "step": "generateReason",
-        });
-        let context = Self::context_for(&source, &p, "generateReason", args).await?;
-        let recorded = p.analyzed("verdicts");
-        let prompt = prompts::reason_prompt(&question, &answer, &context, s, scale, recorded);
-        p.generate_reason(INSTRUCTIONS, prompt).await?;
-        p.finish()
+    ) -> BoxFuture<'a, Result<Vec<String>, RunError>> {
+        Box::pin(context_for(self, p, step, args))
     }
 }
 
-crate::impl_scorer!(Hallucination);
+/// The context for `step`: the fixed one, or what `getContext` returns for it.
+async fn context_for(
+    source: &Source,
+    p: &Pipeline<'_>,
+    step: &str,
+    args: Value,
+) -> Result<Vec<String>, RunError> {
+    let f = match source {
+        Source::Fixed(items) => return Ok(items.clone()),
+        Source::Callback(f) => f,
+    };
+    let value = f
+        .call(p.ctx, &p.result.run_id, args)
+        .await
+        .map_err(|e| p.fail(step, e))?;
+    let bad = |m: String| p.fail(step, JudgeError::new(ErrorCode::ContextExtractor, m));
+    let Value::Array(items) = value else {
+        return Err(bad(format!(
+            "getContext must return an array of strings (or a promise of one); got {}",
+            type_name(&value)
+        )));
+    };
+    let items = items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) => Ok(s),
+            other => Err(bad(format!(
+                "getContext's result[{i}] must be a string; got {}",
+                type_name(&other)
+            ))),
+        })
+        .collect::<Result<Vec<String>, RunError>>()?;
+    if items.is_empty() && step == "analyze" {
+        return Err(bad(format!(
+            "{ID}: getContext returned no context for the analyze step; there is nothing to check the claims against"
+        )));
+    }
+    Ok(items)
+}
+
+impl ClaimMetric for HallucinationMetric {
+    const SPEC: &'static ScorerSpec = &SPEC;
+    const INSTRUCTIONS: &'static str = INSTRUCTIONS;
+    const LABELS: &'static [&'static str] = &["yes", "no"];
+    const COUNTED_AS: &'static str = "no";
+    const LOWER_IS_BETTER: bool = true;
+    const EMPTY_REASON: Option<&'static str> = Some(
+        "The score is 0 because the output is empty: it makes no claim that could be a hallucination.",
+    );
+    const EXTRACT_PROMPT: fn(&str) -> String = prompts::extract_prompt;
+    const JUDGE_PROMPT: fn(&[String], &[String]) -> String = prompts::judge_prompt;
+    type Claims = Claims;
+    type Verdicts = Verdicts;
+    type Options = Options;
+    type Context = Source;
+
+    fn inputs(run: &RunInput, opts: &Options) -> Result<Texts<Source>, InvalidArgument> {
+        let context = source(opts, run)?;
+        let (input, text) = claims::output_texts(run, ID)?;
+        Ok(Texts {
+            input,
+            text,
+            context,
+        })
+    }
+
+    fn score(_claims: usize, verdicts: &[Verdict], scale: f64) -> f64 {
+        score(verdicts, scale)
+    }
+
+    fn reason_prompt(t: &Texts<Source>, c: &[String], s: f64, scale: f64, v: &Value) -> String {
+        prompts::reason_prompt(&t.input, &t.text, c, s, scale, v)
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RunContext;
+    use serde_json::json;
+
+    fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
+        super::super::claims::verdict_problem::<HallucinationMetric>(v, claims)
+    }
 
     fn v(labels: &[&str]) -> Vec<Verdict> {
         labels
@@ -518,24 +409,22 @@ mod tests {
     async fn context_sources() {
         let run = |v: Value| RunInput::from_value(v).unwrap();
         let s = scorer(None);
-        let e = s.source(&run(json!({"output": "a"}))).err().unwrap();
+        let e = source(&s.opts, &run(json!({"output": "a"}))).err().unwrap();
         assert!(e.message.starts_with("hallucination-scorer: there is no context to check the output against (the tool results in run.output gave none)"), "{}", e.message);
-        assert!(s
-            .source(&run(json!({"output": "a", "context": []})))
-            .is_err());
+        assert!(source(&s.opts, &run(json!({"output": "a", "context": []}))).is_err());
         assert!(matches!(
-            s.source(&run(json!({"output": "a", "context": ["c"]}))),
+            source(&s.opts, &run(json!({"output": "a", "context": ["c"]}))),
             Ok(Source::Fixed(c)) if c == ["c"]
         ));
         // getContext: used when the run has no context of its own
         let f = HostFn::from_fn("getContext", |_| Ok(json!(["from getContext"])));
         let s = scorer(Some(f));
         assert!(matches!(
-            s.source(&run(json!({"output": "a"}))),
+            source(&s.opts, &run(json!({"output": "a"}))),
             Ok(Source::Callback(_))
         ));
         assert!(matches!(
-            s.source(&run(json!({"output": "a", "context": ["c"]}))),
+            source(&s.opts, &run(json!({"output": "a", "context": ["c"]}))),
             Ok(Source::Fixed(_))
         ));
     }
@@ -564,7 +453,7 @@ mod tests {
         ] {
             let r = reply.clone();
             let src = Source::Callback(HostFn::from_fn("getContext", move |_| Ok(r.clone())));
-            match Hallucination::context_for(&src, &p, step, json!({})).await {
+            match src.for_step(&p, step, json!({})).await {
                 Err(RunError::Failed(f)) => {
                     assert_eq!(
                         (f.failed_step.as_str(), f.code),
@@ -578,9 +467,7 @@ mod tests {
         // an empty list for the reason step is accepted (the reason only explains)
         let src = Source::Callback(HostFn::from_fn("getContext", |_| Ok(json!([]))));
         assert_eq!(
-            Hallucination::context_for(&src, &p, "generateReason", json!({}))
-                .await
-                .ok(),
+            src.for_step(&p, "generateReason", json!({})).await.ok(),
             Some(vec![])
         );
     }

@@ -8,13 +8,14 @@
 mod prompts;
 
 use super::common::judge_from_options;
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::{type_name, InvalidArgument};
 use crate::options::{nested_number_in, opt_object, scorer_object, scorer_value, wrong_type};
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -41,16 +42,28 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates how robust an agent is when exposed to irrelevant, distracting, or misleading information, with an LLM judge",
     family: "mastra",
     type_name: "NoiseSensitivityLLM",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Required,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Unused,
     },
+    run_fields: Some(schema_of::<JsRunFields>),
     context_extractor: false,
+    nested_options: Some("The options of `createNoiseSensitivityScorerLLM`."),
     options: schema_of::<JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<Analysis>),
+    steps: &[
+        StepMeta::judge(
+            "analyze",
+            "Analyze the impact of noise on agent response quality",
+            <Analysis as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "The judge's robustness score checked against the impact levels, minus the major-issue penalty"),
+        StepMeta::text("generateReason", "Generate human-readable explanation of noise sensitivity evaluation"),
+    ],
     build: |v| boxed(NoiseSensitivity::from_options(v)),
 };
 
@@ -60,16 +73,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createNoiseSensitivityScorerLLM`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// The agent's response to the clean query (a run's own `baselineResponse` wins).
     baseline_response: Option<String>,
     /// The query with noise added (a run's own `noisyQuery` wins).
@@ -340,30 +343,7 @@ impl NoiseSensitivity {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Analyze the impact of noise on agent response quality",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "The judge's robustness score checked against the impact levels, minus the major-issue penalty",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Generate human-readable explanation of noise sensitivity evaluation",
-                },
-            ],
-        );
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS);
         NoiseSensitivity { judge, opts, meta }
     }
 

@@ -37,8 +37,8 @@ use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::judge_from_options;
 use crate::scorers::llm::context::context_option;
-use crate::scorers::registry::{Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{Need, ScorerSpec, StepMeta, StepSchemaFn};
+use crate::scorers::ScorerMeta;
 use dual::{score_dual, DualJudge};
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -48,13 +48,10 @@ use std::marker::PhantomData;
 /// retries, score, reason, records) is [`NvidiaScorer`]'s.
 pub trait NvidiaMetric {
     /// The registry entry: factory, id, name, description, the run fields read (contexts:
-    /// the `context` option is read only when they are).
+    /// the `context` option is read only when they are), the steps (see [`steps`]).
     const SPEC: &'static ScorerSpec;
     /// The judges' system message (`scorer.judge.instructions`).
     const INSTRUCTIONS: &'static str;
-    /// `getSteps()` descriptions of `analyze` and `generateScore`.
-    const ANALYZE_STEP: &'static str;
-    const SCORE_STEP: &'static str;
     /// The judges' reply; its rating scale is the metric's.
     type Rating: RatingOutput;
     /// The texts the judges see, read from a run.
@@ -100,14 +97,7 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
     }
 
     pub fn new(judge: Judge, max_attempts: u32, context: Option<Vec<String>>) -> Self {
-        let meta = ScorerMeta::agent(
-            M::SPEC.id,
-            M::SPEC.name,
-            M::SPEC.description,
-            &judge,
-            M::INSTRUCTIONS,
-            steps(M::ANALYZE_STEP, M::SCORE_STEP),
-        );
+        let meta = ScorerMeta::agent(M::SPEC, &judge, M::INSTRUCTIONS);
         NvidiaScorer {
             judge,
             max_attempts,
@@ -141,17 +131,6 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
 pub struct JsOptions {
     /// Attempts per judge, an integer from 1 to 20. Default 5.
     max_retries: Option<u32>,
-    /// The same option, nested (top-level wins).
-    options: Option<JsNested>,
-}
-
-/// `options.options`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNested {
-    /// Attempts per judge, an integer from 1 to 20. Default 5.
-    max_retries: Option<u32>,
 }
 
 /// Options of the context metrics.
@@ -163,39 +142,19 @@ pub struct JsContextOptions {
     max_retries: Option<u32>,
     /// Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
     context: Option<Vec<String>>,
-    /// The same options, nested (top-level wins).
-    options: Option<JsContextNested>,
 }
 
-/// `options.options` of the context metrics.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsContextNested {
-    /// Attempts per judge, an integer from 1 to 20. Default 5.
-    max_retries: Option<u32>,
-    /// Retrieved contexts used when the run has no `context` and no `contextExtractor` result.
-    context: Option<Vec<String>>,
-}
-
-/// `getSteps()` of the three metrics.
-fn steps(analyze: &'static str, score: &'static str) -> Vec<StepMeta> {
-    vec![
-        StepMeta {
-            name: "analyze",
-            kind: "prompt",
-            description: analyze,
-        },
-        StepMeta {
-            name: "generateScore",
-            kind: "function",
-            description: score,
-        },
-        StepMeta {
-            name: "generateReason",
-            kind: "function",
-            description: "Explain the score from the two ratings",
-        },
+/// `getSteps()` of the three metrics: the two judges (`analyze`, replying `schema`), the
+/// score and the reason.
+pub(crate) const fn steps(
+    analyze: &'static str,
+    score: &'static str,
+    schema: StepSchemaFn,
+) -> [StepMeta; 3] {
+    [
+        StepMeta::judge("analyze", analyze, schema),
+        StepMeta::function("generateScore", score),
+        StepMeta::function("generateReason", "Explain the score from the two ratings"),
     ]
 }
 

@@ -8,13 +8,14 @@
 mod prompts;
 
 use super::common::judge_from_options;
+use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
 use crate::error::{type_name, InvalidArgument};
 use crate::options::{scorer_int_in, scorer_number_in, scorer_value, wrong_type};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
-use crate::scorers::{ScorerMeta, StepMeta};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,16 +38,33 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Evaluates whether a summary stays faithful to its source text and preserves the information the source states, with an LLM judge",
     family: "mastra",
     type_name: "Summarization",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Optional,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Unused,
     },
+    run_fields: Some(schema_of::<JsRunFields>),
     context_extractor: false,
+    nested_options: Some("The options of `createSummarizationScorer`."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<SourceJudgement>),
     analyze: Some(schema_of::<Coverage>),
+    steps: &[
+        StepMeta::judge(
+            "preprocess",
+            "Judge each summary claim against the source and draw coverage questions from it",
+            <SourceJudgement as StepOutput>::schema,
+        ),
+        StepMeta::judge(
+            "analyze",
+            "Answer the coverage questions using only the summary",
+            <Coverage as StepOutput>::schema,
+        ),
+        StepMeta::function("generateScore", "The lower of alignment and coverage, times the scale"),
+        StepMeta::text("generateReason", "Explain which axis produced the summarization score"),
+    ],
     build: |v| boxed(Summarization::from_options(v)),
 };
 
@@ -56,16 +74,6 @@ pub const SPEC: ScorerSpec = ScorerSpec {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct JsOptions {
-    #[serde(flatten)]
-    own: JsNestedOptions,
-    options: Option<JsNestedOptions>,
-}
-
-/// The options of `createSummarizationScorer`.
-#[derive(JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[allow(dead_code)]
-pub struct JsNestedOptions {
     /// Multiplies the score, greater than 0 and at most 1e6. Default 1.
     scale: Option<f64>,
     /// The text every summary is judged against (a run's own `source` wins). Default: the
@@ -227,36 +235,7 @@ impl Summarization {
     }
 
     pub fn new(judge: Judge, opts: Options) -> Self {
-        let meta = ScorerMeta::agent(
-            SPEC.id,
-            SPEC.name,
-            SPEC.description,
-            &judge,
-            INSTRUCTIONS,
-            vec![
-                StepMeta {
-                    name: "preprocess",
-                    kind: "prompt",
-                    description: "Judge each summary claim against the source and draw coverage questions from it",
-                },
-                StepMeta {
-                    name: "analyze",
-                    kind: "prompt",
-                    description: "Answer the coverage questions using only the summary",
-                },
-                StepMeta {
-                    name: "generateScore",
-                    kind: "function",
-                    description: "The lower of alignment and coverage, times the scale",
-                },
-                StepMeta {
-                    name: "generateReason",
-                    kind: "prompt",
-                    description: "Explain which axis produced the summarization score",
-                },
-            ],
-        )
-        .scaled(opts.scale);
+        let meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).scaled(opts.scale);
         Summarization { judge, opts, meta }
     }
 

@@ -6,10 +6,11 @@
 mod prompts;
 
 use super::{NvidiaMetric, NvidiaScorer, Rating024};
+use crate::engine::schema::StepOutput;
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::llm::common::reference_text;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::{assistant_text, user_text};
 
 pub use prompts::INSTRUCTIONS;
@@ -24,16 +25,24 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Rates the agreement of the output with the ground truth for the user's question, with two independent LLM judges (NVIDIA answer accuracy)",
     family: "ragas",
     type_name: "AnswerAccuracy",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Required,
         output: Need::Required,
         ground_truth: Need::Required,
         context: Need::Unused,
     },
+    run_fields: None,
     context_extractor: false,
+    nested_options: Some("The same option, nested (top-level wins)."),
     options: schema_of::<super::JsOptions>,
     preprocess: None,
     analyze: Some(schema_of::<super::dual::Analysis>),
+    steps: &super::steps(
+        "Two judges rate the output against the ground truth (0, 2 or 4)",
+        "Mean of the valid ratings divided by 4",
+        <Rating024 as StepOutput>::schema,
+    ),
     build: |v| boxed(AnswerAccuracy::from_options(v)),
 };
 
@@ -46,9 +55,6 @@ pub struct AnswerAccuracyMetric;
 impl NvidiaMetric for AnswerAccuracyMetric {
     const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
-    const ANALYZE_STEP: &'static str =
-        "Two judges rate the output against the ground truth (0, 2 or 4)";
-    const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 4";
     type Rating = Rating024;
     /// (question, response, reference).
     type Inputs = (String, String, String);

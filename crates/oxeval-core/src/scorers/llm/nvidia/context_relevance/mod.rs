@@ -9,10 +9,11 @@
 mod prompts;
 
 use super::{NvidiaMetric, NvidiaScorer, Rating012};
+use crate::engine::schema::StepOutput;
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::llm::context::joined_contexts;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::user_text;
 
 pub use prompts::INSTRUCTIONS;
@@ -27,16 +28,24 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Rates how relevant the retrieved context is to the user's question, with two independent LLM judges (NVIDIA context relevance)",
     family: "ragas",
     type_name: "ContextRelevance",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Required,
         output: Need::Unused,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
+    nested_options: Some("The same options, nested (top-level wins)."),
     options: schema_of::<super::JsContextOptions>,
     preprocess: None,
     analyze: Some(schema_of::<super::dual::Analysis>),
+    steps: &super::steps(
+        "Two judges rate the context's relevance to the question (0, 1 or 2)",
+        "Mean of the valid ratings divided by 2",
+        <Rating012 as StepOutput>::schema,
+    ),
     build: |v| boxed(ContextRelevance::from_options(v)),
 };
 
@@ -64,9 +73,6 @@ pub fn trivial_zero(question: &str, context: &str) -> Option<&'static str> {
 impl NvidiaMetric for ContextRelevanceMetric {
     const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
-    const ANALYZE_STEP: &'static str =
-        "Two judges rate the context's relevance to the question (0, 1 or 2)";
-    const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 2";
     type Rating = Rating012;
     /// (question, joined contexts).
     type Inputs = (String, String);

@@ -8,10 +8,11 @@
 mod prompts;
 
 use super::{NvidiaMetric, NvidiaScorer, Rating012};
+use crate::engine::schema::StepOutput;
 use crate::error::InvalidArgument;
 use crate::run::RunInput;
 use crate::scorers::llm::context::joined_contexts;
-use crate::scorers::registry::{boxed, schema_of, Inputs, Need, ScorerSpec};
+use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::assistant_text;
 
 pub use prompts::INSTRUCTIONS;
@@ -26,16 +27,24 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     description: "Rates how far the output is supported by the retrieved context, with two independent LLM judges (NVIDIA response groundedness)",
     family: "ragas",
     type_name: "ResponseGroundedness",
+    kind: Kind::Llm,
     inputs: Inputs {
         input: Need::Unused,
         output: Need::Required,
         ground_truth: Need::Unused,
         context: Need::Required,
     },
+    run_fields: None,
     context_extractor: true,
+    nested_options: Some("The same options, nested (top-level wins)."),
     options: schema_of::<super::JsContextOptions>,
     preprocess: None,
     analyze: Some(schema_of::<super::dual::Analysis>),
+    steps: &super::steps(
+        "Two judges rate how far the context supports the output (0, 1 or 2)",
+        "Mean of the valid ratings divided by 2",
+        <Rating012 as StepOutput>::schema,
+    ),
     build: |v| boxed(ResponseGroundedness::from_options(v)),
 };
 
@@ -60,9 +69,6 @@ pub fn trivial_zero(response: &str, context: &str) -> Option<&'static str> {
 impl NvidiaMetric for ResponseGroundednessMetric {
     const SPEC: &'static ScorerSpec = &SPEC;
     const INSTRUCTIONS: &'static str = INSTRUCTIONS;
-    const ANALYZE_STEP: &'static str =
-        "Two judges rate how far the context supports the output (0, 1 or 2)";
-    const SCORE_STEP: &'static str = "Mean of the valid ratings divided by 2";
     type Rating = Rating012;
     /// (response, joined contexts).
     type Inputs = (String, String);
