@@ -15,7 +15,9 @@ const BASE = ['runId', 'input', 'output', 'groundTruth', 'context', 'requestCont
 /** A registry scorer's own run fields: its run-fields schema (the generator's source) and its generated list. */
 function runFieldsOf(s: Any): string[] {
   const spec = SCORERS.find((x) => x.factory === s.factory)
-  return [...new Set([...Object.keys(s.runFields?.properties ?? {}), ...(spec?.runFields ?? [])])]
+  // the registry lists every field a scorer reads; the base keys are set by the test itself
+  const listed = Array.isArray(s.runFields) ? s.runFields : Object.keys(s.runFields?.properties ?? {})
+  return [...new Set([...listed, ...(spec?.runFields ?? [])])].filter((k) => !BASE.includes(k))
 }
 const scorers: Any[] = registry().scorers
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 type Any = any
 import { createTestJudge } from '../testing/test-judge.mjs'
 import { DEFAULT_REPLIES, heuristicJudge } from '../testing/replies/index.mjs'
-import { FALLBACK_STEP_SCHEMAS, knownSchemas, stepSchemasOf } from '../testing/replies/known-schemas.mjs'
+import { knownSchemas, stepSchemasOf } from '../testing/replies/known-schemas.mjs'
 
 interface Spec {
   factory: string
@@ -139,11 +139,11 @@ describe('the scripted judge knows every step schema of the registry', () => {
   it.each(REGISTRY)('$factory: its step schemas have a default reply', (spec) => {
     const schemas = stepSchemasOf(spec)
     // an LLM scorer sends at least one structured step; code scorers send none
-    if ((spec.kind ?? 'llm') === 'llm') expect(schemas.length, `${spec.id}: no step schema (registry steps or FALLBACK_STEP_SCHEMAS)`).toBeGreaterThan(0)
+    if ((spec.kind ?? 'llm') === 'llm') expect(schemas.length, `${spec.id}: no step schema in the registry's steps`).toBeGreaterThan(0)
     expect(schemas.filter((s) => !DEFAULT_REPLIES.has(s))).toEqual([])
   })
 
-  it("known schemas: spec.steps[*].schema when the registry carries steps, else the scorer's fallback row", () => {
+  it("known schemas: the registry steps' schema names (function and free-text steps have none)", () => {
     const withSteps: Spec[] = [
       {
         factory: 'createX',
@@ -157,14 +157,15 @@ describe('the scripted judge knows every step schema of the registry', () => {
       { factory: 'createY', id: 'y', kind: 'code', steps: [{ name: 'generateScore', type: 'function' }] },
     ]
     expect([...knownSchemas(withSteps)]).toEqual(['x_statements'])
-    const without: Spec[] = [{ factory: 'createAnswerRelevancyScorer', id: 'answer-relevancy-scorer' }]
-    expect([...knownSchemas(without)]).toEqual(['answer_relevancy_statements', 'answer_relevancy_verdicts'])
-    expect(stepSchemasOf({ factory: 'createZ', id: 'not-in-the-table' })).toEqual([])
+    // a stale generated file (no steps) is an error, not an empty list
+    expect(() => stepSchemasOf({ factory: 'createZ', id: 'z' })).toThrow(/has no steps; run npm run generate/)
   })
 
-  it('the fallback table covers exactly the registered ids (while the registry has no steps)', () => {
-    const ids = REGISTRY.filter((s) => !Array.isArray(s.steps)).map((s) => s.id)
-    for (const id of ids) expect(Object.keys(FALLBACK_STEP_SCHEMAS), id).toContain(id)
+  it('every registry scorer lists its steps and run fields', () => {
+    for (const s of REGISTRY) {
+      expect(Array.isArray(s.steps), s.id).toBe(true)
+      expect(Array.isArray(s.runFields), s.id).toBe(true)
+    }
   })
 })
 

@@ -19,13 +19,11 @@ const SCORERS = require('../generated/scorers.js')
 
 /** The keys of a run that every oxeval scorer may read. */
 const BASE_RUN_KEYS = ['runId', 'input', 'output', 'groundTruth', 'context']
-/** The scorers' own run fields for a registry entry that does not list its `runFields`. */
-const UNLISTED_RUN_FIELDS = ['source', 'baselineResponse', 'noisyQuery', 'noiseType']
 /**
  * The keys of a Mastra run that oxeval reads (the rest of Mastra's run is echoed by Mastra
  * itself): the base keys, every registry scorer's run fields, then `requestContext`.
  */
-const RUN_KEYS = [...new Set([...BASE_RUN_KEYS, ...SCORERS.flatMap((spec) => spec.runFields ?? UNLISTED_RUN_FIELDS), 'requestContext'])]
+const RUN_KEYS = [...new Set([...BASE_RUN_KEYS, ...SCORERS.flatMap((spec) => spec.runFields), 'requestContext'])]
 
 /** The oxeval run of a Mastra run: its RUN_KEYS that are set. */
 function oxevalRun(run) {

@@ -8,9 +8,7 @@ export interface RegistrySpec {
   runFields?: unknown
 }
 export declare const REGISTRY: readonly RegistrySpec[]
-/** Step schema names per scorer id, for a registry without `steps`. */
-export declare const FALLBACK_STEP_SCHEMAS: Readonly<Record<string, readonly string[]>>
-/** `spec.steps[*].schema` when the spec lists its steps, else its fallback row ([] when none). */
+/** `spec.steps[*].schema` (throws for a spec without `steps`: a stale generated file). */
 export declare function stepSchemasOf(spec: RegistrySpec): string[]
 /** Every step schema name of `registry` (default: the generated one). */
 export declare function knownSchemas(registry?: readonly RegistrySpec[]): Set<string>
