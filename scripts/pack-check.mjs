@@ -15,7 +15,9 @@ import { delimiter, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildPrerequisites, cargoTargetDir, displayPath, HOST_TARGET, napiBuild, napiCli, printBuildLog, root } from './build-lib.mjs'
 
-const LIMITS = { node: 8e6, mainPacked: 150e3, platformPacked: 4e6 } // bytes (MB = 10^6)
+// the main tarball is JS, types and docs only (the README alone is ~96 kB unpacked): the limit catches a
+// stray binary or build folder, not growth of the facade
+const LIMITS = { node: 8e6, mainPacked: 200e3, platformPacked: 4e6 } // bytes (MB = 10^6)
 const HOST = 'linux-x64-gnu' // the one platform package this machine can build and verify
 const keep = process.argv.includes('--keep')
 
