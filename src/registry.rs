@@ -4,9 +4,9 @@ use crate::error::{invalid_outcome, panic_outcome, Outcome};
 use crate::scorer::NativeScorer;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use oxeval_core::scorers::llm::callbacks::{with_host_functions, HostFunctionSet};
-use oxeval_core::scorers::llm::common::{with_external_model, ExternalJudge};
-use oxeval_core::scorers::registry::{self, FactoryDescriptor};
+use oxeval_core::scorers::llm::callbacks::HostFunctionSet;
+use oxeval_core::scorers::llm::common::ExternalJudge;
+use oxeval_core::scorers::registry::{self, BuildContext, FactoryDescriptor};
 use oxeval_core::InvalidArgument;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -65,18 +65,18 @@ pub fn create_scorer(
             let value: Value = serde_json::from_str(&options).map_err(|e| {
                 InvalidArgument::options(format!("options is not valid JSON text: {e}"))
             })?;
-            let judge = external.map(|m| ExternalJudge {
-                provider_id: d.model_provider.clone(),
-                model_id: d.model_id.clone(),
-                model: Arc::new(m),
-            });
-            let host = caller.map(|caller| HostFunctionSet {
-                caller,
-                names: d.functions.clone(),
-            });
-            let scorer = with_host_functions(host, || {
-                with_external_model(judge, || registry::build_spec(spec, &value))
-            })?;
+            let cx = BuildContext {
+                model: external.map(|m| ExternalJudge {
+                    provider_id: d.model_provider.clone(),
+                    model_id: d.model_id.clone(),
+                    model: Arc::new(m),
+                }),
+                functions: caller.map(|caller| HostFunctionSet {
+                    caller,
+                    names: d.functions.clone(),
+                }),
+            };
+            let scorer = registry::build_spec(spec, &value, &cx)?;
             Ok(NativeScorer::new(Arc::from(scorer), spec))
         },
     ));

@@ -5,8 +5,9 @@ mod common;
 
 use common::*;
 use futures::future::BoxFuture;
-use oxeval_core::scorers::llm::callbacks::{with_host_functions, HostFunctionSet, HostFunctions};
+use oxeval_core::scorers::llm::callbacks::{HostFunctionSet, HostFunctions};
 use oxeval_core::scorers::llm::hallucination::Hallucination;
+use oxeval_core::scorers::BuildContext;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
@@ -55,9 +56,13 @@ async fn get_context_is_called_per_step_with_the_results_so_far() {
         caller: Arc::new(host.clone()),
         names: vec!["getContext".into()],
     };
-    let s = with_host_functions(Some(set), || {
-        Hallucination::from_options(&options(&server, json!({"context": ["unused option"]})))
-    })
+    let s = Hallucination::build(
+        &options(&server, json!({"context": ["unused option"]})),
+        &BuildContext {
+            functions: Some(set),
+            ..Default::default()
+        },
+    )
     .unwrap();
     let r = score(
         &s,
@@ -107,9 +112,13 @@ async fn run_context_wins_and_get_context_is_not_called() {
         caller: Arc::new(host.clone()),
         names: vec!["getContext".into()],
     };
-    let s = with_host_functions(Some(set), || {
-        Hallucination::from_options(&options(&server, json!({})))
-    })
+    let s = Hallucination::build(
+        &options(&server, json!({})),
+        &BuildContext {
+            functions: Some(set),
+            ..Default::default()
+        },
+    )
     .unwrap();
     let r = score(
         &s,

@@ -131,8 +131,20 @@ pub struct ScorerSpec {
     pub analyze: Option<SchemaFn>,
     /// `getSteps()`, in order.
     pub steps: &'static [StepMeta],
-    /// Build the scorer from its factory options (checked here: TypeError-style errors).
-    pub build: fn(&Value) -> Result<Box<dyn Scorer>, InvalidArgument>,
+    /// Build the scorer from its factory options (checked here: TypeError-style errors) and
+    /// what the host supplies beside them ([`BuildContext`]).
+    pub build: fn(&Value, &BuildContext) -> Result<Box<dyn Scorer>, InvalidArgument>,
+}
+
+/// What a scorer's build gets besides its options' JSON: what the host supplies (a judge
+/// model given as a JS value, the function-valued options). Passed to [`ScorerSpec::build`]
+/// explicitly; `BuildContext::default()` is a build with nothing from the host.
+#[derive(Clone, Default)]
+pub struct BuildContext {
+    /// The judge model the host supplies instead of `options.model`.
+    pub model: Option<crate::scorers::llm::common::ExternalJudge>,
+    /// The host's function options (their caller and names).
+    pub functions: Option<crate::scorers::llm::callbacks::HostFunctionSet>,
 }
 
 /// What the JS facade tells about a factory call beyond the options' JSON text (a function,

@@ -3,7 +3,7 @@
 //! building a step's prompt).
 //!
 //! A function cannot cross into the core as data: the host tells which options were
-//! functions (their names, see [`with_host_functions`]) and hands over ONE caller,
+//! functions (their names, in the scorer's [`BuildContext`]) and hands over ONE caller,
 //! [`HostFunctions`]. A scorer takes its function with [`host_function`] when it is built,
 //! and calls it with [`HostFn::call`], bounded by the run's deadline and cancellation, and
 //! each call by the callback bound (run option `callbackTimeoutMs`, default
@@ -18,9 +18,9 @@ use crate::engine::RunContext;
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_value;
 use crate::run::{callback_timeout_message, DEFAULT_CALLBACK_TIMEOUT_MS};
+use crate::scorers::spec::BuildContext;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -54,38 +54,20 @@ pub struct HostFunctionSet {
     pub names: Vec<String>,
 }
 
-thread_local! {
-    static HOST_FUNCTIONS: RefCell<Option<HostFunctionSet>> = const { RefCell::new(None) };
-}
-
-/// Build a scorer (`f`) with `set` available to [`host_function`] for the duration of the
-/// (synchronous) call on this thread.
-pub fn with_host_functions<R>(set: Option<HostFunctionSet>, f: impl FnOnce() -> R) -> R {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            HOST_FUNCTIONS.with(|h| *h.borrow_mut() = None);
-        }
-    }
-    HOST_FUNCTIONS.with(|h| *h.borrow_mut() = set);
-    let _reset = Reset;
-    f()
-}
-
 /// The function option `name` (top-level or under `options`): `Some` when the host supplied
 /// a function; `None` when absent; a TypeError when the option is present but not a function
 /// (the host drops function values from the JSON, so a value left there is not one).
 pub fn host_function(
     options: &Value,
+    cx: &BuildContext,
     name: &str,
     signature: &str,
 ) -> Result<Option<HostFn>, InvalidArgument> {
-    let supplied = HOST_FUNCTIONS.with(|h| {
-        h.borrow()
-            .as_ref()
-            .filter(|s| s.names.iter().any(|n| n == name))
-            .map(|s| s.caller.clone())
-    });
+    let supplied = cx
+        .functions
+        .as_ref()
+        .filter(|s| s.names.iter().any(|n| n == name))
+        .map(|s| s.caller.clone());
     if let Some(caller) = supplied {
         return Ok(Some(HostFn {
             name: name.to_string(),
@@ -239,20 +221,21 @@ mod tests {
         }
     }
 
-    fn set(caller: Arc<dyn HostFunctions>) -> Option<HostFunctionSet> {
-        Some(HostFunctionSet {
-            caller,
-            names: vec!["getContext".into()],
-        })
+    fn set(caller: Arc<dyn HostFunctions>) -> BuildContext {
+        BuildContext {
+            functions: Some(HostFunctionSet {
+                caller,
+                names: vec!["getContext".into()],
+            }),
+            ..Default::default()
+        }
     }
 
     #[tokio::test]
     async fn supplied_absent_and_wrong_options() {
-        let f = with_host_functions(set(Arc::new(Echo)), || {
-            host_function(&json!({}), "getContext", "(x) => y")
-        })
-        .unwrap()
-        .unwrap();
+        let f = host_function(&json!({}), &set(Arc::new(Echo)), "getContext", "(x) => y")
+            .unwrap()
+            .unwrap();
         let v = f
             .call(&RunContext::default(), "r1", json!({"step": "analyze"}))
             .await
@@ -261,12 +244,14 @@ mod tests {
             v,
             json!({"name": "getContext", "runId": "r1", "args": {"step": "analyze"}})
         );
-        // outside with_host_functions nothing is supplied
-        assert!(host_function(&json!({}), "getContext", "()")
+        // without the host's functions nothing is supplied
+        let none = BuildContext::default();
+        assert!(host_function(&json!({}), &none, "getContext", "()")
             .unwrap()
             .is_none());
         let e = host_function(
             &json!({"options": {"getContext": ["a"]}}),
+            &none,
             "getContext",
             "(p) => string[]",
         )
@@ -290,11 +275,9 @@ mod tests {
             ("RangeError", "getContext threw: boom")
         );
 
-        let never = with_host_functions(set(Arc::new(Never)), || {
-            host_function(&json!({}), "getContext", "")
-        })
-        .unwrap()
-        .unwrap();
+        let never = host_function(&json!({}), &set(Arc::new(Never)), "getContext", "")
+            .unwrap()
+            .unwrap();
         let ctx = RunContext {
             deadline: Some(tokio::time::Instant::now() + std::time::Duration::from_millis(20)),
             ..Default::default()
@@ -314,11 +297,9 @@ mod tests {
             callback_timeout(),
             Some(Duration::from_millis(DEFAULT_CALLBACK_TIMEOUT_MS as u64))
         );
-        let never = with_host_functions(set(Arc::new(Never)), || {
-            host_function(&json!({}), "getContext", "")
-        })
-        .unwrap()
-        .unwrap();
+        let never = host_function(&json!({}), &set(Arc::new(Never)), "getContext", "")
+            .unwrap()
+            .unwrap();
         // no deadline, no signal: only the bound ends it
         let t0 = std::time::Instant::now();
         let e = CALLBACK_TIMEOUT
