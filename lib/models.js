@@ -1,7 +1,7 @@
 'use strict'
-// Judge models supplied as JS values. Rust calls ONE async function `(requestJson) =>
-// replyJson` that never rejects; these wrap an AI SDK LanguageModel (specification v2/v3)
-// or a plain function into that shape. `modelOf` says how `options.model` reaches the core.
+// Judge models supplied as JS values: the `judgeModel` handler of the host channel (host.js),
+// `(request) => replyJson`, never rejecting, over an AI SDK LanguageModel (specification
+// v2/v3) or a plain function. `modelOf` says how `options.model` reaches the core.
 
 const { jsType } = require('./json.js')
 const { runContexts } = require('./host.js')
@@ -70,9 +70,9 @@ async function generateWith(model, req) {
 const isLanguageModel = (m) => m !== null && typeof m === 'object' && typeof m.doGenerate === 'function'
 
 function languageModelCaller(model) {
-  return async (json) => {
+  return async (req) => {
     try {
-      return await generateWith(model, JSON.parse(json))
+      return await generateWith(model, req)
     } catch (e) {
       return errorReply(e)
     }
@@ -86,9 +86,8 @@ function languageModelCaller(model) {
  * models (`({ requestContext }) => model`), a language model object, which then answers.
  */
 function functionCaller(fn) {
-  return async (json) => {
+  return async (req) => {
     try {
-      const req = JSON.parse(json)
       const r = await fn({
         requestContext: req.runId !== undefined ? runContexts.get(req.runId) : undefined,
         system: req.system,

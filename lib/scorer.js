@@ -113,11 +113,11 @@ class Scorer {
 /** The factory of one registry entry. */
 function factory(spec) {
   const create = function (options) {
-    const { json, d, caller, functions } = describeOptions(options)
-    const made = native.createScorer(spec.factory, json, JSON.stringify(d), caller, functions)
+    const { json, d, host, keepRun } = describeOptions(options)
+    const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
     const extractor = spec.contextExtractor && typeof extractorOption(options) === 'function' ? extractorOption(options) : undefined
-    return new Scorer(made, extractor, functions !== undefined)
+    return new Scorer(made, extractor, keepRun)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use futures::future::BoxFuture;
-use oxeval_core::scorers::llm::callbacks::{HostFunctionSet, HostFunctions};
+use oxeval_core::provider::external::{Host, HostCall};
 use oxeval_core::scorers::llm::hallucination::Hallucination;
 use oxeval_core::scorers::BuildContext;
 use serde_json::{json, Value};
@@ -15,8 +15,9 @@ use std::sync::{Arc, Mutex};
 #[derive(Default, Clone)]
 struct Recorder(Arc<Mutex<Vec<Value>>>);
 
-impl HostFunctions for Recorder {
-    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+impl Host for Recorder {
+    fn call(&self, kind: HostCall, request: String) -> BoxFuture<'static, Result<String, String>> {
+        assert_eq!(kind, HostCall::FunctionOption);
         let req: Value = serde_json::from_str(&request).unwrap();
         self.0.lock().unwrap().push(req);
         Box::pin(async {
@@ -52,14 +53,11 @@ async fn judge() -> wiremock::MockServer {
 async fn get_context_is_called_per_step_with_the_results_so_far() {
     let server = judge().await;
     let host = Recorder::default();
-    let set = HostFunctionSet {
-        caller: Arc::new(host.clone()),
-        names: vec!["getContext".into()],
-    };
     let s = Hallucination::build(
         &options(&server, json!({"context": ["unused option"]})),
         &BuildContext {
-            functions: Some(set),
+            host: Some(Arc::new(host.clone())),
+            functions: vec!["getContext".into()],
             ..Default::default()
         },
     )
@@ -108,14 +106,11 @@ async fn get_context_is_called_per_step_with_the_results_so_far() {
 async fn run_context_wins_and_get_context_is_not_called() {
     let server = judge().await;
     let host = Recorder::default();
-    let set = HostFunctionSet {
-        caller: Arc::new(host.clone()),
-        names: vec!["getContext".into()],
-    };
     let s = Hallucination::build(
         &options(&server, json!({})),
         &BuildContext {
-            functions: Some(set),
+            host: Some(Arc::new(host.clone())),
+            functions: vec!["getContext".into()],
             ..Default::default()
         },
     )

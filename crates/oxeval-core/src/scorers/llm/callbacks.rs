@@ -4,7 +4,7 @@
 //!
 //! A function cannot cross into the core as data: the host tells which options were
 //! functions (their names, in the scorer's [`BuildContext`]) and hands over ONE caller,
-//! [`HostFunctions`]. A scorer takes its function with [`host_function`] when it is built,
+//! the host's channel ([`Host`], [`HostCall::FunctionOption`] calls). A scorer takes its function with [`host_function`] when it is built,
 //! and calls it with [`HostFn::call`], bounded by the run's deadline and cancellation, and
 //! each call by the callback bound (run option `callbackTimeoutMs`, default
 //! [`DEFAULT_CALLBACK_TIMEOUT_MS`]): a function that never settles fails its step, it never
@@ -17,6 +17,7 @@
 use crate::engine::RunContext;
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_value;
+use crate::provider::external::{Host, HostCall};
 use crate::run::{callback_timeout_message, DEFAULT_CALLBACK_TIMEOUT_MS};
 use crate::scorers::spec::BuildContext;
 use futures::future::BoxFuture;
@@ -40,20 +41,6 @@ pub fn callback_timeout() -> Option<Duration> {
         )))
 }
 
-/// The host's caller: `request` → reply (see the module docs). Never fails for a function's
-/// own error (that is an `ok: false` reply); `Err` is a failure to call at all.
-pub trait HostFunctions: Send + Sync {
-    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>>;
-}
-
-/// The host functions of the scorer being built: the caller and the names of the options
-/// that were functions.
-#[derive(Clone)]
-pub struct HostFunctionSet {
-    pub caller: Arc<dyn HostFunctions>,
-    pub names: Vec<String>,
-}
-
 /// The function option `name` (top-level or under `options`): `Some` when the host supplied
 /// a function; `None` when absent; a TypeError when the option is present but not a function
 /// (the host drops function values from the JSON, so a value left there is not one).
@@ -64,14 +51,13 @@ pub fn host_function(
     signature: &str,
 ) -> Result<Option<HostFn>, InvalidArgument> {
     let supplied = cx
-        .functions
+        .host
         .as_ref()
-        .filter(|s| s.names.iter().any(|n| n == name))
-        .map(|s| s.caller.clone());
-    if let Some(caller) = supplied {
+        .filter(|_| cx.functions.iter().any(|n| n == name));
+    if let Some(host) = supplied {
         return Ok(Some(HostFn {
             name: name.to_string(),
-            caller,
+            host: host.clone(),
         }));
     }
     match scorer_value(options, name)? {
@@ -87,7 +73,7 @@ pub fn host_function(
 #[derive(Clone)]
 pub struct HostFn {
     name: String,
-    caller: Arc<dyn HostFunctions>,
+    host: Arc<dyn Host>,
 }
 
 impl std::fmt::Debug for HostFn {
@@ -103,11 +89,15 @@ impl HostFn {
         f: impl Fn(Value) -> Result<Value, (String, String)> + Send + Sync + 'static,
     ) -> HostFn {
         struct Local<F>(F);
-        impl<F> HostFunctions for Local<F>
+        impl<F> Host for Local<F>
         where
             F: Fn(Value) -> Result<Value, (String, String)> + Send + Sync,
         {
-            fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+            fn call(
+                &self,
+                _: HostCall,
+                request: String,
+            ) -> BoxFuture<'static, Result<String, String>> {
                 let req: Value = serde_json::from_str(&request).unwrap_or_default();
                 let reply = match (self.0)(req["args"].clone()) {
                     Ok(value) => json!({"ok": true, "value": value}),
@@ -120,7 +110,7 @@ impl HostFn {
         }
         HostFn {
             name: name.to_string(),
-            caller: Arc::new(Local(f)),
+            host: Arc::new(Local(f)),
         }
     }
 
@@ -140,7 +130,7 @@ impl HostFn {
         args: Value,
     ) -> Result<Value, JudgeError> {
         let request = json!({"name": self.name, "runId": run_id, "args": args}).to_string();
-        let call = self.caller.call(request);
+        let call = self.host.call(HostCall::FunctionOption, request);
         let deadline = async {
             match ctx.deadline {
                 Some(d) => tokio::time::sleep_until(d).await,
@@ -205,8 +195,13 @@ mod tests {
     use super::*;
 
     struct Echo;
-    impl HostFunctions for Echo {
-        fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+    impl Host for Echo {
+        fn call(
+            &self,
+            kind: HostCall,
+            request: String,
+        ) -> BoxFuture<'static, Result<String, String>> {
+            assert_eq!(kind, HostCall::FunctionOption);
             Box::pin(async move {
                 let req: Value = serde_json::from_str(&request).unwrap();
                 Ok(json!({"ok": true, "value": req}).to_string())
@@ -215,18 +210,16 @@ mod tests {
     }
 
     struct Never;
-    impl HostFunctions for Never {
-        fn call(&self, _: String) -> BoxFuture<'static, Result<String, String>> {
+    impl Host for Never {
+        fn call(&self, _: HostCall, _: String) -> BoxFuture<'static, Result<String, String>> {
             Box::pin(std::future::pending())
         }
     }
 
-    fn set(caller: Arc<dyn HostFunctions>) -> BuildContext {
+    fn set(host: Arc<dyn Host>) -> BuildContext {
         BuildContext {
-            functions: Some(HostFunctionSet {
-                caller,
-                names: vec!["getContext".into()],
-            }),
+            host: Some(host),
+            functions: vec!["getContext".into()],
             ..Default::default()
         }
     }

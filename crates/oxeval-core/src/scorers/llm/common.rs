@@ -7,7 +7,7 @@ use crate::engine::{Judge, ModelSettings};
 use crate::error::InvalidArgument;
 use crate::model::ModelConfig;
 use crate::options::options_object;
-use crate::provider::external::{ExternalModel, ExternalProvider};
+use crate::provider::external::ExternalProvider;
 use crate::scorers::spec::BuildContext;
 use serde_json::Value;
 use std::sync::Arc;
@@ -21,26 +21,17 @@ pub fn judge_from_options(
     options_object(v, factory)?;
     let settings = ModelSettings::from_value(v.get("modelSettings"))?;
     let cache = ResponseCache::from_options(v.get("cache"), CacheEnv::from_process())?;
-    if let Some(ext) = cx.model.clone() {
-        let model = ModelConfig::external(&ext.provider_id, &ext.model_id);
+    if let (Some(host), Some(m)) = (&cx.host, &cx.model) {
+        let model = ModelConfig::external(&m.provider_id, &m.model_id);
         let provider = Arc::new(ExternalProvider::new(
             &model.provider_id,
             &model.model_id,
-            ext.model,
+            host.clone(),
         ));
         return Ok(Judge::with_provider(provider, model, settings).with_cache(cache));
     }
     let model = ModelConfig::from_value(v.get("model").unwrap_or(&Value::Null))?;
     Ok(Judge::new(model, settings).with_cache(cache))
-}
-
-/// A judge model the host supplies for the scorer being built ([`BuildContext::model`]).
-#[derive(Clone)]
-pub struct ExternalJudge {
-    /// The model's provider name (AI SDK `model.provider`, e.g. `openai.chat`).
-    pub provider_id: String,
-    pub model_id: String,
-    pub model: Arc<dyn ExternalModel>,
 }
 
 /// The reference text of `run.groundTruth`: a string is itself; a message or an array of
