@@ -14,6 +14,21 @@ const runContexts = new Map()
 /** Each run in flight (by runId) of a scorer with function options, as those functions get it. */
 const liveRuns = new Map()
 
+/** The `AbortSignal` of each run in flight that has one (by runId). */
+const runSignals = new Map()
+
+/**
+ * The signal of one host call for run `runId`: fires on the run's abort (`scorer.run(run, {
+ * signal })`) or after `timeoutMs` (the core's budget for a judge call), whichever comes
+ * first; without a timeout, the run's signal (or none).
+ */
+function callSignal(runId, timeoutMs) {
+  const run = runId !== undefined ? runSignals.get(runId) : undefined
+  if (timeoutMs === undefined) return run
+  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs))
+  return run ? AbortSignal.any([run, timeout]) : timeout
+}
+
 function errorJson(e) {
   return JSON.stringify({
     ok: false,
@@ -36,7 +51,11 @@ function hostCaller(handlers) {
     }
     const handler = handlers[call.kind]
     if (typeof handler !== 'function') return errorJson(new TypeError(`the host has no handler for ${call.kind} calls`))
-    return handler(call.request)
+    const reply = await handler(call.request)
+    // the run was aborted meanwhile: the core was told (its CancelHandle) and ends the call
+    // itself with the abort, so the failure the abort caused in user code is not sent to race it
+    const run = call.request && call.request.runId !== undefined ? runSignals.get(call.request.runId) : undefined
+    return run && run.aborted ? new Promise(() => {}) : reply
   }
 }
 
@@ -51,7 +70,11 @@ function functionsCaller(options) {
       const own = options[req.name]
       const fn = typeof own === 'function' ? own : options.options && options.options[req.name]
       if (typeof fn !== 'function') throw new TypeError(`options.${req.name} is no longer a function`)
-      const value = await fn({ run: liveRuns.get(req.runId), ...req.args })
+      const params = { run: liveRuns.get(req.runId), ...req.args }
+      // the run's signal, not enumerable: the parameters stay Mastra's as data (cloned, compared)
+      const signal = callSignal(req.runId)
+      if (signal) Object.defineProperty(params, 'signal', { value: signal, enumerable: false })
+      const value = await fn(params)
       const t = toJson({ ok: true, value: value === undefined ? null : value })
       if (t.error !== undefined) throw new TypeError(`${req.name} returned a value that is not JSON-serializable data (${t.error})`)
       return t.json
@@ -91,4 +114,4 @@ function callBounded(fn, ticket, signal, step) {
   })
 }
 
-module.exports = { runContexts, liveRuns, hostCaller, functionsCaller, callBounded }
+module.exports = { runContexts, liveRuns, runSignals, callSignal, hostCaller, functionsCaller, callBounded }

@@ -4,7 +4,7 @@
 // v2/v3) or a plain function. `modelOf` says how `options.model` reaches the core.
 
 const { jsType } = require('./json.js')
-const { runContexts } = require('./host.js')
+const { runContexts, callSignal } = require('./host.js')
 
 function errorReply(e) {
   const error = {
@@ -47,7 +47,8 @@ async function generateWith(model, req) {
   const prompt = []
   if (req.system) prompt.push({ role: 'system', content: req.system })
   prompt.push({ role: 'user', content: [{ type: 'text', text: req.prompt }] })
-  const call = { prompt, abortSignal: AbortSignal.timeout(Math.max(1, req.timeoutMs)) }
+  // the run's abort or the call's timeout, whichever comes first, cancels the model's request
+  const call = { prompt, abortSignal: callSignal(req.runId, req.timeoutMs) }
   if (req.schema) call.responseFormat = { type: 'json', schema: req.schema.schema, name: req.schema.name }
   if (req.temperature !== undefined) call.temperature = req.temperature
   if (req.maxOutputTokens !== undefined) call.maxOutputTokens = req.maxOutputTokens
@@ -96,7 +97,7 @@ function functionCaller(fn) {
         schemaName: req.schema ? req.schema.name : undefined,
         temperature: req.temperature,
         maxOutputTokens: req.maxOutputTokens,
-        signal: AbortSignal.timeout(Math.max(1, req.timeoutMs)),
+        signal: callSignal(req.runId, req.timeoutMs),
       })
       if (isLanguageModel(r)) return await generateWith(r, req)
       if (typeof r === 'string') return JSON.stringify({ ok: true, text: r })

@@ -145,6 +145,11 @@ impl HostFn {
             }
         };
         let reply = tokio::select! {
+            // an abort wins over a reply that came with it (the function saw the run's signal)
+            biased;
+            _ = ctx.cancel.cancelled() => {
+                return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
+            }
             r = call => r,
             _ = timeout => {
                 let mut e = JudgeError::new(
@@ -153,9 +158,6 @@ impl HostFn {
                 );
                 e.name = "TimeoutError".into();
                 return Err(e);
-            }
-            _ = ctx.cancel.cancelled() => {
-                return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
             }
             _ = deadline => {
                 return Err(JudgeError::new(
