@@ -135,8 +135,11 @@ pub struct ScorerSpec {
     pub steps: &'static [StepMeta],
     /// Build the scorer from its factory options (checked here: TypeError-style errors) and
     /// what the host supplies beside them ([`BuildContext`]).
-    pub build: fn(&Value, &BuildContext) -> Result<Box<dyn Scorer>, InvalidArgument>,
+    pub build: BuildFn,
 }
+
+/// A scorer's builder ([`ScorerSpec::build`]).
+pub type BuildFn = fn(&Value, &BuildContext) -> Result<Box<dyn Scorer>, InvalidArgument>;
 
 /// What a scorer's build gets besides its options' JSON: what the host supplies. Passed to
 /// [`ScorerSpec::build`] explicitly; `BuildContext::default()` is a build with nothing from
