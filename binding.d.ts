@@ -88,10 +88,11 @@ export declare function createEvalAccumulator(config: string): NativeEvalAccumul
 /**
  * Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`
  * outcome naming what is wrong. Never throws for bad arguments; a panic becomes an
- * internal-error outcome. `functions` calls the function-valued options the descriptor
- * names (`functions`), e.g. `getContext`: see `oxeval_core::scorers::llm::callbacks`.
+ * internal-error outcome. `host` is the facade's one host channel (`lib/host.js`): it
+ * answers the judge model's calls when `options.model` is a JS model, and the calls of the
+ * function-valued options the descriptor names (`functions`), e.g. `getContext`.
  */
-export declare function createScorer(factory: string, options: string, descriptor: string, model?: ((arg: string) => Promise<string>) | undefined | null, functions?: ((arg: string) => Promise<string>) | undefined | null): NativeScorer | Record<string, unknown>
+export declare function createScorer(factory: string, options: string, descriptor: string, host?: ((arg: string) => Promise<string>) | undefined | null): NativeScorer | Record<string, unknown>
 
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

@@ -5,7 +5,7 @@
 
 const { jsType, wellFormed } = require('./json.js')
 const { modelOf } = require('./models.js')
-const { functionsCaller } = require('./host.js')
+const { hostCaller, functionsCaller } = require('./host.js')
 
 /** Options that are functions handled elsewhere (the judge model, contextExtractor). */
 const HANDLED_FUNCTIONS = new Set(['model', 'contextExtractor'])
@@ -59,7 +59,12 @@ function describeOptions(options) {
   } catch (e) {
     d.serializeError = e && e.message ? e.message : String(e)
   }
-  return { json: json ?? 'null', d, caller: model.caller, functions: d.functions.length ? functionsCaller(options) : undefined }
+  // the one host channel: the judge model's calls and the function options' calls
+  const handlers = {}
+  if (model.caller) handlers.judgeModel = model.caller
+  if (d.functions.length) handlers.functionOption = functionsCaller(options)
+  const host = Object.keys(handlers).length ? hostCaller(handlers) : undefined
+  return { json: json ?? 'null', d, host, keepRun: handlers.functionOption !== undefined }
 }
 
 /** `scorer.run()`'s options as data for the core. */

@@ -1,9 +1,10 @@
 'use strict'
-// The host channel: how the core's run reaches user JS. The runs in flight (their
-// requestContext for judge functions, the run itself for function options), the one caller
-// of a scorer's function options (e.g. getContext, called by Rust mid-run), and callBounded,
-// which calls a user callback (contextExtractor) under the run's signal and the bound the core
-// gives. Judge models supplied as JS values are models.js.
+// The host channel: how the core's run reaches user JS. `hostCaller` is the ONE function Rust
+// calls for every host call (`{ kind, request }`: a judge model given as a JS value, answered
+// by models.js; a function option such as getContext, answered by `functionsCaller`); the runs
+// in flight (their requestContext for judge functions, the run itself for function options);
+// and callBounded, which calls a user callback (contextExtractor) under the run's signal and
+// the bound the core gives.
 
 const { toJson } = require('./json.js')
 
@@ -13,27 +14,72 @@ const runContexts = new Map()
 /** Each run in flight (by runId) of a scorer with function options, as those functions get it. */
 const liveRuns = new Map()
 
+/** The `AbortSignal` of each run in flight that has one (by runId). */
+const runSignals = new Map()
+
 /**
- * The one caller of a scorer's function options: request `{ name, runId, args }` → the
+ * The signal of one host call for run `runId`: fires on the run's abort (`scorer.run(run, {
+ * signal })`) or after `timeoutMs` (the core's budget for a judge call), whichever comes
+ * first; without a timeout, the run's signal (or none).
+ */
+function callSignal(runId, timeoutMs) {
+  const run = runId !== undefined ? runSignals.get(runId) : undefined
+  if (timeoutMs === undefined) return run
+  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs))
+  return run ? AbortSignal.any([run, timeout]) : timeout
+}
+
+function errorJson(e) {
+  return JSON.stringify({
+    ok: false,
+    error: { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) },
+  })
+}
+
+/**
+ * The one function Rust calls (JSON text `{ kind, request }` → the reply, JSON text) with a
+ * handler per kind (`judgeModel`, `functionOption`), each `(request) => Promise<replyJson>`
+ * and never rejecting. A kind without a handler is an `ok: false` reply. Never rejects.
+ */
+function hostCaller(handlers) {
+  return async (json) => {
+    let call
+    try {
+      call = JSON.parse(json)
+    } catch (e) {
+      return errorJson(e)
+    }
+    const handler = handlers[call.kind]
+    if (typeof handler !== 'function') return errorJson(new TypeError(`the host has no handler for ${call.kind} calls`))
+    const reply = await handler(call.request)
+    // the run was aborted meanwhile: the core was told (its CancelHandle) and ends the call
+    // itself with the abort, so the failure the abort caused in user code is not sent to race it
+    const run = call.request && call.request.runId !== undefined ? runSignals.get(call.request.runId) : undefined
+    return run && run.aborted ? new Promise(() => {}) : reply
+  }
+}
+
+/**
+ * The handler of a scorer's function options: request `{ name, runId, args }` → the
  * option (top-level wins over `options.`) called with `{ run, ...args }`, `run` being the
  * run in flight; reply `{ ok: true, value }` or `{ ok: false, error }`. Never rejects.
  */
 function functionsCaller(options) {
-  return async (json) => {
+  return async (req) => {
     try {
-      const req = JSON.parse(json)
       const own = options[req.name]
       const fn = typeof own === 'function' ? own : options.options && options.options[req.name]
       if (typeof fn !== 'function') throw new TypeError(`options.${req.name} is no longer a function`)
-      const value = await fn({ run: liveRuns.get(req.runId), ...req.args })
+      const params = { run: liveRuns.get(req.runId), ...req.args }
+      // the run's signal, not enumerable: the parameters stay Mastra's as data (cloned, compared)
+      const signal = callSignal(req.runId)
+      if (signal) Object.defineProperty(params, 'signal', { value: signal, enumerable: false })
+      const value = await fn(params)
       const t = toJson({ ok: true, value: value === undefined ? null : value })
       if (t.error !== undefined) throw new TypeError(`${req.name} returned a value that is not JSON-serializable data (${t.error})`)
       return t.json
     } catch (e) {
-      return JSON.stringify({
-        ok: false,
-        error: { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) },
-      })
+      return errorJson(e)
     }
   }
 }
@@ -68,4 +114,4 @@ function callBounded(fn, ticket, signal, step) {
   })
 }
 
-module.exports = { runContexts, liveRuns, functionsCaller, callBounded }
+module.exports = { runContexts, liveRuns, runSignals, callSignal, hostCaller, functionsCaller, callBounded }

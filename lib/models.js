@@ -1,10 +1,10 @@
 'use strict'
-// Judge models supplied as JS values. Rust calls ONE async function `(requestJson) =>
-// replyJson` that never rejects; these wrap an AI SDK LanguageModel (specification v2/v3)
-// or a plain function into that shape. `modelOf` says how `options.model` reaches the core.
+// Judge models supplied as JS values: the `judgeModel` handler of the host channel (host.js),
+// `(request) => replyJson`, never rejecting, over an AI SDK LanguageModel (specification
+// v2/v3) or a plain function. `modelOf` says how `options.model` reaches the core.
 
 const { jsType } = require('./json.js')
-const { runContexts } = require('./host.js')
+const { runContexts, callSignal } = require('./host.js')
 
 function errorReply(e) {
   const error = {
@@ -47,7 +47,8 @@ async function generateWith(model, req) {
   const prompt = []
   if (req.system) prompt.push({ role: 'system', content: req.system })
   prompt.push({ role: 'user', content: [{ type: 'text', text: req.prompt }] })
-  const call = { prompt, abortSignal: AbortSignal.timeout(Math.max(1, req.timeoutMs)) }
+  // the run's abort or the call's timeout, whichever comes first, cancels the model's request
+  const call = { prompt, abortSignal: callSignal(req.runId, req.timeoutMs) }
   if (req.schema) call.responseFormat = { type: 'json', schema: req.schema.schema, name: req.schema.name }
   if (req.temperature !== undefined) call.temperature = req.temperature
   if (req.maxOutputTokens !== undefined) call.maxOutputTokens = req.maxOutputTokens
@@ -70,9 +71,9 @@ async function generateWith(model, req) {
 const isLanguageModel = (m) => m !== null && typeof m === 'object' && typeof m.doGenerate === 'function'
 
 function languageModelCaller(model) {
-  return async (json) => {
+  return async (req) => {
     try {
-      return await generateWith(model, JSON.parse(json))
+      return await generateWith(model, req)
     } catch (e) {
       return errorReply(e)
     }
@@ -86,9 +87,8 @@ function languageModelCaller(model) {
  * models (`({ requestContext }) => model`), a language model object, which then answers.
  */
 function functionCaller(fn) {
-  return async (json) => {
+  return async (req) => {
     try {
-      const req = JSON.parse(json)
       const r = await fn({
         requestContext: req.runId !== undefined ? runContexts.get(req.runId) : undefined,
         system: req.system,
@@ -97,7 +97,7 @@ function functionCaller(fn) {
         schemaName: req.schema ? req.schema.name : undefined,
         temperature: req.temperature,
         maxOutputTokens: req.maxOutputTokens,
-        signal: AbortSignal.timeout(Math.max(1, req.timeoutMs)),
+        signal: callSignal(req.runId, req.timeoutMs),
       })
       if (isLanguageModel(r)) return await generateWith(r, req)
       if (typeof r === 'string') return JSON.stringify({ ok: true, text: r })

@@ -9,7 +9,7 @@ const native = require('../load-binding.js')
 const { toJson } = require('./json.js')
 const { raise } = require('./errors.js')
 const { shapeResult } = require('./result.js')
-const { runContexts, liveRuns, callBounded } = require('./host.js')
+const { runContexts, liveRuns, runSignals, callBounded } = require('./host.js')
 const { describeOptions, describeRunOptions, extractorOption } = require('./describe.js')
 
 class Scorer {
@@ -94,6 +94,8 @@ class Scorer {
     const keepContext = run.requestContext !== undefined && run.requestContext !== null
     if (keepContext) runContexts.set(runId, run.requestContext)
     if (this.#keepRun) liveRuns.set(runId, { ...run, runId })
+    // a JS judge's request and a function option see the run's abort (host.js callSignal)
+    if (signal) runSignals.set(runId, signal)
     let outcome
     try {
       outcome = await ticket.run(extra, afterCallback, handle)
@@ -101,6 +103,7 @@ class Scorer {
       if (signal) signal.removeEventListener('abort', onAbort)
       if (keepContext) runContexts.delete(runId)
       if (this.#keepRun) liveRuns.delete(runId)
+      if (signal && runSignals.get(runId) === signal) runSignals.delete(runId)
     }
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
@@ -113,11 +116,11 @@ class Scorer {
 /** The factory of one registry entry. */
 function factory(spec) {
   const create = function (options) {
-    const { json, d, caller, functions } = describeOptions(options)
-    const made = native.createScorer(spec.factory, json, JSON.stringify(d), caller, functions)
+    const { json, d, host, keepRun } = describeOptions(options)
+    const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
     const extractor = spec.contextExtractor && typeof extractorOption(options) === 'function' ? extractorOption(options) : undefined
-    return new Scorer(made, extractor, functions !== undefined)
+    return new Scorer(made, extractor, keepRun)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

@@ -1,63 +1,56 @@
-//! A judge model supplied from JS (an AI SDK `LanguageModel` or a function): the facade
-//! wraps it in one async function `(requestJson) => replyJson` that never rejects; this
-//! module calls it from Rust through a threadsafe function.
+//! The host channel in the binding: ONE JS function `(json) => Promise<json>` that never
+//! rejects (lib/host.js's `hostCaller`), called from Rust through a weak threadsafe function
+//! for every [`HostCall`] (a judge model supplied as a JS value, a function option such as
+//! `getContext`). The wire: `{ kind, request }` → the reply of that kind.
 
 use futures::future::BoxFuture;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
-use oxeval_core::provider::external::ExternalModel;
-use oxeval_core::scorers::llm::callbacks::HostFunctions;
+use oxeval_core::provider::external::{Host, HostCall};
 use std::sync::Arc;
 
-/// `weak`: a scorer holding a JS model never keeps Node from exiting.
+/// `weak`: a scorer holding a JS host never keeps Node from exiting.
 type Tsfn = ThreadsafeFunction<String, Promise<String>, String, Status, false, true>;
 
-pub struct JsModel {
+pub struct JsHost {
     tsfn: Arc<Tsfn>,
 }
 
-impl JsModel {
+impl JsHost {
     pub fn new(f: &Function<'_, String, Promise<String>>) -> Result<Self> {
         let tsfn = f
             .build_threadsafe_function::<String>()
             .callee_handled::<false>()
             .weak::<true>()
             .build()?;
-        Ok(JsModel {
+        Ok(JsHost {
             tsfn: Arc::new(tsfn),
         })
     }
 }
 
-impl ExternalModel for JsModel {
-    fn call(&self, request: String) -> BoxFuture<'static, std::result::Result<String, String>> {
+impl Host for JsHost {
+    fn call(
+        &self,
+        kind: HostCall,
+        request: String,
+    ) -> BoxFuture<'static, std::result::Result<String, String>> {
         let tsfn = self.tsfn.clone();
+        let what = match kind {
+            HostCall::JudgeModel => "the judge model",
+            HostCall::FunctionOption => "the function",
+        };
+        // the request is JSON text already: wrap it without parsing it again
+        let envelope = format!(r#"{{"kind":"{}","request":{request}}}"#, kind.name());
         Box::pin(async move {
             // call_async_catch: a synchronous throw in JS becomes an error here, never fatal
             let promise = tsfn
-                .call_async_catch(request)
+                .call_async_catch(envelope)
                 .await
-                .map_err(|e| format!("the judge model could not be called: {}", e.reason))?;
+                .map_err(|e| format!("{what} could not be called: {}", e.reason))?;
             promise
                 .await
-                .map_err(|e| format!("the judge model failed: {}", e.reason))
-        })
-    }
-}
-
-/// The same wrapper calls the function-valued scorer options (e.g. `getContext`): the facade
-/// hands over one async `(requestJson) => replyJson` that never rejects.
-impl HostFunctions for JsModel {
-    fn call(&self, request: String) -> BoxFuture<'static, std::result::Result<String, String>> {
-        let tsfn = self.tsfn.clone();
-        Box::pin(async move {
-            let promise = tsfn
-                .call_async_catch(request)
-                .await
-                .map_err(|e| format!("the function could not be called: {}", e.reason))?;
-            promise
-                .await
-                .map_err(|e| format!("the function failed: {}", e.reason))
+                .map_err(|e| format!("{what} failed: {}", e.reason))
         })
     }
 }

@@ -4,8 +4,7 @@ use crate::error::{invalid_outcome, panic_outcome, Outcome};
 use crate::scorer::NativeScorer;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use oxeval_core::scorers::llm::callbacks::{with_host_functions, HostFunctionSet};
-use oxeval_core::scorers::llm::common::{with_external_model, ExternalJudge};
+use oxeval_core::provider::external::Host;
 use oxeval_core::scorers::registry::{self, FactoryDescriptor};
 use oxeval_core::InvalidArgument;
 use serde_json::Value;
@@ -23,34 +22,23 @@ pub fn registry() -> Value {
 
 /// Create a scorer by factory name: a `NativeScorer`, or a `{ ok: false, kind: 'type' }`
 /// outcome naming what is wrong. Never throws for bad arguments; a panic becomes an
-/// internal-error outcome. `functions` calls the function-valued options the descriptor
-/// names (`functions`), e.g. `getContext`: see `oxeval_core::scorers::llm::callbacks`.
+/// internal-error outcome. `host` is the facade's one host channel (`lib/host.js`): it
+/// answers the judge model's calls when `options.model` is a JS model, and the calls of the
+/// function-valued options the descriptor names (`functions`), e.g. `getContext`.
 #[napi(ts_return_type = "NativeScorer | Record<string, unknown>")]
 pub fn create_scorer(
     factory: String,
     options: String,
     descriptor: String,
-    model: Option<Function<'_, String, Promise<String>>>,
-    functions: Option<Function<'_, String, Promise<String>>>,
+    host: Option<Function<'_, String, Promise<String>>>,
 ) -> Either<NativeScorer, Outcome> {
-    let external = match &model {
+    let host: Option<Arc<dyn Host>> = match &host {
         None => None,
-        Some(f) => match crate::model::JsModel::new(f) {
-            Ok(m) => Some(m),
+        Some(f) => match crate::model::JsHost::new(f) {
+            Ok(h) => Some(Arc::new(h)),
             Err(e) => {
                 return Either::B(Outcome::Other(invalid_outcome(InvalidArgument::options(
-                    format!("options.model could not be prepared: {}", e.reason),
-                ))))
-            }
-        },
-    };
-    let caller = match &functions {
-        None => None,
-        Some(f) => match crate::model::JsModel::new(f) {
-            Ok(m) => Some(Arc::new(m)),
-            Err(e) => {
-                return Either::B(Outcome::Other(invalid_outcome(InvalidArgument::options(
-                    format!("the function options could not be prepared: {}", e.reason),
+                    format!("the host channel could not be prepared: {}", e.reason),
                 ))))
             }
         },
@@ -65,18 +53,7 @@ pub fn create_scorer(
             let value: Value = serde_json::from_str(&options).map_err(|e| {
                 InvalidArgument::options(format!("options is not valid JSON text: {e}"))
             })?;
-            let judge = external.map(|m| ExternalJudge {
-                provider_id: d.model_provider.clone(),
-                model_id: d.model_id.clone(),
-                model: Arc::new(m),
-            });
-            let host = caller.map(|caller| HostFunctionSet {
-                caller,
-                names: d.functions.clone(),
-            });
-            let scorer = with_host_functions(host, || {
-                with_external_model(judge, || registry::build_spec(spec, &value))
-            })?;
+            let scorer = registry::build_spec(spec, &value, &d.build_context(host))?;
             Ok(NativeScorer::new(Arc::from(scorer), spec))
         },
     ));

@@ -5,8 +5,9 @@ mod common;
 
 use common::*;
 use futures::future::BoxFuture;
-use oxeval_core::scorers::llm::callbacks::{with_host_functions, HostFunctionSet, HostFunctions};
+use oxeval_core::provider::external::{Host, HostCall};
 use oxeval_core::scorers::llm::hallucination::Hallucination;
+use oxeval_core::scorers::BuildContext;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
@@ -14,8 +15,9 @@ use std::sync::{Arc, Mutex};
 #[derive(Default, Clone)]
 struct Recorder(Arc<Mutex<Vec<Value>>>);
 
-impl HostFunctions for Recorder {
-    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+impl Host for Recorder {
+    fn call(&self, kind: HostCall, request: String) -> BoxFuture<'static, Result<String, String>> {
+        assert_eq!(kind, HostCall::FunctionOption);
         let req: Value = serde_json::from_str(&request).unwrap();
         self.0.lock().unwrap().push(req);
         Box::pin(async {
@@ -51,13 +53,14 @@ async fn judge() -> wiremock::MockServer {
 async fn get_context_is_called_per_step_with_the_results_so_far() {
     let server = judge().await;
     let host = Recorder::default();
-    let set = HostFunctionSet {
-        caller: Arc::new(host.clone()),
-        names: vec!["getContext".into()],
-    };
-    let s = with_host_functions(Some(set), || {
-        Hallucination::from_options(&options(&server, json!({"context": ["unused option"]})))
-    })
+    let s = Hallucination::build(
+        &options(&server, json!({"context": ["unused option"]})),
+        &BuildContext {
+            host: Some(Arc::new(host.clone())),
+            functions: vec!["getContext".into()],
+            ..Default::default()
+        },
+    )
     .unwrap();
     let r = score(
         &s,
@@ -103,13 +106,14 @@ async fn get_context_is_called_per_step_with_the_results_so_far() {
 async fn run_context_wins_and_get_context_is_not_called() {
     let server = judge().await;
     let host = Recorder::default();
-    let set = HostFunctionSet {
-        caller: Arc::new(host.clone()),
-        names: vec!["getContext".into()],
-    };
-    let s = with_host_functions(Some(set), || {
-        Hallucination::from_options(&options(&server, json!({})))
-    })
+    let s = Hallucination::build(
+        &options(&server, json!({})),
+        &BuildContext {
+            host: Some(Arc::new(host.clone())),
+            functions: vec!["getContext".into()],
+            ..Default::default()
+        },
+    )
     .unwrap();
     let r = score(
         &s,

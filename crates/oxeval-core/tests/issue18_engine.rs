@@ -10,7 +10,7 @@ use common::*;
 use futures::future::BoxFuture;
 use oxeval_core::engine::cache::{CacheEnv, ResponseCache};
 use oxeval_core::engine::RunContext;
-use oxeval_core::provider::external::{ExternalModel, ExternalProvider};
+use oxeval_core::provider::external::{ExternalProvider, Host, HostCall};
 use oxeval_core::provider::{anthropic, google, openai};
 use oxeval_core::scorers::llm::answer_relevancy::{AnswerRelevancy, Options};
 use oxeval_core::{ErrorCode, Judge, ModelConfig, ModelSettings, RunError, Scorer};
@@ -77,8 +77,9 @@ struct HostModel {
     pad: usize,
 }
 
-impl ExternalModel for HostModel {
-    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+impl Host for HostModel {
+    fn call(&self, kind: HostCall, request: String) -> BoxFuture<'static, Result<String, String>> {
+        assert_eq!(kind, HostCall::JudgeModel);
         let req: Value = serde_json::from_str(&request).unwrap();
         let schema = req
             .pointer("/schema/name")

@@ -152,8 +152,11 @@ impl Judge {
             }
             exec.model_call_count += 1;
             let outcome = tokio::select! {
-                r = self.provider.complete(req, &opts, timeout) => r,
+                // an abort wins over a reply that came with it (a host model's request
+                // fails when the run's signal cancels it)
+                biased;
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
+                r = self.provider.complete(req, &opts, timeout) => r,
             };
             drop(permit);
             match &outcome {

@@ -166,24 +166,45 @@ pub struct ExternalError {
     pub retryable: bool,
 }
 
-/// The host side: send one request (as JSON text), get one reply (as JSON text).
-pub trait ExternalModel: Send + Sync {
-    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>>;
+/// What the core asks the host for: the kind of one [`Host::call`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostCall {
+    /// A judge model the host supplies (request [`ExternalRequest`], reply [`ExternalReply`]).
+    JudgeModel,
+    /// A function-valued scorer option, e.g. `getContext` (see `scorers::llm::callbacks`).
+    FunctionOption,
 }
 
-/// A [`Provider`] over an [`ExternalModel`].
+impl HostCall {
+    /// The kind's name on the wire (`judgeModel`, `functionOption`).
+    pub fn name(self) -> &'static str {
+        match self {
+            HostCall::JudgeModel => "judgeModel",
+            HostCall::FunctionOption => "functionOption",
+        }
+    }
+}
+
+/// The host: ONE channel for every call the core makes into it (in Node: into JS). One
+/// request of `kind` (JSON text) → one reply (JSON text). `Err` is a failure to call at all;
+/// what the host's code raised is a reply (`ok: false`).
+pub trait Host: Send + Sync {
+    fn call(&self, kind: HostCall, request: String) -> BoxFuture<'static, Result<String, String>>;
+}
+
+/// A [`Provider`] over the host's judge model ([`HostCall::JudgeModel`] calls).
 pub struct ExternalProvider {
     name: String,
     model_id: String,
-    model: Arc<dyn ExternalModel>,
+    host: Arc<dyn Host>,
 }
 
 impl ExternalProvider {
-    pub fn new(name: &str, model_id: &str, model: Arc<dyn ExternalModel>) -> Self {
+    pub fn new(name: &str, model_id: &str, host: Arc<dyn Host>) -> Self {
         ExternalProvider {
             name: name.to_string(),
             model_id: model_id.to_string(),
-            model,
+            host,
         }
     }
 }
@@ -278,7 +299,7 @@ impl Provider for ExternalProvider {
             run_id: RUN_ID.try_with(|id| id.to_string()).ok(),
         };
         let text = serde_json::to_string(&body).unwrap_or_default();
-        let call = self.model.call(text);
+        let call = self.host.call(HostCall::JudgeModel, text);
         let limit = req.max_response_bytes;
         Box::pin(async move {
             // a promise that never settles is bounded by the call timeout

@@ -4,7 +4,7 @@ pub mod llm;
 pub mod registry;
 pub mod spec;
 
-pub use spec::{Kind, ScorerSpec, StepMeta};
+pub use spec::{BuildContext, Kind, ScorerSpec, StepMeta};
 
 use crate::engine::RunContext;
 use crate::pipeline::{RunError, ScoreResult};
@@ -192,7 +192,7 @@ mod tests {
         preprocess: None,
         analyze: None,
         steps: &[StepMeta::function("generateScore", "Always 1")],
-        build: |_| {
+        build: |_, _| {
             boxed(Ok(Constant {
                 meta: ScorerMeta::code(&SPEC, "agent"),
             }))
@@ -201,7 +201,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_code_scorer_has_no_judge() {
-        let s = crate::scorers::registry::build_spec(&SPEC, &json!({})).unwrap();
+        let s =
+            crate::scorers::registry::build_spec(&SPEC, &json!({}), &Default::default()).unwrap();
         assert!(s.judge().is_none());
         let meta = serde_json::to_value(s.meta()).unwrap();
         assert_eq!(meta["type"], "agent");

@@ -9,7 +9,8 @@ use crate::scorers::llm::{
     factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
 };
 pub use crate::scorers::spec::{
-    boxed, schema_of, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec, StepMeta,
+    boxed, schema_of, BuildContext, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec,
+    StepMeta,
 };
 use crate::scorers::Scorer;
 use serde_json::{json, Value};
@@ -37,19 +38,27 @@ pub fn find(factory: &str) -> Option<&'static ScorerSpec> {
 }
 
 /// Build a scorer by factory name.
-pub fn build(factory: &str, options: &Value) -> Result<Box<dyn Scorer>, InvalidArgument> {
+pub fn build(
+    factory: &str,
+    options: &Value,
+    cx: &BuildContext,
+) -> Result<Box<dyn Scorer>, InvalidArgument> {
     let spec = find(factory).ok_or_else(|| {
         InvalidArgument::options(format!("there is no scorer factory named '{factory}'"))
     })?;
-    build_spec(spec, options)
+    build_spec(spec, options, cx)
 }
 
 /// Build `spec`'s scorer from its factory options, with the `id` and `name` options every
 /// factory takes (so two scorers of one kind, or oxeval's and Mastra's, can coexist).
-pub fn build_spec(spec: &ScorerSpec, options: &Value) -> Result<Box<dyn Scorer>, InvalidArgument> {
+pub fn build_spec(
+    spec: &ScorerSpec,
+    options: &Value,
+    cx: &BuildContext,
+) -> Result<Box<dyn Scorer>, InvalidArgument> {
     let id = identity_option(options, "id")?;
     let name = identity_option(options, "name")?;
-    let mut scorer = (spec.build)(options)?;
+    let mut scorer = (spec.build)(options, cx)?;
     if let Some(id) = id {
         scorer.meta_mut().id = id.into();
     }
@@ -151,22 +160,25 @@ mod tests {
         }
         assert!(find("createAnswerRelevancyScorer").is_some());
         let model = json!({"id": "openai/x", "url": "http://127.0.0.1:9/v1"});
+        let none = BuildContext::default();
         let s = build(
             "createAnswerRelevancyScorer",
             &json!({"model": model, "id": "ar-2", "name": "Second AR"}),
+            &none,
         )
         .unwrap();
         assert_eq!((&*s.meta().id, &*s.meta().name), ("ar-2", "Second AR"));
         let bad = build(
             "createAnswerRelevancyScorer",
             &json!({"model": model, "id": ""}),
+            &none,
         );
         assert!(bad
             .err()
             .unwrap()
             .message
             .contains("options.id must be a non-empty string"));
-        let e = build("createNopeScorer", &json!({})).err().unwrap();
+        let e = build("createNopeScorer", &json!({}), &none).err().unwrap();
         assert!(e
             .message
             .contains("no scorer factory named 'createNopeScorer'"));
@@ -229,9 +241,11 @@ mod tests {
     #[test]
     fn a_spec_builds_its_scorer_with_its_own_id() {
         for spec in REGISTRY {
-            let s =
-                (spec.build)(&json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}))
-                    .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
+            let s = (spec.build)(
+                &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
+                &BuildContext::default(),
+            )
+            .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
             assert_eq!(s.meta().id, spec.id);
             assert_eq!(s.meta().name, spec.name);
             assert_eq!(s.meta().steps.len(), spec.steps.len());

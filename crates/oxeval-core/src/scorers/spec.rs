@@ -5,10 +5,12 @@
 
 use crate::engine::schema::StepSchema;
 use crate::error::InvalidArgument;
+use crate::provider::external::Host;
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// What a scorer is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -131,8 +133,34 @@ pub struct ScorerSpec {
     pub analyze: Option<SchemaFn>,
     /// `getSteps()`, in order.
     pub steps: &'static [StepMeta],
-    /// Build the scorer from its factory options (checked here: TypeError-style errors).
-    pub build: fn(&Value) -> Result<Box<dyn Scorer>, InvalidArgument>,
+    /// Build the scorer from its factory options (checked here: TypeError-style errors) and
+    /// what the host supplies beside them ([`BuildContext`]).
+    pub build: BuildFn,
+}
+
+/// A scorer's builder ([`ScorerSpec::build`]).
+pub type BuildFn = fn(&Value, &BuildContext) -> Result<Box<dyn Scorer>, InvalidArgument>;
+
+/// What a scorer's build gets besides its options' JSON: what the host supplies. Passed to
+/// [`ScorerSpec::build`] explicitly; `BuildContext::default()` is a build with nothing from
+/// the host.
+#[derive(Clone, Default)]
+pub struct BuildContext {
+    /// The host's one channel ([`Host`]): it answers the judge model's calls and the
+    /// function options' calls of this scorer.
+    pub host: Option<Arc<dyn Host>>,
+    /// The judge model is the host's (a JS value), not `options.model`: its name.
+    pub model: Option<HostModel>,
+    /// The names of the options that are host functions (e.g. `getContext`).
+    pub functions: Vec<String>,
+}
+
+/// The name of a judge model the host supplies.
+#[derive(Debug, Clone)]
+pub struct HostModel {
+    /// The model's provider name (AI SDK `model.provider`, e.g. `openai.chat`).
+    pub provider_id: String,
+    pub model_id: String,
 }
 
 /// What the JS facade tells about a factory call beyond the options' JSON text (a function,
@@ -163,6 +191,24 @@ pub struct FactoryDescriptor {
 }
 
 impl FactoryDescriptor {
+    /// The build context of a factory call whose host channel is `host`: the judge model is
+    /// the host's when `options.model` was a JS model (a function or a language model).
+    pub fn build_context(&self, host: Option<Arc<dyn Host>>) -> BuildContext {
+        let js_model = matches!(self.model.as_str(), "function" | "languageModel");
+        BuildContext {
+            model: (js_model && host.is_some()).then(|| HostModel {
+                provider_id: self.model_provider.clone(),
+                model_id: self.model_id.clone(),
+            }),
+            functions: if host.is_some() {
+                self.functions.clone()
+            } else {
+                Vec::new()
+            },
+            host,
+        }
+    }
+
     /// Check what JSON could not carry; the message names the factory and the option.
     pub fn check(&self, factory: &str, spec: &ScorerSpec) -> Result<(), InvalidArgument> {
         let d = self;

@@ -3,8 +3,8 @@
 //! building a step's prompt).
 //!
 //! A function cannot cross into the core as data: the host tells which options were
-//! functions (their names, see [`with_host_functions`]) and hands over ONE caller,
-//! [`HostFunctions`]. A scorer takes its function with [`host_function`] when it is built,
+//! functions (their names, in the scorer's [`BuildContext`]) and hands over ONE caller,
+//! the host's channel ([`Host`], [`HostCall::FunctionOption`] calls). A scorer takes its function with [`host_function`] when it is built,
 //! and calls it with [`HostFn::call`], bounded by the run's deadline and cancellation, and
 //! each call by the callback bound (run option `callbackTimeoutMs`, default
 //! [`DEFAULT_CALLBACK_TIMEOUT_MS`]): a function that never settles fails its step, it never
@@ -17,10 +17,11 @@
 use crate::engine::RunContext;
 use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_value;
+use crate::provider::external::{Host, HostCall};
 use crate::run::{callback_timeout_message, DEFAULT_CALLBACK_TIMEOUT_MS};
+use crate::scorers::spec::BuildContext;
 use futures::future::BoxFuture;
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,56 +41,23 @@ pub fn callback_timeout() -> Option<Duration> {
         )))
 }
 
-/// The host's caller: `request` → reply (see the module docs). Never fails for a function's
-/// own error (that is an `ok: false` reply); `Err` is a failure to call at all.
-pub trait HostFunctions: Send + Sync {
-    fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>>;
-}
-
-/// The host functions of the scorer being built: the caller and the names of the options
-/// that were functions.
-#[derive(Clone)]
-pub struct HostFunctionSet {
-    pub caller: Arc<dyn HostFunctions>,
-    pub names: Vec<String>,
-}
-
-thread_local! {
-    static HOST_FUNCTIONS: RefCell<Option<HostFunctionSet>> = const { RefCell::new(None) };
-}
-
-/// Build a scorer (`f`) with `set` available to [`host_function`] for the duration of the
-/// (synchronous) call on this thread.
-pub fn with_host_functions<R>(set: Option<HostFunctionSet>, f: impl FnOnce() -> R) -> R {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            HOST_FUNCTIONS.with(|h| *h.borrow_mut() = None);
-        }
-    }
-    HOST_FUNCTIONS.with(|h| *h.borrow_mut() = set);
-    let _reset = Reset;
-    f()
-}
-
 /// The function option `name` (top-level or under `options`): `Some` when the host supplied
 /// a function; `None` when absent; a TypeError when the option is present but not a function
 /// (the host drops function values from the JSON, so a value left there is not one).
 pub fn host_function(
     options: &Value,
+    cx: &BuildContext,
     name: &str,
     signature: &str,
 ) -> Result<Option<HostFn>, InvalidArgument> {
-    let supplied = HOST_FUNCTIONS.with(|h| {
-        h.borrow()
-            .as_ref()
-            .filter(|s| s.names.iter().any(|n| n == name))
-            .map(|s| s.caller.clone())
-    });
-    if let Some(caller) = supplied {
+    let supplied = cx
+        .host
+        .as_ref()
+        .filter(|_| cx.functions.iter().any(|n| n == name));
+    if let Some(host) = supplied {
         return Ok(Some(HostFn {
             name: name.to_string(),
-            caller,
+            host: host.clone(),
         }));
     }
     match scorer_value(options, name)? {
@@ -105,7 +73,7 @@ pub fn host_function(
 #[derive(Clone)]
 pub struct HostFn {
     name: String,
-    caller: Arc<dyn HostFunctions>,
+    host: Arc<dyn Host>,
 }
 
 impl std::fmt::Debug for HostFn {
@@ -121,11 +89,15 @@ impl HostFn {
         f: impl Fn(Value) -> Result<Value, (String, String)> + Send + Sync + 'static,
     ) -> HostFn {
         struct Local<F>(F);
-        impl<F> HostFunctions for Local<F>
+        impl<F> Host for Local<F>
         where
             F: Fn(Value) -> Result<Value, (String, String)> + Send + Sync,
         {
-            fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+            fn call(
+                &self,
+                _: HostCall,
+                request: String,
+            ) -> BoxFuture<'static, Result<String, String>> {
                 let req: Value = serde_json::from_str(&request).unwrap_or_default();
                 let reply = match (self.0)(req["args"].clone()) {
                     Ok(value) => json!({"ok": true, "value": value}),
@@ -138,7 +110,7 @@ impl HostFn {
         }
         HostFn {
             name: name.to_string(),
-            caller: Arc::new(Local(f)),
+            host: Arc::new(Local(f)),
         }
     }
 
@@ -158,7 +130,7 @@ impl HostFn {
         args: Value,
     ) -> Result<Value, JudgeError> {
         let request = json!({"name": self.name, "runId": run_id, "args": args}).to_string();
-        let call = self.caller.call(request);
+        let call = self.host.call(HostCall::FunctionOption, request);
         let deadline = async {
             match ctx.deadline {
                 Some(d) => tokio::time::sleep_until(d).await,
@@ -173,6 +145,11 @@ impl HostFn {
             }
         };
         let reply = tokio::select! {
+            // an abort wins over a reply that came with it (the function saw the run's signal)
+            biased;
+            _ = ctx.cancel.cancelled() => {
+                return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
+            }
             r = call => r,
             _ = timeout => {
                 let mut e = JudgeError::new(
@@ -181,9 +158,6 @@ impl HostFn {
                 );
                 e.name = "TimeoutError".into();
                 return Err(e);
-            }
-            _ = ctx.cancel.cancelled() => {
-                return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
             }
             _ = deadline => {
                 return Err(JudgeError::new(
@@ -223,8 +197,13 @@ mod tests {
     use super::*;
 
     struct Echo;
-    impl HostFunctions for Echo {
-        fn call(&self, request: String) -> BoxFuture<'static, Result<String, String>> {
+    impl Host for Echo {
+        fn call(
+            &self,
+            kind: HostCall,
+            request: String,
+        ) -> BoxFuture<'static, Result<String, String>> {
+            assert_eq!(kind, HostCall::FunctionOption);
             Box::pin(async move {
                 let req: Value = serde_json::from_str(&request).unwrap();
                 Ok(json!({"ok": true, "value": req}).to_string())
@@ -233,26 +212,25 @@ mod tests {
     }
 
     struct Never;
-    impl HostFunctions for Never {
-        fn call(&self, _: String) -> BoxFuture<'static, Result<String, String>> {
+    impl Host for Never {
+        fn call(&self, _: HostCall, _: String) -> BoxFuture<'static, Result<String, String>> {
             Box::pin(std::future::pending())
         }
     }
 
-    fn set(caller: Arc<dyn HostFunctions>) -> Option<HostFunctionSet> {
-        Some(HostFunctionSet {
-            caller,
-            names: vec!["getContext".into()],
-        })
+    fn set(host: Arc<dyn Host>) -> BuildContext {
+        BuildContext {
+            host: Some(host),
+            functions: vec!["getContext".into()],
+            ..Default::default()
+        }
     }
 
     #[tokio::test]
     async fn supplied_absent_and_wrong_options() {
-        let f = with_host_functions(set(Arc::new(Echo)), || {
-            host_function(&json!({}), "getContext", "(x) => y")
-        })
-        .unwrap()
-        .unwrap();
+        let f = host_function(&json!({}), &set(Arc::new(Echo)), "getContext", "(x) => y")
+            .unwrap()
+            .unwrap();
         let v = f
             .call(&RunContext::default(), "r1", json!({"step": "analyze"}))
             .await
@@ -261,12 +239,14 @@ mod tests {
             v,
             json!({"name": "getContext", "runId": "r1", "args": {"step": "analyze"}})
         );
-        // outside with_host_functions nothing is supplied
-        assert!(host_function(&json!({}), "getContext", "()")
+        // without the host's functions nothing is supplied
+        let none = BuildContext::default();
+        assert!(host_function(&json!({}), &none, "getContext", "()")
             .unwrap()
             .is_none());
         let e = host_function(
             &json!({"options": {"getContext": ["a"]}}),
+            &none,
             "getContext",
             "(p) => string[]",
         )
@@ -290,11 +270,9 @@ mod tests {
             ("RangeError", "getContext threw: boom")
         );
 
-        let never = with_host_functions(set(Arc::new(Never)), || {
-            host_function(&json!({}), "getContext", "")
-        })
-        .unwrap()
-        .unwrap();
+        let never = host_function(&json!({}), &set(Arc::new(Never)), "getContext", "")
+            .unwrap()
+            .unwrap();
         let ctx = RunContext {
             deadline: Some(tokio::time::Instant::now() + std::time::Duration::from_millis(20)),
             ..Default::default()
@@ -314,11 +292,9 @@ mod tests {
             callback_timeout(),
             Some(Duration::from_millis(DEFAULT_CALLBACK_TIMEOUT_MS as u64))
         );
-        let never = with_host_functions(set(Arc::new(Never)), || {
-            host_function(&json!({}), "getContext", "")
-        })
-        .unwrap()
-        .unwrap();
+        let never = host_function(&json!({}), &set(Arc::new(Never)), "getContext", "")
+            .unwrap()
+            .unwrap();
         // no deadline, no signal: only the bound ends it
         let t0 = std::time::Instant::now();
         let e = CALLBACK_TIMEOUT

@@ -20,6 +20,7 @@ use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, user_text};
@@ -77,7 +78,7 @@ impl ContextSource for Vec<String> {
 
 /// A member's options after defaults (read top-level or under `options`).
 pub trait ClaimOptions: Sized + Send + Sync {
-    fn from_value(v: &Value) -> Result<Self, InvalidArgument>;
+    fn from_value(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument>;
     /// The `scale` option: scores lie in `[0, scale]`.
     fn scale(&self) -> f64;
 }
@@ -103,7 +104,7 @@ impl<const NONEMPTY: bool> Default for ScaleOptions<NONEMPTY> {
 }
 
 impl<const NONEMPTY: bool> ClaimOptions for ScaleOptions<NONEMPTY> {
-    fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
+    fn from_value(v: &Value, _: &BuildContext) -> Result<Self, InvalidArgument> {
         Ok(ScaleOptions {
             scale: scale_option(v)?,
             context: match NONEMPTY {
@@ -226,9 +227,14 @@ pub struct ClaimScorer<M: ClaimMetric> {
 }
 
 impl<M: ClaimMetric> ClaimScorer<M> {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, M::SPEC.factory)?;
-        let opts = M::Options::from_value(v)?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, M::SPEC.factory, cx)?;
+        let opts = M::Options::from_value(v, cx)?;
         Ok(Self::new(judge, opts))
     }
 

@@ -7,55 +7,31 @@ use crate::engine::{Judge, ModelSettings};
 use crate::error::InvalidArgument;
 use crate::model::ModelConfig;
 use crate::options::options_object;
-use crate::provider::external::{ExternalModel, ExternalProvider};
+use crate::provider::external::ExternalProvider;
+use crate::scorers::spec::BuildContext;
 use serde_json::Value;
-use std::cell::RefCell;
 use std::sync::Arc;
 
 /// Build the judge from `options.model` and `options.modelSettings` (once per scorer).
-pub fn judge_from_options(v: &Value, factory: &str) -> Result<Judge, InvalidArgument> {
+pub fn judge_from_options(
+    v: &Value,
+    factory: &str,
+    cx: &BuildContext,
+) -> Result<Judge, InvalidArgument> {
     options_object(v, factory)?;
     let settings = ModelSettings::from_value(v.get("modelSettings"))?;
     let cache = ResponseCache::from_options(v.get("cache"), CacheEnv::from_process())?;
-    if let Some(ext) = EXTERNAL_MODEL.with(|m| m.borrow().clone()) {
-        let model = ModelConfig::external(&ext.provider_id, &ext.model_id);
+    if let (Some(host), Some(m)) = (&cx.host, &cx.model) {
+        let model = ModelConfig::external(&m.provider_id, &m.model_id);
         let provider = Arc::new(ExternalProvider::new(
             &model.provider_id,
             &model.model_id,
-            ext.model,
+            host.clone(),
         ));
         return Ok(Judge::with_provider(provider, model, settings).with_cache(cache));
     }
     let model = ModelConfig::from_value(v.get("model").unwrap_or(&Value::Null))?;
     Ok(Judge::new(model, settings).with_cache(cache))
-}
-
-/// A judge model the host supplies for the scorer being built (see [`with_external_model`]).
-#[derive(Clone)]
-pub struct ExternalJudge {
-    /// The model's provider name (AI SDK `model.provider`, e.g. `openai.chat`).
-    pub provider_id: String,
-    pub model_id: String,
-    pub model: Arc<dyn ExternalModel>,
-}
-
-thread_local! {
-    static EXTERNAL_MODEL: RefCell<Option<ExternalJudge>> = const { RefCell::new(None) };
-}
-
-/// Build a scorer (`f`) whose judge is `model` instead of `options.model`. Factories are
-/// synchronous, so the model is handed to [`judge_from_options`] for the duration of the
-/// call on this thread; every scorer's option parsing stays as it is.
-pub fn with_external_model<R>(model: Option<ExternalJudge>, f: impl FnOnce() -> R) -> R {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            EXTERNAL_MODEL.with(|m| *m.borrow_mut() = None);
-        }
-    }
-    EXTERNAL_MODEL.with(|m| *m.borrow_mut() = model);
-    let _reset = Reset;
-    f()
 }
 
 /// The reference text of `run.groundTruth`: a string is itself; a message or an array of

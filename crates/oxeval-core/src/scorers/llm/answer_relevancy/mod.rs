@@ -12,6 +12,7 @@ use crate::error::InvalidArgument;
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -61,7 +62,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         StepMeta::function("generateScore", "Weighted share of relevant statements"),
         StepMeta::text("generateReason", "Explain the score"),
     ],
-    build: |v| boxed(AnswerRelevancy::from_options(v)),
+    build: |v, cx| boxed(AnswerRelevancy::build(v, cx)),
 };
 
 /// The scorer's own factory options (besides `model`, `modelSettings`, `cache`), as JS
@@ -238,8 +239,13 @@ pub struct AnswerRelevancy {
 }
 
 impl AnswerRelevancy {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createAnswerRelevancyScorer")?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createAnswerRelevancyScorer", cx)?;
         let opts = Options::from_value(v)?;
         Ok(Self::new(judge, opts))
     }

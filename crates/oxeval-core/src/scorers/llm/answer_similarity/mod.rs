@@ -14,6 +14,7 @@ use crate::error::InvalidArgument;
 use crate::options::{scorer_bool, scorer_number_in};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up};
@@ -67,7 +68,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         ),
         StepMeta::text("generateReason", "Generate explanation of similarity score"),
     ],
-    build: |v| boxed(AnswerSimilarity::from_options(v)),
+    build: |v, cx| boxed(AnswerSimilarity::build(v, cx)),
 };
 
 /// The scorer's own factory options, top-level or under `options` (Mastra's form; merged
@@ -219,8 +220,13 @@ pub struct AnswerSimilarity {
 }
 
 impl AnswerSimilarity {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createAnswerSimilarityScorer")?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createAnswerSimilarityScorer", cx)?;
         let opts = Options::from_value(v)?;
         Ok(Self::new(judge, opts))
     }

@@ -19,6 +19,7 @@ use crate::engine::{Judge, RunContext};
 use crate::error::InvalidArgument;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -60,7 +61,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         StepMeta::function("generateScore", "Mean average precision of the relevant pieces"),
         StepMeta::text("generateReason", "Explain the score"),
     ],
-    build: |v| boxed(ContextPrecision::from_options(v)),
+    build: |v, cx| boxed(ContextPrecision::build(v, cx)),
 };
 
 /// The scorer's own factory options, top-level or under `options` (Mastra's form).
@@ -174,9 +175,14 @@ pub struct ContextPrecision {
 }
 
 impl ContextPrecision {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createContextPrecisionScorer")?;
-        let opts = Options::from_value(v)?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createContextPrecisionScorer", cx)?;
+        let opts = Options::from_value(v, cx)?;
         Ok(Self::new(judge, opts))
     }
 
@@ -324,7 +330,7 @@ mod tests {
 
     #[test]
     fn options() {
-        let o = |v: Value| Options::from_value(&v);
+        let o = |v: Value| Options::from_value(&v, &BuildContext::default());
         assert_eq!(
             o(json!({})).unwrap(),
             Options {

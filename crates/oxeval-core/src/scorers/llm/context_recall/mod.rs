@@ -52,7 +52,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Check whether each claim is attributable to the context",
         "Share of ground-truth claims the context supports",
     ),
-    build: |v| boxed(ContextRecall::from_options(v)),
+    build: |v, cx| boxed(ContextRecall::build(v, cx)),
 };
 
 /// The scorer's own factory options, top-level or under `options` (Mastra's form).
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn options() {
-        let o = |v: Value| Options::from_value(&v);
+        let o = |v: Value| Options::from_value(&v, &crate::scorers::spec::BuildContext::default());
         assert_eq!(
             o(json!({"options": {"context": ["a"], "scale": 3}})).unwrap(),
             Options {

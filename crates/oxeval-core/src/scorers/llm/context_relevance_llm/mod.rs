@@ -16,6 +16,7 @@ use crate::error::InvalidArgument;
 use crate::options::{nested_number_in, scorer_number_in, scorer_object};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -62,7 +63,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         StepMeta::function("generateScore", "Mean relevance weight minus the usage and missing-context penalties"),
         StepMeta::text("generateReason", "Explain the score"),
     ],
-    build: |v| boxed(ContextRelevanceLlm::from_options(v)),
+    build: |v, cx| boxed(ContextRelevanceLlm::build(v, cx)),
 };
 
 /// The scorer's own factory options (besides `model`, `modelSettings`, `cache`), top-level
@@ -228,8 +229,13 @@ pub struct ContextRelevanceLlm {
 }
 
 impl ContextRelevanceLlm {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createContextRelevanceScorerLLM")?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createContextRelevanceScorerLLM", cx)?;
         let opts = Options::from_value(v)?;
         let context = context_option(v)?;
         if context.as_ref().is_some_and(Vec::is_empty) {

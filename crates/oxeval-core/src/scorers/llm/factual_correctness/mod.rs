@@ -17,6 +17,7 @@ use crate::error::InvalidArgument;
 use crate::options::{scorer_bool, scorer_choice, scorer_number_in};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_even};
@@ -54,7 +55,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     preprocess: Some(schema_of::<Preprocess>),
     analyze: Some(schema_of::<Analysis>),
     steps: &DEFAULT_STEPS,
-    build: |v| boxed(FactualCorrectness::from_options(v)),
+    build: |v, cx| boxed(FactualCorrectness::build(v, cx)),
 };
 
 /// `getSteps()` with the default `llmReason: false` (the reason is computed).
@@ -402,8 +403,13 @@ async fn maybe_nli(
 }
 
 impl FactualCorrectness {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createFactualCorrectnessScorer")?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createFactualCorrectnessScorer", cx)?;
         let opts = Options::from_value(v)?;
         Ok(Self::new(judge, opts))
     }

@@ -51,7 +51,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Check each claim against the context",
         "Share of claims the context supports",
     ),
-    build: |v| boxed(Faithfulness::from_options(v)),
+    build: |v, cx| boxed(Faithfulness::build(v, cx)),
 };
 
 /// The scorer's own factory options, top-level or under `options` (Mastra's form).
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn options_forms_merge_with_defaults() {
-        let o = |v: Value| Options::from_value(&v);
+        let o = |v: Value| Options::from_value(&v, &crate::scorers::spec::BuildContext::default());
         assert_eq!(o(json!({})).unwrap(), Options::default());
         assert_eq!(
             o(json!({"options": {"context": ["c"]}})).unwrap(),

@@ -21,7 +21,7 @@ use super::context::{context_option, retrieved_contexts};
 use crate::error::{type_name, ErrorCode, InvalidArgument, JudgeError};
 use crate::pipeline::{Pipeline, RunError};
 use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
+use crate::scorers::spec::{boxed, schema_of, BuildContext, Inputs, Kind, Need, ScorerSpec};
 use crate::text::round2_half_up;
 use futures::future::BoxFuture;
 use schemars::JsonSchema;
@@ -62,7 +62,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Check each claim against the context for contradictions and unsupported assertions",
         "Share of hallucinated claims",
     ),
-    build: |v| boxed(Hallucination::from_options(v)),
+    build: |v, cx| boxed(Hallucination::build(v, cx)),
 };
 
 /// The TypeScript type of `getContext` (a function: the JSON schema cannot say it).
@@ -138,11 +138,11 @@ pub struct Options {
 }
 
 impl ClaimOptions for Options {
-    fn from_value(v: &Value) -> Result<Self, InvalidArgument> {
+    fn from_value(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
         Ok(Options {
             scale: scale_option(v)?,
             context: context_option(v)?,
-            get_context: host_function(v, "getContext", GET_CONTEXT_SIGNATURE)?,
+            get_context: host_function(v, cx, "getContext", GET_CONTEXT_SIGNATURE)?,
         })
     }
 
@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn options() {
-        let o = |v: Value| Options::from_value(&v);
+        let o = |v: Value| Options::from_value(&v, &BuildContext::default());
         let d = o(json!({})).unwrap();
         assert_eq!(
             (d.scale, d.context, d.get_context.is_none()),

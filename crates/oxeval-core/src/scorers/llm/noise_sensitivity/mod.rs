@@ -14,6 +14,7 @@ use crate::error::{type_name, InvalidArgument};
 use crate::options::{nested_number_in, opt_object, scorer_object, scorer_value, wrong_type};
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -64,7 +65,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         StepMeta::function("generateScore", "The judge's robustness score checked against the impact levels, minus the major-issue penalty"),
         StepMeta::text("generateReason", "Generate human-readable explanation of noise sensitivity evaluation"),
     ],
-    build: |v| boxed(NoiseSensitivity::from_options(v)),
+    build: |v, cx| boxed(NoiseSensitivity::build(v, cx)),
 };
 
 /// The scorer's own factory options, top-level or under `options` (Mastra's form; merged
@@ -336,8 +337,13 @@ pub struct NoiseSensitivity {
 }
 
 impl NoiseSensitivity {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createNoiseSensitivityScorerLLM")?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createNoiseSensitivityScorerLLM", cx)?;
         let opts = Options::from_value(v)?;
         Ok(Self::new(judge, opts))
     }

@@ -37,6 +37,7 @@ use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::llm::common::judge_from_options;
 use crate::scorers::llm::context::context_option;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{Need, ScorerSpec, StepMeta, StepSchemaFn};
 use crate::scorers::ScorerMeta;
 use dual::{score_dual, DualJudge};
@@ -84,8 +85,13 @@ impl<M: NvidiaMetric> NvidiaScorer<M> {
     /// `{ model, modelSettings?, cache?, maxRetries = 5, context?: string[] }`: `maxRetries`
     /// is the attempts per judge (an integer from 1 to 20), top-level or under `options`;
     /// `context` is read only by metrics that use contexts.
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, M::SPEC.factory)?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, M::SPEC.factory, cx)?;
         let max_attempts =
             scorer_int_in(v, "maxRetries", 1, MAX_ATTEMPTS_LIMIT, DEFAULT_MAX_ATTEMPTS)?;
         let context = if M::SPEC.inputs.context != Need::Unused {

@@ -14,6 +14,7 @@ use crate::error::{type_name, InvalidArgument};
 use crate::options::{scorer_int_in, scorer_number_in, scorer_value, wrong_type};
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
+use crate::scorers::spec::BuildContext;
 use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use crate::text::{assistant_text, round2_half_up, user_text};
@@ -65,7 +66,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         StepMeta::function("generateScore", "The lower of alignment and coverage, times the scale"),
         StepMeta::text("generateReason", "Explain which axis produced the summarization score"),
     ],
-    build: |v| boxed(Summarization::from_options(v)),
+    build: |v, cx| boxed(Summarization::build(v, cx)),
 };
 
 /// The scorer's own factory options, top-level or under `options` (Mastra's form; merged
@@ -228,8 +229,13 @@ pub struct Summarization {
 }
 
 impl Summarization {
+    /// Build from the factory options alone (nothing from the host).
     pub fn from_options(v: &Value) -> Result<Self, InvalidArgument> {
-        let judge = judge_from_options(v, "createSummarizationScorer")?;
+        Self::build(v, &BuildContext::default())
+    }
+
+    pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
+        let judge = judge_from_options(v, "createSummarizationScorer", cx)?;
         let opts = Options::from_value(v)?;
         Ok(Self::new(judge, opts))
     }

@@ -43,7 +43,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Mean of the valid ratings divided by 4",
         <Rating024 as StepOutput>::schema,
     ),
-    build: |v| boxed(AnswerAccuracy::from_options(v)),
+    build: |v, cx| boxed(AnswerAccuracy::build(v, cx)),
 };
 
 /// `createAnswerAccuracyScorer({ model, modelSettings?, cache?, maxRetries = 5 })`.

@@ -46,7 +46,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Mean of the valid ratings divided by 2",
         <Rating012 as StepOutput>::schema,
     ),
-    build: |v| boxed(ContextRelevance::from_options(v)),
+    build: |v, cx| boxed(ContextRelevance::build(v, cx)),
 };
 
 /// `createContextRelevanceScorer({ model, modelSettings?, cache?, maxRetries = 5, context? })`.

@@ -45,7 +45,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         "Mean of the valid ratings divided by 2",
         <Rating012 as StepOutput>::schema,
     ),
-    build: |v| boxed(ResponseGroundedness::from_options(v)),
+    build: |v, cx| boxed(ResponseGroundedness::build(v, cx)),
 };
 
 /// `createResponseGroundednessScorer({ model, modelSettings?, cache?, maxRetries = 5,
