@@ -342,7 +342,9 @@ async function runEvals(config) {
   }
 
   /** `{ name, code, message }` of an item the run stopped before running. */
-  const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: `not run: ${stoppedEarly}` })
+  // short: a stopped run of 100 000 items writes it 100 000 times; the full reason is the
+  // run's `stopped` (and its outcome)
+  const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: 'not run: the run stopped early (see the run summary\'s `stopped`: its first runs failed in a way retrying cannot change)' })
 
   async function runItem(raw, index, preError) {
     const t0 = performance.now()
