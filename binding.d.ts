@@ -37,45 +37,13 @@ export declare class NativeScorer {
    */
   cacheStats(): Record<string, number> | null
   /**
-   * Accept a run: check the run options and the run, take its `runId`, start its
-   * deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
-   * `run` is the run's JSON text (null with `serializeError` when it has none).
+   * Score one run: check the run options and the run, take its `runId`, start its
+   * deadline, call the scorer's extractor callbacks through the host channel, run the
+   * steps. `run` is the run's JSON text (null with `serializeError` when it has none);
+   * `options` the run options' descriptor, whose `runKey` is the host's key of this run
+   * (its host calls carry it). Resolves to an outcome; never rejects.
    */
-  start(run: string | undefined | null, serializeError: string | undefined | null, options: string): RunTicket | Record<string, unknown>
-}
-
-/**
- * One accepted run: its id and deadline are fixed; user callbacks (contextExtractor) run
- * in JS between `start` and `run`, bounded by `remainingMs()`.
- */
-export declare class RunTicket {
-  get runId(): string
-  /** The scorer takes a `contextExtractor` and the run has no `context` of its own. */
-  get needsContext(): boolean
-  /** Milliseconds left before the run's deadline; `null` without one. */
-  remainingMs(): number | null
-  /**
-   * A user callback failed: `kind` is `threw`, `deadline` or `aborted`. Returns the
-   * failure outcome, shaped like the core's.
-   */
-  fail(step: string, kind: string, message: string, causeName: string): Record<string, unknown>
-  /**
-   * How long a user callback (`contextExtractor`) may run now: `{ ms, kind }` (`ms`
-   * null: no bound; `kind`: `deadline` or `timeout`, what `fail` is then told).
-   */
-  callbackBound(): { ms: number | null; kind: 'deadline' | 'timeout' }
-  /**
-   * runEvals' bounds from its options (JSON text of `{ callbackTimeoutMs, targetTimeoutMs }`):
-   * `{ ok: true, value: { callbackTimeoutMs, callbackTimeoutSet, targetTimeoutMs, abortGraceMs } }`
-   * or `{ ok: false, code, message }` (see `oxeval_core::run::EvalBounds`).
-   */
-  static evalBounds(options: string): Record<string, any>
-  /**
-   * Run the scorer once. `extra` is JSON text of fields a callback produced (e.g.
-   * `{ extractedContext }`); `afterCallback` says a callback ran (a deadline that passed
-   * meanwhile is blamed on it). Resolves to an outcome; never rejects.
-   */
-  run(extra: string | undefined | null, afterCallback: boolean, cancel?: CancelHandle | undefined | null): Promise<Record<string, unknown>>
+  run(run: string | undefined | null, serializeError: string | undefined | null, options: string, cancel?: CancelHandle | undefined | null): Promise<Record<string, unknown>>
 }
 
 /**
@@ -93,6 +61,13 @@ export declare function createEvalAccumulator(config: string): NativeEvalAccumul
  * function-valued options the descriptor names (`functions`), e.g. `getContext`.
  */
 export declare function createScorer(factory: string, options: string, descriptor: string, host?: ((arg: string) => Promise<string>) | undefined | null): NativeScorer | Record<string, unknown>
+
+/**
+ * runEvals' bounds from its options (JSON text of `{ callbackTimeoutMs, targetTimeoutMs }`):
+ * `{ ok: true, value: { callbackTimeoutMs, callbackTimeoutSet, targetTimeoutMs, abortGraceMs } }`
+ * or `{ ok: false, code, message }` (see `oxeval_core::run::EvalBounds`).
+ */
+export declare function evalBounds(options: string): Record<string, any>
 
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

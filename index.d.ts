@@ -239,6 +239,9 @@ export interface ScorerStep {
 /** `(run.input, run.output) => retrieved passages`; may be async. */
 export type ContextExtractor = (input: unknown, output: unknown) => string[] | Promise<string[]>
 
+/** `(run.input, run.output) => the text that was summarized`; may be async (summarization). */
+export type SourceExtractor = (input: unknown, output: unknown) => string | Promise<string>
+
 export interface Scorer<TPre = unknown, TAnalyze = unknown, TRun extends ScorerRun = ScorerRun> {
   readonly id: string
   readonly name: string

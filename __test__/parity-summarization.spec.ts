@@ -81,6 +81,29 @@ const cases: Case[] = [
   },
 ]
 
+const AGENT_RUN = cases[cases.length - 1].run as Record<string, Any>
+const seen: unknown[][] = []
+const extractor = (input: unknown, output: unknown) => {
+  seen.push([input, output])
+  return SOURCE
+}
+cases.push(
+  {
+    name: "sourceExtractor on an agent run: called with the run's own input and output; it wins over the source option",
+    reply: { alignment: [claim('a', true)], questions: Qs, answered: [true, true, true], reason: 'The score is 1 because.' },
+    options: { sourceExtractor: extractor, source: 'not this one' },
+    run: { ...AGENT_RUN, input: { ...AGENT_RUN.input, inputMessages: [{ id: 'u1', role: 'user', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'text', text: 'Summarize the doc.' }] } }] } },
+    score: 1,
+  },
+  {
+    name: 'sourceExtractor on a plain run: not called (Mastra calls it for agent runs only); the source option is used',
+    reply: { alignment: [claim('a', true)], questions: Qs, answered: [true, false, true], reason: 'The score is 0.67 because.' },
+    options: { sourceExtractor: () => 'never used', source: SOURCE },
+    run: { input: 'Summarize it.', output: SUMMARY },
+    score: 0.67,
+  },
+)
+
 describe('summarization parity with @mastra/evals 1.10.2 (one scripted judge)', () => {
   it.each(cases)('$name', async (c) => {
     const { mr, or, mreq, oreq } = await runBoth(c.reply, c.options, c.run ?? { input: SOURCE, output: SUMMARY, runId: 'parity-run' })
@@ -98,6 +121,16 @@ describe('summarization parity with @mastra/evals 1.10.2 (one scripted judge)', 
     for (const q of asked) expect(mreq[1].user).toContain(q)
     for (const q of c.reply.questions.filter((q) => !asked.includes(q))) expect(mreq[1].user).not.toContain(q)
     expect(mreq[1].user).not.toContain(SOURCE)
+  })
+
+  it('the sourceExtractor saw the same objects in both libraries (Dates stay Dates)', () => {
+    // the agent-run case above: Mastra calls it twice (preprocess and reason prompts), oxeval
+    // once per run, before the first step (deliberate: one call, one source text per run)
+    expect(seen).toHaveLength(3)
+    const [[mi, mo], , [oi, oo]] = seen as Any[][]
+    expect(oi).toEqual(mi)
+    expect(oo).toEqual(mo)
+    expect(oi.inputMessages[0].createdAt).toBeInstanceOf(Date)
   })
 
   it('fewer coverage verdicts than questions: both count the rest as unanswered; oxeval asks once more first (deliberate)', async () => {

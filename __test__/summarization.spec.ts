@@ -124,12 +124,49 @@ describe('source text', () => {
     expect(server.requests).toHaveLength(0)
   })
 
-  it("Mastra's sourceExtractor callback is a TypeError (not silently ignored)", () => {
-    for (const opts of [{ sourceExtractor: () => 'x' }, { options: { sourceExtractor: () => 'x' } }]) {
-      const e = thrownBy(() => createSummarizationScorer({ model: 'openai/gpt-4o-mini', ...opts } as Any))
-      expect(e).toBeInstanceOf(TypeError)
-      expect(e.message).toMatch(/sourceExtractor is a callback oxeval does not take/)
+  const agentRun = {
+    input: { inputMessages: [{ id: 'u', role: 'user', createdAt: 0, content: 'Summarize the doc.' }], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} },
+    output: [{ id: 'a', role: 'assistant', createdAt: 0, content: SUMMARY }],
+  }
+
+  it("Mastra's sourceExtractor (top-level or nested, may be async): its text is the source of an agent run; run.source still wins", async () => {
+    for (const opts of [{ sourceExtractor: () => SOURCE }, { options: { sourceExtractor: async () => SOURCE, source: 'not this' } }]) {
+      server.reset()
+      script([claim('a', true)], ['q?'], [true])
+      const r: Any = await make(opts).run(agentRun)
+      expect(r.score).toBe(1)
+      expect(data(server.requests[0]).source).toBe(SOURCE)
+      // the result echoes the run, not the extractor's field
+      expect(r).not.toHaveProperty('extractedSource')
     }
+    server.reset()
+    script([claim('a', true)], ['q?'], [true])
+    let calls = 0
+    await make({ sourceExtractor: () => (calls++, SOURCE) }).run({ ...agentRun, source: 'from run' })
+    expect([data(server.requests[0]).source, calls]).toEqual(['from run', 0])
+  })
+
+  it('a sourceExtractor that throws, returns a non-string or never settles fails the run at step sourceExtractor, before any judge call', async () => {
+    const e = await failure(make({ sourceExtractor: () => { throw new RangeError('store offline') } }).run(agentRun))
+    expect(e).toBeInstanceOf(ScorerRunError)
+    expect([e.failedStep, e.code, e.cause?.name]).toEqual(['sourceExtractor', 'OXEVAL_CONTEXT_EXTRACTOR', 'RangeError'])
+    expect(e.message).toMatch(/store offline/)
+    const e2 = await failure(make({ sourceExtractor: () => 42 }).run(agentRun))
+    expect(e2).toBeInstanceOf(TypeError)
+    expect(e2.message).toMatch(/the sourceExtractor's result must be a string .*got number/)
+    const e3 = await failure(make({ sourceExtractor: () => new Promise(() => {}) }).run(agentRun, { callbackTimeoutMs: 50 }))
+    expect([e3.failedStep, e3.code]).toEqual(['sourceExtractor', 'OXEVAL_CONTEXT_EXTRACTOR'])
+    expect(e3.message).toMatch(/sourceExtractor did not settle within 50 ms/)
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('a sourceExtractor that is not a function is a TypeError at creation; other scorers refuse one', () => {
+    const e = thrownBy(() => createSummarizationScorer({ model: 'openai/gpt-4o-mini', sourceExtractor: 'x' } as Any))
+    expect(e).toBeInstanceOf(TypeError)
+    expect(e.message).toMatch(/options\.sourceExtractor must be a function \(input, output\) => string; got string/)
+    const f = thrownBy(() => oxeval.createFaithfulnessScorer({ model: 'openai/gpt-4o-mini', sourceExtractor: () => 'x' } as Any))
+    expect(f).toBeInstanceOf(TypeError)
+    expect(f.message).toMatch(/sourceExtractor is a callback oxeval does not take/)
   })
 })
 

@@ -5,6 +5,7 @@ module.exports = Object.freeze([
     "factory": "createAnswerRelevancyScorer",
     "id": "answer-relevancy-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {
@@ -39,6 +40,7 @@ module.exports = Object.freeze([
     "factory": "createFactualCorrectnessScorer",
     "id": "factual-correctness-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {
@@ -73,6 +75,7 @@ module.exports = Object.freeze([
     "factory": "createAnswerAccuracyScorer",
     "id": "answer-accuracy-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {
@@ -102,6 +105,9 @@ module.exports = Object.freeze([
     "factory": "createContextRelevanceScorer",
     "id": "nv-context-relevance-scorer",
     "contextExtractor": true,
+    "extractors": [
+      "contextExtractor"
+    ],
     "kind": "llm",
     "steps": [
       {
@@ -130,6 +136,9 @@ module.exports = Object.freeze([
     "factory": "createResponseGroundednessScorer",
     "id": "response-groundedness-scorer",
     "contextExtractor": true,
+    "extractors": [
+      "contextExtractor"
+    ],
     "kind": "llm",
     "steps": [
       {
@@ -158,6 +167,7 @@ module.exports = Object.freeze([
     "factory": "createFaithfulnessScorer",
     "id": "faithfulness-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {
@@ -193,6 +203,7 @@ module.exports = Object.freeze([
     "factory": "createHallucinationScorer",
     "id": "hallucination-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {
@@ -228,6 +239,9 @@ module.exports = Object.freeze([
     "factory": "createContextPrecisionScorer",
     "id": "context-precision-scorer",
     "contextExtractor": true,
+    "extractors": [
+      "contextExtractor"
+    ],
     "kind": "llm",
     "steps": [
       {
@@ -257,6 +271,9 @@ module.exports = Object.freeze([
     "factory": "createContextRecallScorer",
     "id": "context-recall-scorer",
     "contextExtractor": true,
+    "extractors": [
+      "contextExtractor"
+    ],
     "kind": "llm",
     "steps": [
       {
@@ -291,6 +308,9 @@ module.exports = Object.freeze([
     "factory": "createContextRelevanceScorerLLM",
     "id": "context-relevance-scorer",
     "contextExtractor": true,
+    "extractors": [
+      "contextExtractor"
+    ],
     "kind": "llm",
     "steps": [
       {
@@ -320,6 +340,7 @@ module.exports = Object.freeze([
     "factory": "createAnswerSimilarityScorer",
     "id": "answer-similarity-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {
@@ -354,6 +375,9 @@ module.exports = Object.freeze([
     "factory": "createSummarizationScorer",
     "id": "summarization-scorer",
     "contextExtractor": false,
+    "extractors": [
+      "sourceExtractor"
+    ],
     "kind": "llm",
     "steps": [
       {
@@ -389,6 +413,7 @@ module.exports = Object.freeze([
     "factory": "createNoiseSensitivityScorerLLM",
     "id": "noise-sensitivity-scorer",
     "contextExtractor": false,
+    "extractors": [],
     "kind": "llm",
     "steps": [
       {

@@ -7,8 +7,8 @@ const { jsType, wellFormed } = require('./json.js')
 const { modelOf } = require('./models.js')
 const { hostCaller, functionsCaller } = require('./host.js')
 
-/** Options that are functions handled elsewhere (the judge model, contextExtractor). */
-const HANDLED_FUNCTIONS = new Set(['model', 'contextExtractor'])
+/** Options that are functions handled elsewhere (the judge model). */
+const HANDLED_FUNCTIONS = new Set(['model'])
 
 /**
  * Names of the other function-valued options, top-level or under `options` (Mastra's form):
@@ -25,11 +25,19 @@ function functionOptionNames(options) {
   return names
 }
 
-/** `contextExtractor`, top-level or under `options` (Mastra's form); top-level wins. */
-function extractorOption(options) {
-  if (options.contextExtractor !== undefined) return options.contextExtractor
-  const nested = options.options
-  return nested !== null && typeof nested === 'object' ? nested.contextExtractor : undefined
+/**
+ * The JS type of each option named `…Extractor` (Mastra's extractor callbacks), top-level or
+ * under `options`; top-level wins. The core checks them against the scorer's extractors.
+ */
+function extractorTypes(options) {
+  const types = {}
+  for (const obj of [options.options, options]) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) continue
+    for (const k of Object.keys(obj)) {
+      if (k.endsWith('Extractor') && obj[k] !== undefined) types[k] = jsType(obj[k])
+    }
+  }
+  return types
 }
 
 /** Factory options as JSON text plus a descriptor of what JSON cannot say. */
@@ -44,7 +52,7 @@ function describeOptions(options) {
     // the object itself never crosses as data (it may hold keys in its config)
     options = { ...options, model: `${model.provider}/${model.modelId}` }
   }
-  d.contextExtractor = jsType(extractorOption(options))
+  d.extractors = extractorTypes(options)
   d.functions = functionOptionNames(options)
   let json
   try {
@@ -88,4 +96,4 @@ function describeRunOptions(options) {
   return d
 }
 
-module.exports = { describeOptions, describeRunOptions, extractorOption }
+module.exports = { describeOptions, describeRunOptions }

@@ -183,7 +183,7 @@ async function runEvals(config) {
   // the bounds on the user code runEvals calls are the core's (run.rs EvalBounds):
   // callbackTimeoutMs (one onItemComplete call; passed on to every scorer run, whose
   // callbacks it bounds), targetTimeoutMs (one target call), the grace after an abort
-  const bounds = unwrap(native.RunTicket.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
+  const bounds = unwrap(native.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
   const acc = accumulator({
     scorers: scorers.map((s) => (s.threshold === undefined ? scorerInfo(s) : { ...scorerInfo(s), threshold: s.threshold })),
     gates: gates.map(scorerInfo),

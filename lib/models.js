@@ -48,7 +48,7 @@ async function generateWith(model, req) {
   if (req.system) prompt.push({ role: 'system', content: req.system })
   prompt.push({ role: 'user', content: [{ type: 'text', text: req.prompt }] })
   // the run's abort or the call's timeout, whichever comes first, cancels the model's request
-  const call = { prompt, abortSignal: callSignal(req.runId, req.timeoutMs) }
+  const call = { prompt, abortSignal: callSignal(req.runKey, req.timeoutMs) }
   if (req.schema) call.responseFormat = { type: 'json', schema: req.schema.schema, name: req.schema.name }
   if (req.temperature !== undefined) call.temperature = req.temperature
   if (req.maxOutputTokens !== undefined) call.maxOutputTokens = req.maxOutputTokens
@@ -90,14 +90,14 @@ function functionCaller(fn) {
   return async (req) => {
     try {
       const r = await fn({
-        requestContext: req.runId !== undefined ? runContexts.get(req.runId) : undefined,
+        requestContext: req.runKey !== undefined ? runContexts.get(req.runKey) : undefined,
         system: req.system,
         prompt: req.prompt,
         schema: req.schema ? req.schema.schema : undefined,
         schemaName: req.schema ? req.schema.name : undefined,
         temperature: req.temperature,
         maxOutputTokens: req.maxOutputTokens,
-        signal: callSignal(req.runId, req.timeoutMs),
+        signal: callSignal(req.runKey, req.timeoutMs),
       })
       if (isLanguageModel(r)) return await generateWith(r, req)
       if (typeof r === 'string') return JSON.stringify({ ok: true, text: r })

@@ -1,26 +1,24 @@
 'use strict'
 // The Scorer class (one native scorer: identity, steps, cacheStats, run) and `factory`, which
 // makes the factory of one registry entry (generated/scorers.js). A run: its options described
-// (describe.js), `start` in the core, contextExtractor under the core's bound (host.js), then
-// the native run with a CancelHandle tied to the signal; the outcome is shaped (result.js) or
-// raised (errors.js).
+// (describe.js) with the run's host key, what host calls need kept under that key (host.js),
+// then ONE native run with a CancelHandle tied to the signal; the outcome is shaped
+// (result.js) or raised (errors.js).
 
 const native = require('../load-binding.js')
 const { toJson } = require('./json.js')
 const { raise } = require('./errors.js')
 const { shapeResult } = require('./result.js')
-const { runContexts, liveRuns, runSignals, callBounded } = require('./host.js')
-const { describeOptions, describeRunOptions, extractorOption } = require('./describe.js')
+const { runContexts, liveRuns, runSignals, nextRunKey } = require('./host.js')
+const { describeOptions, describeRunOptions } = require('./describe.js')
 
 class Scorer {
   #native
   #meta
-  #extractor
   #keepRun
-  constructor(nativeScorer, extractor, keepRun = false) {
+  constructor(nativeScorer, keepRun = false) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
-    this.#extractor = extractor
     this.#keepRun = keepRun
   }
   get id() {
@@ -62,26 +60,18 @@ class Scorer {
 
   /**
    * Score one run. `options.signal` cancels it (in-flight HTTP is dropped);
-   * `options.deadlineMs` bounds the whole run, contextExtractor included;
+   * `options.deadlineMs` bounds the whole run, extractor callbacks included;
    * `options.callbackTimeoutMs` bounds each user callback call (default 60 s, the core's).
+   * ONE native call: the core checks the run, calls the extractor callbacks and the
+   * function options back through the host channel (finding this run by its key), and
+   * runs the steps.
    */
   async run(run, options) {
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
     const { json, error } = toJson(run)
-    const ticket = this.#native.start(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc))
-    if (!(ticket instanceof native.RunTicket)) raise(ticket, run, signal)
-    let extra = null
-    let afterCallback = false
-    if (ticket.needsContext && this.#extractor) {
-      afterCallback = true
-      const extractor = this.#extractor
-      const r = await callBounded(() => extractor(run.input, run.output), ticket, signal, 'contextExtractor')
-      if (r.outcome) raise(r.outcome, run, signal)
-      const t = toJson({ extractedContext: r.value === undefined ? null : r.value })
-      if (t.error !== undefined) raise(ticket.fail('contextExtractor', 'threw', `its result is not JSON-serializable data (${t.error})`, 'TypeError'), run, signal)
-      extra = t.json
-    }
+    const key = nextRunKey()
+    desc.runKey = key
     let handle
     let onAbort
     if (signal) {
@@ -90,20 +80,19 @@ class Scorer {
       onAbort = () => handle.cancel()
       signal.addEventListener('abort', onAbort, { once: true })
     }
-    const runId = ticket.runId
-    const keepContext = run.requestContext !== undefined && run.requestContext !== null
-    if (keepContext) runContexts.set(runId, run.requestContext)
-    if (this.#keepRun) liveRuns.set(runId, { ...run, runId })
+    const keepContext = run !== null && typeof run === 'object' && run.requestContext !== undefined && run.requestContext !== null
+    if (keepContext) runContexts.set(key, run.requestContext)
+    if (this.#keepRun) liveRuns.set(key, run)
     // a JS judge's request and a function option see the run's abort (host.js callSignal)
-    if (signal) runSignals.set(runId, signal)
+    if (signal) runSignals.set(key, signal)
     let outcome
     try {
-      outcome = await ticket.run(extra, afterCallback, handle)
+      outcome = await this.#native.run(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc), handle)
     } finally {
       if (signal) signal.removeEventListener('abort', onAbort)
-      if (keepContext) runContexts.delete(runId)
-      if (this.#keepRun) liveRuns.delete(runId)
-      if (signal && runSignals.get(runId) === signal) runSignals.delete(runId)
+      if (keepContext) runContexts.delete(key)
+      if (this.#keepRun) liveRuns.delete(key)
+      if (signal) runSignals.delete(key)
     }
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
@@ -119,8 +108,7 @@ function factory(spec) {
     const { json, d, host, keepRun } = describeOptions(options)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
-    const extractor = spec.contextExtractor && typeof extractorOption(options) === 'function' ? extractorOption(options) : undefined
-    return new Scorer(made, extractor, keepRun)
+    return new Scorer(made, keepRun)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

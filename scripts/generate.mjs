@@ -86,19 +86,32 @@ async function ts(schema, name) {
   return out.trim()
 }
 
+/** The TypeScript of each extractor callback a spec can take (`extractors`). */
+const EXTRACTORS = {
+  contextExtractor: { type: 'ContextExtractor', doc: 'Called with (run.input, run.output) when a run has no `context` of its own.' },
+  sourceExtractor: {
+    type: 'SourceExtractor',
+    doc: "Called with (run.input, run.output) for an agent-shaped run without its own `source` (as Mastra's): its text wins over the `source` option.",
+  },
+}
+
 const parts = [
   HEADER,
-  "import type { LLMScorerOptions, ScorerRun, ScorerResult, Scorer, ContextExtractor } from '../index'\n",
+  "import type { LLMScorerOptions, ScorerRun, ScorerResult, Scorer, ContextExtractor, SourceExtractor } from '../index'\n",
   `/** Every stable \`error.code\` oxeval raises. */\nexport type OxevalErrorCode =\n${errorCodes.map((c) => `  | '${c}'`).join('\n')}\n`,
 ]
 for (const s of scorers) {
   const T = s.typeName
   parts.push(`// ${'-'.repeat(86)}\n// ${s.factory} (${s.family}): ${s.id}\n`)
   parts.push(await ts(optionsSchema(withNested(s)), `${T}OwnOptions`))
-  const extractor = s.contextExtractor ? '\n  /** Called with (run.input, run.output) when a run has no `context` of its own. */\n  contextExtractor?: ContextExtractor\n' : ''
+  // the extractor callbacks (functions: no JSON schema), top-level and in Mastra's nested form
+  const members = (s.extractors ?? []).map((name) => `  /** ${EXTRACTORS[name].doc} */\n  ${name}?: ${EXTRACTORS[name].type}\n`).join('')
   // the base by kind: an LLM (or custom) scorer takes a judge model; a code scorer does not
   const base = s.kind === 'code' ? "Pick<LLMScorerOptions, 'id' | 'name'>" : 'LLMScorerOptions'
-  parts.push(`/** Options of \`${s.factory}\`. */\nexport interface ${T}ScorerOptions extends ${base}, ${T}OwnOptions {${extractor}}`)
+  const nested = members && s.nestedOptions
+  const ownBase = nested ? `Omit<${T}OwnOptions, 'options'>` : `${T}OwnOptions`
+  const nestedMember = nested ? `  /** ${s.nestedOptions} */\n  options?: (NonNullable<${T}OwnOptions['options']> & {\n${members.replace(/^(?=.)/gm, '  ')}  }) | null\n` : ''
+  parts.push(`/** Options of \`${s.factory}\`. */\nexport interface ${T}ScorerOptions extends ${base}, ${ownBase} {${members ? '\n' + members + nestedMember : ''}}`)
   parts.push(s.preprocess ? await ts(resultSchema(s.preprocess), `${T}Preprocess`) : `export type ${T}Preprocess = undefined`)
   parts.push(s.analyze ? await ts(resultSchema(s.analyze), `${T}Analysis`) : `export type ${T}Analysis = undefined`)
   const fallbacks = s.contextExtractor ? 'contextExtractor, the `context` option, tool results' : 'the `context` option, tool results'
@@ -119,6 +132,7 @@ const list = scorers.map((s) => ({
   factory: s.factory,
   id: s.id,
   contextExtractor: s.contextExtractor,
+  extractors: s.extractors,
   kind: s.kind,
   steps: s.steps,
   runFields: s.runFields,

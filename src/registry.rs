@@ -54,7 +54,7 @@ pub fn create_scorer(
                 InvalidArgument::options(format!("options is not valid JSON text: {e}"))
             })?;
             let scorer = registry::build_spec(spec, &value, &d.build_context(host))?;
-            Ok(NativeScorer::new(Arc::from(scorer), spec))
+            Ok(NativeScorer::new(Arc::from(scorer)))
         },
     ));
     match made {

@@ -7,6 +7,8 @@ import {
   createAnswerSimilarityScorer,
   createContextRelevanceScorer,
   createContextRelevanceScorerLLM,
+  createContextPrecisionScorer,
+  createFaithfulnessScorer,
   createNoiseSensitivityScorerLLM,
   createSummarizationScorer,
   createFactualCorrectnessScorer,
@@ -119,8 +121,14 @@ async function mastraRag(): Promise<void> {
   createNoiseSensitivityScorerLLM({ model, scoring: { impactWeight: { none: 1 } } })
   // @ts-expect-error source is a string
   createSummarizationScorer({ model, source: ['a'] })
-  // @ts-expect-error Mastra's sourceExtractor is not an oxeval option (a TypeError at run time too)
-  createSummarizationScorer({ model, sourceExtractor: () => 'x' })
+  // Mastra's sourceExtractor, top-level or nested
+  createSummarizationScorer({ model, sourceExtractor: (_input, _output) => 'x' })
+  createSummarizationScorer({ model, options: { sourceExtractor: async () => 'x', maxQuestions: 3 } })
+  createContextPrecisionScorer({ model, options: { contextExtractor: () => ['p'] } })
+  // @ts-expect-error a sourceExtractor returns the source text
+  createSummarizationScorer({ model, sourceExtractor: () => 3 })
+  // @ts-expect-error faithfulness takes no sourceExtractor
+  createFaithfulnessScorer({ model, sourceExtractor: () => 'x' })
   // @ts-expect-error baselineResponse is a string
   await ns.run({ input: 'q', output: 'a', baselineResponse: 1 })
   console.log(level, missing, unit, questions, impact, bad)

@@ -1,7 +1,6 @@
 //! The scorer run input (`ScorerRun`) as received from JavaScript.
 
-use crate::error::{type_name, ErrorCode, InvalidArgument};
-use crate::pipeline::ScorerFailure;
+use crate::error::{type_name, InvalidArgument};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -99,16 +98,6 @@ impl EvalBounds {
             abort_grace_ms: ABORT_GRACE_MS,
         })
     }
-}
-
-/// How long the facade may let a user callback (`contextExtractor`) run now: `ms` (`None`: no
-/// bound) and what ends it, `deadline` (the run's `deadlineMs`) or `timeout` (the callback
-/// bound, run option `callbackTimeoutMs`). The facade reports it back to
-/// [`StartedRun::callback_failure`] as the failure's kind.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct CallbackBound {
-    pub ms: Option<f64>,
-    pub kind: &'static str,
 }
 
 impl RunInput {
@@ -212,6 +201,9 @@ pub struct RunOptionsDescriptor {
     pub deadline_ms: Option<Value>,
     pub signal: String,
     pub data: serde_json::Map<String, Value>,
+    /// The host's key of this run: its host calls carry it (the facade finds the run's
+    /// signal, `requestContext` and objects by it). `None`: the run's id.
+    pub run_key: Option<String>,
 }
 
 /// A run accepted at `scorer.run()`: its input, its deadline, which starts now, before
@@ -319,45 +311,6 @@ impl StartedRun {
         })
     }
 
-    /// How long a user callback may run from now: the callback bound or the deadline,
-    /// whichever comes first (see [`CallbackBound`]). Never more than [`MAX_TIMER_MS`].
-    pub fn callback_bound(&self) -> CallbackBound {
-        let timeout = self.callback_timeout.map(|d| d.as_secs_f64() * 1000.0);
-        let (ms, kind) = match (self.remaining_ms(), timeout) {
-            (Some(d), Some(t)) if d <= t => (Some(d), "deadline"),
-            (Some(d), None) => (Some(d), "deadline"),
-            (_, t) => (t, "timeout"),
-        };
-        CallbackBound {
-            ms: ms.filter(|ms| *ms <= MAX_TIMER_MS),
-            kind,
-        }
-    }
-
-    /// The failure of the user callback of `step` (`contextExtractor`): `kind` is `timeout`
-    /// (it did not settle within the callback bound: `OXEVAL_CONTEXT_EXTRACTOR`, named
-    /// `TimeoutError`), or one of [`ScorerFailure::callback`]'s (`threw`, `deadline`,
-    /// `aborted`).
-    pub fn callback_failure(
-        &self,
-        step: &str,
-        kind: &str,
-        message: &str,
-        cause_name: &str,
-    ) -> ScorerFailure {
-        let run_id = Some(self.input.run_id.clone());
-        if kind != "timeout" {
-            return ScorerFailure::callback(run_id, step, kind, message, cause_name);
-        }
-        ScorerFailure::outside(
-            run_id,
-            step,
-            ErrorCode::ContextExtractor,
-            &callback_timeout_message(step, self.callback_timeout),
-            "TimeoutError",
-        )
-    }
-
     /// Milliseconds left before the deadline (`None`: no deadline).
     pub fn remaining_ms(&self) -> Option<f64> {
         self.deadline.map(|d| {
@@ -365,15 +318,6 @@ impl StartedRun {
                 .as_secs_f64()
                 * 1000.0
         })
-    }
-
-    /// Add what a user callback produced (e.g. `extractedContext`) to the run.
-    pub fn merge(&mut self, extra: Value) {
-        if let (Value::Object(raw), Value::Object(extra)) = (&mut self.input.raw, extra) {
-            for (k, v) in extra {
-                raw.insert(k, v);
-            }
-        }
     }
 }
 
@@ -490,9 +434,6 @@ mod tests {
             StartedRun::start(Ok("{}"), &opts(json!({"signal": "AbortSignal:aborted"}))),
             Err(StartError::AbortedBeforeStart)
         ));
-        let mut m = StartedRun::start(Ok(r#"{"output":"a"}"#), &opts(json!({}))).unwrap();
-        m.merge(json!({"extractedContext": ["c"]}));
-        assert_eq!(m.input.raw["extractedContext"], json!(["c"]));
     }
 
     #[test]
@@ -502,19 +443,9 @@ mod tests {
         // the default bound, with no deadline
         let d = start(json!({})).unwrap();
         assert_eq!(d.callback_timeout, Some(Duration::from_secs(60)));
-        assert_eq!(
-            d.callback_bound(),
-            CallbackBound {
-                ms: Some(60_000.0),
-                kind: "timeout"
-            }
-        );
-        // a configured bound; a deadline that comes first wins
+        // a configured bound
         let c = start(json!({"data": {"callbackTimeoutMs": 50}})).unwrap();
-        assert_eq!(c.callback_bound().ms, Some(50.0));
-        let dl = start(json!({"deadlineMs": 20, "data": {"callbackTimeoutMs": 5000}})).unwrap();
-        let b = dl.callback_bound();
-        assert!(b.kind == "deadline" && b.ms.unwrap() <= 20.0, "{b:?}");
+        assert_eq!(c.callback_timeout, Some(Duration::from_millis(50)));
         // Infinity (and past a JS timer's range): no bound
         for v in [
             json!({"jsType": "number", "nonFinite": "Infinity"}),
@@ -522,11 +453,7 @@ mod tests {
         ] {
             let u = start(json!({"data": {"callbackTimeoutMs": v}})).unwrap();
             assert_eq!(u.callback_timeout, None);
-            assert_eq!(u.callback_bound().ms, None);
         }
-        // a deadline beyond a JS timer's range is no bound for the facade's timer
-        let far = start(json!({"deadlineMs": 1e12, "data": {"callbackTimeoutMs": {"jsType": "number", "nonFinite": "Infinity"}}})).unwrap();
-        assert_eq!(far.callback_bound().ms, None);
         for (bad, want) in [
             (json!(0), "got 0"),
             (json!(-5), "got -5"),
@@ -547,30 +474,6 @@ mod tests {
                 e.message
             );
         }
-        // the failure of a callback that did not settle names it and the option
-        let f = c.callback_failure("contextExtractor", "timeout", "", "");
-        assert_eq!(f.code, ErrorCode::ContextExtractor);
-        assert_eq!(f.failed_step, "contextExtractor");
-        assert_eq!(&*f.cause.name, "TimeoutError");
-        assert!(
-            f.message.starts_with("Scorer Run Failed: step 'contextExtractor' failed: contextExtractor did not settle within 50 ms")
-                && f.message.contains("callbackTimeoutMs, default 60000 ms"),
-            "{}",
-            f.message
-        );
-        assert_eq!(f.result.run_id, c.input.run_id);
-        // the other kinds are ScorerFailure::callback's
-        assert_eq!(
-            c.callback_failure("contextExtractor", "deadline", "", "")
-                .code,
-            ErrorCode::Deadline
-        );
-        assert_eq!(
-            c.callback_failure("contextExtractor", "threw", "boom", "RangeError")
-                .cause
-                .message,
-            "boom"
-        );
     }
 
     #[test]

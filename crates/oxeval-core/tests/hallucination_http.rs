@@ -76,7 +76,7 @@ async fn get_context_is_called_per_step_with_the_results_so_far() {
     assert_eq!(calls.len(), 2);
     assert_eq!(
         calls[0],
-        json!({"name": "getContext", "runId": "h1", "args": {
+        json!({"name": "getContext", "runId": "h1", "runKey": "h1", "args": {
             "results": {"preprocessStepResult": r.preprocess_step_result},
             "step": "analyze"
         }})

@@ -10,9 +10,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 tokio::task_local! {
-    /// The run a judge call belongs to (set by the host around a run), so a host-supplied
-    /// model can find what the host kept of that run (e.g. its `requestContext` object).
-    pub static RUN_ID: std::sync::Arc<str>;
+    /// The host's key of the run a call belongs to (set by the host around a run: its run
+    /// option `runKey`, else the run's id), so a host-supplied model or function can find
+    /// what the host kept of that run (its `requestContext`, its signal, the run object).
+    pub static RUN_KEY: std::sync::Arc<str>;
 }
 
 /// What the host's model is asked: the messages, the step's JSON schema when the step is
@@ -31,8 +32,9 @@ pub struct ExternalRequest<'a> {
     pub max_output_tokens: Option<u32>,
     /// The call's time budget: the host should abort its call after this long.
     pub timeout_ms: u64,
+    /// The host's key of the run ([`RUN_KEY`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
+    pub run_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -296,7 +298,7 @@ impl Provider for ExternalProvider {
             temperature: req.temperature,
             max_output_tokens: req.max_tokens,
             timeout_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
-            run_id: RUN_ID.try_with(|id| id.to_string()).ok(),
+            run_key: RUN_KEY.try_with(|id| id.to_string()).ok(),
         };
         let text = serde_json::to_string(&body).unwrap_or_default();
         let call = self.host.call(HostCall::JudgeModel, text);

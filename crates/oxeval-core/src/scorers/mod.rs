@@ -1,5 +1,6 @@
 //! Scorers. One folder per scorer, prompts beside the code.
 
+pub mod extract;
 pub mod llm;
 pub mod registry;
 pub mod spec;
@@ -186,7 +187,7 @@ mod tests {
             context: Need::Unused,
         },
         run_fields: None,
-        context_extractor: false,
+        extractors: &[],
         nested_options: None,
         options: schema_of::<()>,
         preprocess: None,

@@ -58,7 +58,8 @@ pub fn build_spec(
 ) -> Result<Box<dyn Scorer>, InvalidArgument> {
     let id = identity_option(options, "id")?;
     let name = identity_option(options, "name")?;
-    let mut scorer = (spec.build)(options, cx)?;
+    let scorer = (spec.build)(options, cx)?;
+    let mut scorer = crate::scorers::extract::wrap(spec, scorer, options, cx)?;
     if let Some(id) = id {
         scorer.meta_mut().id = id.into();
     }
@@ -103,7 +104,8 @@ fn describe_scorers() -> Value {
                     "typeName": s.type_name,
                     "kind": s.kind,
                     "inputs": s.inputs,
-                    "contextExtractor": s.context_extractor,
+                    "contextExtractor": s.extractors.iter().any(|x| x.option == "contextExtractor"),
+                    "extractors": s.extractors.iter().map(|x| x.option).collect::<Vec<_>>(),
                     "options": (s.options)().to_value(),
                     "nestedOptions": s.nested_options,
                     "preprocess": schema(s.preprocess),
@@ -191,15 +193,23 @@ mod tests {
             functions: functions.iter().map(|s| s.to_string()).collect(),
             ..Default::default()
         };
-        let summarization = find("createSummarizationScorer").unwrap();
+        let faithfulness = find("createFaithfulnessScorer").unwrap();
         let e = d(&["sourceExtractor"])
-            .check("createSummarizationScorer", summarization)
+            .check("createFaithfulnessScorer", faithfulness)
             .unwrap_err();
         assert!(
-            e.message.starts_with("createSummarizationScorer(): options.sourceExtractor is a callback oxeval does not take"),
+            e.message.starts_with("createFaithfulnessScorer(): options.sourceExtractor is a callback oxeval does not take"),
             "{}",
             e.message
         );
+        // summarization takes its sourceExtractor, as Mastra's does
+        let summarization = find("createSummarizationScorer").unwrap();
+        assert!(d(&["sourceExtractor"])
+            .check("createSummarizationScorer", summarization)
+            .is_ok());
+        assert!(d(&["options.sourceExtractor"])
+            .check("createSummarizationScorer", summarization)
+            .is_ok());
         // other functions (e.g. Mastra's prepareRun hooks) are not this check's business
         assert!(d(&["onDone"])
             .check("createSummarizationScorer", summarization)

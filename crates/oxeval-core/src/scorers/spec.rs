@@ -6,6 +6,7 @@
 use crate::engine::schema::StepSchema;
 use crate::error::InvalidArgument;
 use crate::provider::external::Host;
+use crate::scorers::extract::Extractor;
 use crate::scorers::Scorer;
 use schemars::Schema;
 use serde::Serialize;
@@ -120,8 +121,9 @@ pub struct ScorerSpec {
     /// JSON schema of the run fields the scorer reads besides `input`, `output`,
     /// `groundTruth` and `context` (they type the generated `…Run`).
     pub run_fields: Option<SchemaFn>,
-    /// The factory takes a `contextExtractor(input, output)` callback (run in JS).
-    pub context_extractor: bool,
+    /// The extractor callbacks the factory takes (`contextExtractor`, `sourceExtractor`):
+    /// called through the host before the first step ([`crate::scorers::extract`]).
+    pub extractors: &'static [&'static Extractor],
     /// JSON schema of the scorer's own options (besides `model`, `modelSettings`, `cache`).
     pub options: SchemaFn,
     /// Mastra's nested form `options.options` takes the same keys (read by the `options.rs`
@@ -178,8 +180,8 @@ pub struct FactoryDescriptor {
     pub non_finite_value: Option<String>,
     /// `data`, `function` or `languageModel` (an object with `doGenerate`).
     pub model: String,
-    /// JS type of `options.contextExtractor` (`undefined` when absent).
-    pub context_extractor: String,
+    /// JS type of each option named `…Extractor` (top-level, else under `options`).
+    pub extractors: std::collections::BTreeMap<String, String>,
     /// For a JS model: its provider name and model id (AI SDK `provider`, `modelId`).
     pub model_provider: String,
     pub model_id: String,
@@ -236,20 +238,25 @@ impl FactoryDescriptor {
             d.model_id
         ));
         }
-        if spec.context_extractor
-            && !matches!(d.context_extractor.as_str(), "" | "undefined" | "function")
-        {
-            return bad(format!(
-            "{factory}(): options.contextExtractor must be a function (input, output) => string[]; got {}",
-            d.context_extractor
-        ));
+        for x in spec.extractors {
+            let kind = d.extractors.get(x.option).map(String::as_str);
+            if !matches!(kind, None | Some("" | "undefined" | "function")) {
+                return bad(format!(
+                    "{factory}(): options.{} must be a function {}; got {}",
+                    x.option,
+                    x.signature,
+                    kind.unwrap_or_default()
+                ));
+            }
         }
-        // a Mastra extractor callback oxeval does not take (e.g. summarization's
-        // sourceExtractor): say so rather than ignore it
+        // a Mastra extractor callback oxeval does not take (e.g. a sourceExtractor given
+        // to a scorer without one): say so rather than ignore it. A `contextExtractor` on a
+        // scorer that reads no context stays ignored (one options object for every factory).
         if let Some(path) = d.functions.iter().find(|p| {
             p.rsplit('.').next().is_some_and(|name| {
                 name.ends_with("Extractor")
-                    && !(spec.context_extractor && name == "contextExtractor")
+                    && name != "contextExtractor"
+                    && !spec.extractors.iter().any(|x| x.option == name)
             })
         }) {
             return bad(format!(
@@ -304,4 +311,37 @@ pub fn boxed<S: Scorer + 'static>(
     r: Result<S, InvalidArgument>,
 ) -> Result<Box<dyn Scorer>, InvalidArgument> {
     r.map(|s| Box::new(s) as Box<dyn Scorer>)
+}
+
+#[cfg(test)]
+fn no_build(_: &Value, _: &BuildContext) -> Result<Box<dyn Scorer>, InvalidArgument> {
+    Err(InvalidArgument::options("a test spec builds nothing"))
+}
+
+/// A spec for unit tests (`..test_spec()` fills what a test does not care about).
+#[cfg(test)]
+pub const fn test_spec() -> ScorerSpec {
+    ScorerSpec {
+        factory: "createTestScorer",
+        id: "test-scorer",
+        name: "Test Scorer",
+        description: "a scorer for unit tests",
+        family: "mastra",
+        type_name: "Test",
+        kind: Kind::Code,
+        inputs: Inputs {
+            input: Need::Unused,
+            output: Need::Required,
+            ground_truth: Need::Unused,
+            context: Need::Unused,
+        },
+        run_fields: None,
+        extractors: &[],
+        options: schema_of::<()>,
+        nested_options: None,
+        preprocess: None,
+        analyze: None,
+        steps: &[],
+        build: no_build,
+    }
 }

@@ -129,8 +129,59 @@ impl HostFn {
         run_id: &str,
         args: Value,
     ) -> Result<Value, JudgeError> {
-        let request = json!({"name": self.name, "runId": run_id, "args": args}).to_string();
-        let call = self.host.call(HostCall::FunctionOption, request);
+        let request =
+            json!({"name": self.name, "runId": run_id, "runKey": run_key(run_id), "args": args});
+        self.send(ctx, request).await.map_err(|f| match f {
+            CallFailure::Aborted => JudgeError::new(ErrorCode::Aborted, "The run was aborted"),
+            CallFailure::Deadline => JudgeError::new(
+                ErrorCode::Deadline,
+                format!("the run's deadline passed while {} was running", self.name),
+            ),
+            CallFailure::Timeout => {
+                let mut e = JudgeError::new(
+                    ErrorCode::ContextExtractor,
+                    callback_timeout_message(&self.name, callback_timeout()),
+                );
+                e.name = "TimeoutError".into();
+                e
+            }
+            CallFailure::Broken(what) => {
+                JudgeError::new(ErrorCode::ContextExtractor, format!("{} {what}", self.name))
+            }
+            CallFailure::Threw { name, message } => {
+                let mut e = JudgeError::new(
+                    ErrorCode::ContextExtractor,
+                    format!("{} threw: {message}", self.name),
+                );
+                if !name.is_empty() {
+                    e.name = name.into();
+                }
+                e
+            }
+        })
+    }
+
+    /// Call the function as Mastra calls an extractor: `f(run.input, run.output)` with the
+    /// run's own objects (the host finds them by the run's key). Bounded as [`HostFn::call`].
+    pub async fn call_positional(
+        &self,
+        ctx: &RunContext,
+        run_id: &str,
+    ) -> Result<Value, CallFailure> {
+        let request = json!({
+            "name": self.name,
+            "runId": run_id,
+            "runKey": run_key(run_id),
+            "args": null,
+            "positional": ["input", "output"],
+        });
+        self.send(ctx, request).await
+    }
+
+    async fn send(&self, ctx: &RunContext, request: Value) -> Result<Value, CallFailure> {
+        let call = self
+            .host
+            .call(HostCall::FunctionOption, request.to_string());
         let deadline = async {
             match ctx.deadline {
                 Some(d) => tokio::time::sleep_until(d).await,
@@ -147,49 +198,51 @@ impl HostFn {
         let reply = tokio::select! {
             // an abort wins over a reply that came with it (the function saw the run's signal)
             biased;
-            _ = ctx.cancel.cancelled() => {
-                return Err(JudgeError::new(ErrorCode::Aborted, "The run was aborted"));
-            }
+            _ = ctx.cancel.cancelled() => return Err(CallFailure::Aborted),
             r = call => r,
-            _ = timeout => {
-                let mut e = JudgeError::new(
-                    ErrorCode::ContextExtractor,
-                    callback_timeout_message(&self.name, bound),
-                );
-                e.name = "TimeoutError".into();
-                return Err(e);
-            }
-            _ = deadline => {
-                return Err(JudgeError::new(
-                    ErrorCode::Deadline,
-                    format!("the run's deadline passed while {} was running", self.name),
-                ));
-            }
+            _ = timeout => return Err(CallFailure::Timeout),
+            _ = deadline => return Err(CallFailure::Deadline),
         };
-        let failed = |message: String, name: Option<&str>| {
-            let mut e = JudgeError::new(ErrorCode::ContextExtractor, message);
-            if let Some(n) = name.filter(|n| !n.is_empty()) {
-                e.name = n.chars().take(100).collect::<String>().into();
-            }
-            e
+        let threw = |message: String, name: &str| CallFailure::Threw {
+            name: name.chars().take(100).collect(),
+            message,
         };
-        let text = reply
-            .map_err(|why| failed(format!("{} could not be called: {why}", self.name), None))?;
+        let text =
+            reply.map_err(|why| CallFailure::Broken(format!("could not be called: {why}")))?;
         let mut reply: Value = serde_json::from_str(&text)
-            .map_err(|e| failed(format!("{} gave an unreadable reply: {e}", self.name), None))?;
+            .map_err(|e| CallFailure::Broken(format!("gave an unreadable reply: {e}")))?;
         if reply["ok"] == Value::Bool(true) {
             return Ok(reply["value"].take());
         }
         let error = &reply["error"];
-        Err(failed(
-            format!(
-                "{} threw: {}",
-                self.name,
-                error["message"].as_str().unwrap_or("an error")
-            ),
-            error["name"].as_str(),
+        Err(threw(
+            error["message"].as_str().unwrap_or("an error").to_string(),
+            error["name"].as_str().unwrap_or(""),
         ))
     }
+}
+
+/// Why a host function call gave no value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallFailure {
+    /// The run was aborted.
+    Aborted,
+    /// The run's deadline passed.
+    Deadline,
+    /// The call did not settle within the callback bound.
+    Timeout,
+    /// The function threw (its error's name and message).
+    Threw { name: String, message: String },
+    /// The function could not be called, or its reply could not be read: what happened,
+    /// worded after the function's name (`could not be called: …`).
+    Broken(String),
+}
+
+/// The host's key of the run in flight ([`crate::provider::external::RUN_KEY`]), else its id.
+fn run_key(run_id: &str) -> String {
+    crate::provider::external::RUN_KEY
+        .try_with(|k| k.to_string())
+        .unwrap_or_else(|_| run_id.to_string())
 }
 
 #[cfg(test)]
@@ -237,7 +290,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             v,
-            json!({"name": "getContext", "runId": "r1", "args": {"step": "analyze"}})
+            json!({"name": "getContext", "runId": "r1", "runKey": "r1", "args": {"step": "analyze"}})
         );
         // without the host's functions nothing is supplied
         let none = BuildContext::default();

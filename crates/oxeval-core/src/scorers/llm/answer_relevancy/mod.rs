@@ -43,7 +43,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Unused,
     },
     run_fields: None,
-    context_extractor: false,
+    extractors: &[],
     nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Statements>),

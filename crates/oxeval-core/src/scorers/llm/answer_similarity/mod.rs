@@ -46,7 +46,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Unused,
     },
     run_fields: None,
-    context_extractor: false,
+    extractors: &[],
     nested_options: Some("The options of `createAnswerSimilarityScorer`."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Units>),

@@ -47,7 +47,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Required,
     },
     run_fields: None,
-    context_extractor: true,
+    extractors: &[&crate::scorers::extract::CONTEXT],
     nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: None,

@@ -49,7 +49,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Required,
     },
     run_fields: None,
-    context_extractor: true,
+    extractors: &[&crate::scorers::extract::CONTEXT],
     nested_options: Some("The options of `createContextRelevanceScorerLLM`."),
     options: schema_of::<JsOptions>,
     preprocess: None,

@@ -49,7 +49,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Unused,
     },
     run_fields: None,
-    context_extractor: false,
+    extractors: &[],
     nested_options: Some("The same options, nested (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Preprocess>),

@@ -41,7 +41,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Required,
     },
     run_fields: None,
-    context_extractor: false,
+    extractors: &[],
     nested_options: Some("Mastra's form; merged with the defaults (top-level keys win)."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<Claims>),

@@ -51,7 +51,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Unused,
     },
     run_fields: Some(schema_of::<JsRunFields>),
-    context_extractor: false,
+    extractors: &[],
     nested_options: Some("The options of `createNoiseSensitivityScorerLLM`."),
     options: schema_of::<JsOptions>,
     preprocess: None,

@@ -47,7 +47,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Unused,
     },
     run_fields: Some(schema_of::<JsRunFields>),
-    context_extractor: false,
+    extractors: &[&crate::scorers::extract::SOURCE],
     nested_options: Some("The options of `createSummarizationScorer`."),
     options: schema_of::<JsOptions>,
     preprocess: Some(schema_of::<SourceJudgement>),
@@ -245,17 +245,26 @@ impl Summarization {
         Summarization { judge, opts, meta }
     }
 
-    /// The source text: `run.source`, else the `source` option, else the user message.
+    /// The source text: `run.source`, else the `sourceExtractor`'s result (an agent-shaped
+    /// run, as Mastra), else the `source` option, else the user message.
     fn source(&self, run: &RunInput) -> Result<String, InvalidArgument> {
-        let text = match run.raw.get("source").filter(|v| !v.is_null()) {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => {
+        let own = |field: &str| run.raw.get(field).filter(|v| !v.is_null());
+        let text = match (own("source"), own("extractedSource")) {
+            (Some(Value::String(s)), _) => Some(s.clone()),
+            (Some(other), _) => {
                 return Err(InvalidArgument::input(format!(
                     "run.source must be a string (the text that was summarized); got {}",
                     type_name(other)
                 )))
             }
-            None => self
+            (None, Some(Value::String(s))) => Some(s.clone()),
+            (None, Some(other)) => {
+                return Err(InvalidArgument::input(format!(
+                    "the sourceExtractor's result must be a string (the text that was summarized); got {}",
+                    type_name(other)
+                )))
+            }
+            (None, None) => self
                 .opts
                 .source
                 .clone()

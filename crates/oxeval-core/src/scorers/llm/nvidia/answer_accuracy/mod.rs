@@ -33,7 +33,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Unused,
     },
     run_fields: None,
-    context_extractor: false,
+    extractors: &[],
     nested_options: Some("The same option, nested (top-level wins)."),
     options: schema_of::<super::JsOptions>,
     preprocess: None,

@@ -36,7 +36,7 @@ pub const SPEC: ScorerSpec = ScorerSpec {
         context: Need::Required,
     },
     run_fields: None,
-    context_extractor: true,
+    extractors: &[&crate::scorers::extract::CONTEXT],
     nested_options: Some("The same options, nested (top-level wins)."),
     options: schema_of::<super::JsContextOptions>,
     preprocess: None,
