@@ -47,6 +47,13 @@ export declare class NativeScorer {
 }
 
 /**
+ * Create a custom scorer (Mastra's `createScorer`) from its definition (JSON text: id,
+ * name, judges, steps) and the facade's host channel, which runs its steps: a
+ * `NativeScorer`, or a `{ ok: false, kind: 'type' }` outcome naming what is wrong.
+ */
+export declare function createCustomScorer(definition: string, host: (arg: string) => Promise<string>): NativeScorer | Record<string, unknown>
+
+/**
  * A new accumulator for `{ scorers: [{ id, threshold?, direction?, scale? }], gates?, trials?,
  * maxErrors?, minCoverage?, gatePassRate?, partial?, stopEarly? }`, or
  * a `{ ok: false, kind: 'type' }` outcome naming what is wrong.

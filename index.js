@@ -9,6 +9,7 @@ const SCORERS = require('./generated/scorers.js')
 const { Scorer, factory } = require('./lib/scorer.js')
 const { ScorerRunError, AbortError } = require('./lib/errors.js')
 const { runEvals, summarizeItems } = require('./lib/evals.js')
+const { createScorer, notScorable, isNotScorable } = require('./lib/custom.js')
 
 for (const spec of SCORERS) exports[spec.factory] = factory(spec)
 exports.runEvals = runEvals
@@ -16,3 +17,6 @@ exports.summarizeItems = summarizeItems
 exports.ScorerRunError = ScorerRunError
 exports.AbortError = AbortError
 exports.Scorer = Scorer
+exports.createScorer = createScorer
+exports.notScorable = notScorable
+exports.isNotScorable = isNotScorable

@@ -21,5 +21,8 @@ export const {
   Scorer,
   runEvals,
   summarizeItems,
+  createScorer,
+  notScorable,
+  isNotScorable,
 } = oxeval
 export default oxeval

@@ -63,3 +63,35 @@ pub fn create_scorer(
         Err(panic) => Either::B(Outcome::Other(panic_outcome(None, panic))),
     }
 }
+
+/// Create a custom scorer (Mastra's `createScorer`) from its definition (JSON text: id,
+/// name, judges, steps) and the facade's host channel, which runs its steps: a
+/// `NativeScorer`, or a `{ ok: false, kind: 'type' }` outcome naming what is wrong.
+#[napi(ts_return_type = "NativeScorer | Record<string, unknown>")]
+pub fn create_custom_scorer(
+    definition: String,
+    host: Function<'_, String, Promise<String>>,
+) -> Either<NativeScorer, Outcome> {
+    let host: Arc<dyn Host> = match crate::model::JsHost::new(&host) {
+        Ok(h) => Arc::new(h),
+        Err(e) => {
+            return Either::B(Outcome::Other(invalid_outcome(InvalidArgument::options(
+                format!("the host channel could not be prepared: {}", e.reason),
+            ))))
+        }
+    };
+    let made = catch_unwind(AssertUnwindSafe(
+        || -> std::result::Result<NativeScorer, InvalidArgument> {
+            let value: Value = serde_json::from_str(&definition).map_err(|e| {
+                InvalidArgument::options(format!("the definition is not valid JSON text: {e}"))
+            })?;
+            let scorer = oxeval_core::scorers::custom::build(&value, host)?;
+            Ok(NativeScorer::new(Arc::new(scorer)))
+        },
+    ));
+    match made {
+        Ok(Ok(s)) => Either::A(s),
+        Ok(Err(e)) => Either::B(Outcome::Other(invalid_outcome(e))),
+        Err(panic) => Either::B(Outcome::Other(panic_outcome(None, panic))),
+    }
+}

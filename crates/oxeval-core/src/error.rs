@@ -42,6 +42,11 @@ pub enum ErrorCode {
     /// The `contextExtractor` callback threw or rejected.
     #[serde(rename = "OXEVAL_CONTEXT_EXTRACTOR")]
     ContextExtractor,
+    /// A custom scorer's step (a function step, or a prompt step's `createPrompt`) threw,
+    /// did not settle within the callback bound, or returned what the step cannot use (a
+    /// score that is not a finite number, a prompt that is not a string).
+    #[serde(rename = "OXEVAL_CUSTOM_STEP")]
+    CustomStep,
     /// The run was cancelled by the caller.
     #[serde(rename = "OXEVAL_ABORTED")]
     Aborted,
@@ -89,6 +94,7 @@ impl ErrorCode {
         ErrorCode::JudgeTooLarge,
         ErrorCode::JudgeModel,
         ErrorCode::ContextExtractor,
+        ErrorCode::CustomStep,
         ErrorCode::Aborted,
         ErrorCode::Deadline,
         ErrorCode::TargetTimeout,
@@ -113,6 +119,7 @@ impl ErrorCode {
             ErrorCode::JudgeTooLarge => "OXEVAL_JUDGE_RESPONSE_TOO_LARGE",
             ErrorCode::JudgeModel => "OXEVAL_JUDGE_MODEL",
             ErrorCode::ContextExtractor => "OXEVAL_CONTEXT_EXTRACTOR",
+            ErrorCode::CustomStep => "OXEVAL_CUSTOM_STEP",
             ErrorCode::Aborted => "OXEVAL_ABORTED",
             ErrorCode::Deadline => "OXEVAL_DEADLINE",
             ErrorCode::TargetTimeout => "OXEVAL_TARGET_TIMEOUT",

@@ -58,6 +58,18 @@ pub struct ScoreResult {
     /// for 3 statements`); absent when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Mastra's `notScorable`: a step said the run cannot be scored; the run then has no
+    /// `score` and its remaining steps did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_scorable: Option<NotScorable>,
+}
+
+/// `notScorable: { step, reason? }` (`@mastra/core` 1.71's `notScorable(reason?)`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NotScorable {
+    pub step: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A failed run: which step failed, what completed, the partial result, and the cause.

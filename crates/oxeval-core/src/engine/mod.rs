@@ -32,7 +32,7 @@ use crate::provider::{ChatRequest, ChatResponse, Provider};
 use crate::redact::Redactor;
 use cache::ResponseCache;
 use limits::EndpointLimiter;
-use schema::StepOutput;
+use schema::{StepOutput, StepSchema};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
@@ -148,7 +148,14 @@ impl Judge {
         let started = Instant::now();
         let mut exec = self.new_execution(prompt);
         let result = self
-            .structured_inner::<T>(system, prompt, ctx, &mut exec, &expect)
+            .structured_inner(
+                system,
+                prompt,
+                ctx,
+                &mut exec,
+                &Typed::<T>(std::marker::PhantomData),
+                &expect,
+            )
             .await;
         // the record keeps the judge's JSON as parsed (moved, not copied: it can be large)
         let result = result.map(|mut s| {
@@ -158,15 +165,45 @@ impl Judge {
         exec.finish(started, result)
     }
 
-    async fn structured_inner<T: StepOutput>(
+    /// Ask for a value of a schema given at run time (a custom scorer's prompt step): the
+    /// same attempts, fallback, cache and records as [`structured`](Self::structured); the
+    /// value is the judge's JSON as validated.
+    pub async fn structured_json(
+        &self,
+        system: &str,
+        prompt: &str,
+        ctx: &RunContext,
+        schema: &StepSchema,
+    ) -> Call<Value> {
+        let started = Instant::now();
+        let mut exec = self.new_execution(prompt);
+        let result = self
+            .structured_inner(
+                system,
+                prompt,
+                ctx,
+                &mut exec,
+                &Dynamic(schema),
+                &|_: &Value| None,
+            )
+            .await;
+        let result = result.map(|s| {
+            exec.output = Some(s.json);
+            s.value
+        });
+        exec.finish(started, result)
+    }
+
+    async fn structured_inner<D: Decoder>(
         &self,
         system: &str,
         prompt: &str,
         ctx: &RunContext,
         exec: &mut Execution,
-        expect: &(dyn Fn(&T) -> Option<String> + Send + Sync),
-    ) -> Result<Structured<T>, JudgeError> {
-        let schema = T::schema();
+        decoder: &D,
+        expect: &(dyn Fn(&D::Out) -> Option<String> + Send + Sync),
+    ) -> Result<Structured<D::Out>, JudgeError> {
+        let schema = decoder.schema();
         let schema_text = &schema.prompt_text;
         let native = self.model.structured == StructuredOutput::JsonSchema;
         let first = ChatRequest {
@@ -186,11 +223,11 @@ impl Judge {
         // Output cut off by the token budget is never accepted, even when the lenient parser
         // could "repair" it: a repaired list would silently drop items.
         let truncated = is_truncated(&resp);
-        let mut near_miss: Option<(Structured<T>, String)> = None;
+        let mut near_miss: Option<(Structured<D::Out>, String)> = None;
         let problem = if truncated {
             "it was cut off before it ended (finish_reason 'length')".to_string()
         } else {
-            match self.decode_reply::<T>(&resp, exec) {
+            match self.decode_reply(&resp, exec, decoder) {
                 Ok(s) => match expect(&s.value) {
                     None => {
                         self.remember(slot.as_ref(), &resp, ctx).await;
@@ -244,7 +281,7 @@ impl Judge {
             )
             .with_raw(resp2.text.clone()));
         }
-        match self.decode_reply::<T>(&resp2, exec) {
+        match self.decode_reply(&resp2, exec, decoder) {
             Ok(s) => {
                 if let Some(miss) = expect(&s.value) {
                     // still off: score as the anchors would, and say so
@@ -292,11 +329,12 @@ impl Judge {
 
     /// Decode one reply: a refusal or an empty reply is a format problem; reasoning (a
     /// `<think>` block or the provider's reasoning field) is kept on the record, never parsed.
-    fn decode_reply<T: StepOutput>(
+    fn decode_reply<D: Decoder>(
         &self,
         resp: &ChatResponse,
         exec: &mut Execution,
-    ) -> Result<Structured<T>, String> {
+        decoder: &D,
+    ) -> Result<Structured<D::Out>, String> {
         let (answer, reasoning) = json::split_reasoning(&resp.text);
         exec.reasoning = join_reasoning(resp.reasoning.as_deref(), reasoning);
         // the judge's JSON inside the content may carry a lone surrogate escape of its own
@@ -312,7 +350,7 @@ impl Judge {
                 return Err(format!("the judge refused: {}", clip(refusal, 300)));
             }
         }
-        decode::<T>(&answer)
+        decode_with(decoder, &answer)
     }
 
     /// Ask for free text (e.g. a reason). Empty text gets one more attempt; text cut off by
@@ -472,10 +510,50 @@ pub fn clip(s: &str, max: usize) -> String {
 /// blocks): the LAST complete candidate that passes the schema and the step's checks wins.
 /// The caller removes reasoning blocks first ([`json::split_reasoning`]).
 pub fn decode<T: StepOutput>(text: &str) -> Result<Structured<T>, String> {
+    decode_with(&Typed::<T>(std::marker::PhantomData), text)
+}
+
+/// What a structured call decodes the judge's JSON into: a step output type ([`Typed`]) or
+/// the JSON itself, checked against a schema given at run time ([`Dynamic`]).
+trait Decoder: Send + Sync {
+    type Out: Send;
+    fn schema(&self) -> &StepSchema;
+    fn decode_value(&self, json: Value) -> Result<Structured<Self::Out>, String>;
+}
+
+struct Typed<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T: StepOutput> Decoder for Typed<T> {
+    type Out = T;
+    fn schema(&self) -> &StepSchema {
+        T::schema()
+    }
+    fn decode_value(&self, json: Value) -> Result<Structured<T>, String> {
+        decode_value::<T>(json)
+    }
+}
+
+struct Dynamic<'a>(&'a StepSchema);
+
+impl Decoder for Dynamic<'_> {
+    type Out = Value;
+    fn schema(&self) -> &StepSchema {
+        self.0
+    }
+    fn decode_value(&self, json: Value) -> Result<Structured<Value>, String> {
+        self.0.validate(&json).map_err(|e| clip(&e, 400))?;
+        Ok(Structured {
+            value: json.clone(),
+            json,
+        })
+    }
+}
+
+fn decode_with<D: Decoder>(decoder: &D, text: &str) -> Result<Structured<D::Out>, String> {
     let candidates = json::candidates(text)?;
     let mut first_problem = None;
     for json in candidates.into_iter().rev() {
-        match decode_value::<T>(json) {
+        match decoder.decode_value(json) {
             Ok(s) => return Ok(s),
             Err(p) => {
                 first_problem.get_or_insert(p);

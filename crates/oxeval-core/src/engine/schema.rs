@@ -49,6 +49,42 @@ impl StepSchema {
         }
     }
 
+    /// The schema of a step defined at run time (a custom scorer's prompt step): `schema` is
+    /// a JSON Schema value as the host gave it. Its validator (compiled here, once per
+    /// scorer) is the schema itself, so what it closes (`additionalProperties: false`) is
+    /// enforced and extra keys are kept otherwise; the wire schema is its strict, closed
+    /// copy. `Err` says why it cannot be used (not an object, does not compile).
+    pub fn from_json(name: &str, schema: &Value) -> Result<StepSchema, String> {
+        if !schema.is_object() {
+            return Err(format!(
+                "must be a JSON Schema object; got {}",
+                crate::error::type_name(schema)
+            ));
+        }
+        let mut schema = schema.clone();
+        if let Value::Object(map) = &mut schema {
+            map.remove("$schema");
+        }
+        let validator = jsonschema::validator_for(&schema).map_err(|e| {
+            format!(
+                "is not a valid JSON Schema: {}",
+                super::clip(&e.to_string(), 300)
+            )
+        })?;
+        let mut wire = schema.clone();
+        close_objects(&mut wire);
+        let name = intern(name);
+        Ok(StepSchema {
+            name,
+            prompt_text: format!(
+                "Output schema name: {name}\nRespond with ONE JSON value only (no prose, no code fences) that matches this JSON schema:\n{}",
+                serde_json::to_string_pretty(&wire).unwrap_or_default()
+            ),
+            wire: Arc::new(wire),
+            validator,
+        })
+    }
+
     /// Validate a parsed value; the message names the first failing path.
     pub fn validate(&self, value: &Value) -> Result<(), String> {
         let errors: Vec<String> = self
@@ -112,6 +148,19 @@ macro_rules! step_output {
             fn normalize($json: &mut ::serde_json::Value) $body
         }
     };
+}
+
+/// A step schema's name for the whole process: each distinct name is stored once (names of
+/// run-time steps are few: `custom_<scorer id>_<step>`).
+fn intern(name: &str) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(leaked);
+    leaked
 }
 
 fn strip_annotations(v: &mut Value) {

@@ -35,6 +35,10 @@ pub struct ExternalRequest<'a> {
     /// The host's key of the run ([`RUN_KEY`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_key: Option<String>,
+    /// Which of the scorer's host models answers (a custom scorer's steps may each have
+    /// their own judge); absent for the first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -175,6 +179,9 @@ pub enum HostCall {
     JudgeModel,
     /// A function-valued scorer option, e.g. `getContext` (see `scorers::llm::callbacks`).
     FunctionOption,
+    /// A custom scorer's step defined in the host (`scorers::custom`): a function step, or
+    /// a prompt step's `createPrompt`.
+    CustomStep,
 }
 
 impl HostCall {
@@ -183,6 +190,7 @@ impl HostCall {
         match self {
             HostCall::JudgeModel => "judgeModel",
             HostCall::FunctionOption => "functionOption",
+            HostCall::CustomStep => "customStep",
         }
     }
 }
@@ -199,6 +207,7 @@ pub struct ExternalProvider {
     name: String,
     model_id: String,
     host: Arc<dyn Host>,
+    slot: usize,
 }
 
 impl ExternalProvider {
@@ -207,7 +216,14 @@ impl ExternalProvider {
             name: name.to_string(),
             model_id: model_id.to_string(),
             host,
+            slot: 0,
         }
+    }
+
+    /// The host model number `slot` of the scorer (see [`ExternalRequest::judge`]).
+    pub fn with_slot(mut self, slot: usize) -> Self {
+        self.slot = slot;
+        self
     }
 }
 
@@ -299,6 +315,7 @@ impl Provider for ExternalProvider {
             max_output_tokens: req.max_tokens,
             timeout_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
             run_key: RUN_KEY.try_with(|id| id.to_string()).ok(),
+            judge: (self.slot > 0).then_some(self.slot),
         };
         let text = serde_json::to_string(&body).unwrap_or_default();
         let call = self.host.call(HostCall::JudgeModel, text);

@@ -1,5 +1,6 @@
 //! Scorers. One folder per scorer, prompts beside the code.
 
+pub mod custom;
 pub mod extract;
 pub mod llm;
 pub mod registry;

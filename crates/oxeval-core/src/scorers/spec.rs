@@ -163,6 +163,9 @@ pub struct HostModel {
     /// The model's provider name (AI SDK `model.provider`, e.g. `openai.chat`).
     pub provider_id: String,
     pub model_id: String,
+    /// Which of the scorer's host models it is (0: the scorer's judge; a custom scorer's
+    /// step judges count on from 1).
+    pub slot: usize,
 }
 
 /// What the JS facade tells about a factory call beyond the options' JSON text (a function,
@@ -201,6 +204,7 @@ impl FactoryDescriptor {
             model: (js_model && host.is_some()).then(|| HostModel {
                 provider_id: self.model_provider.clone(),
                 model_id: self.model_id.clone(),
+                slot: 0,
             }),
             functions: if host.is_some() {
                 self.functions.clone()

@@ -179,47 +179,57 @@ impl HostFn {
     }
 
     async fn send(&self, ctx: &RunContext, request: Value) -> Result<Value, CallFailure> {
-        let call = self
-            .host
-            .call(HostCall::FunctionOption, request.to_string());
-        let deadline = async {
-            match ctx.deadline {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        };
-        let bound = callback_timeout();
-        let timeout = async {
-            match bound {
-                Some(d) => tokio::time::sleep(d).await,
-                None => std::future::pending().await,
-            }
-        };
-        let reply = tokio::select! {
-            // an abort wins over a reply that came with it (the function saw the run's signal)
-            biased;
-            _ = ctx.cancel.cancelled() => return Err(CallFailure::Aborted),
-            r = call => r,
-            _ = timeout => return Err(CallFailure::Timeout),
-            _ = deadline => return Err(CallFailure::Deadline),
-        };
-        let threw = |message: String, name: &str| CallFailure::Threw {
-            name: name.chars().take(100).collect(),
-            message,
-        };
-        let text =
-            reply.map_err(|why| CallFailure::Broken(format!("could not be called: {why}")))?;
-        let mut reply: Value = serde_json::from_str(&text)
-            .map_err(|e| CallFailure::Broken(format!("gave an unreadable reply: {e}")))?;
-        if reply["ok"] == Value::Bool(true) {
-            return Ok(reply["value"].take());
-        }
-        let error = &reply["error"];
-        Err(threw(
-            error["message"].as_str().unwrap_or("an error").to_string(),
-            error["name"].as_str().unwrap_or(""),
-        ))
+        let mut reply = bounded_call(&*self.host, HostCall::FunctionOption, ctx, request).await?;
+        Ok(reply["value"].take())
     }
+}
+
+/// One call into the host, bounded by the run's cancellation and deadline and by the
+/// callback bound ([`callback_timeout`]): the whole reply when it says `ok: true`, else why
+/// there is none (an abort wins over a reply that came with it: the host saw the signal).
+pub async fn bounded_call(
+    host: &dyn Host,
+    kind: HostCall,
+    ctx: &RunContext,
+    request: Value,
+) -> Result<Value, CallFailure> {
+    let call = host.call(kind, request.to_string());
+    let deadline = async {
+        match ctx.deadline {
+            Some(d) => tokio::time::sleep_until(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    let bound = callback_timeout();
+    let timeout = async {
+        match bound {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    let reply = tokio::select! {
+        // an abort wins over a reply that came with it (the function saw the run's signal)
+        biased;
+        _ = ctx.cancel.cancelled() => return Err(CallFailure::Aborted),
+        r = call => r,
+        _ = timeout => return Err(CallFailure::Timeout),
+        _ = deadline => return Err(CallFailure::Deadline),
+    };
+    let threw = |message: String, name: &str| CallFailure::Threw {
+        name: name.chars().take(100).collect(),
+        message,
+    };
+    let text = reply.map_err(|why| CallFailure::Broken(format!("could not be called: {why}")))?;
+    let reply: Value = serde_json::from_str(&text)
+        .map_err(|e| CallFailure::Broken(format!("gave an unreadable reply: {e}")))?;
+    if reply["ok"] == Value::Bool(true) {
+        return Ok(reply);
+    }
+    let error = &reply["error"];
+    Err(threw(
+        error["message"].as_str().unwrap_or("an error").to_string(),
+        error["name"].as_str().unwrap_or(""),
+    ))
 }
 
 /// Why a host function call gave no value.

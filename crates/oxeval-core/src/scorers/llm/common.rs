@@ -23,11 +23,10 @@ pub fn judge_from_options(
     let cache = ResponseCache::from_options(v.get("cache"), CacheEnv::from_process())?;
     if let (Some(host), Some(m)) = (&cx.host, &cx.model) {
         let model = ModelConfig::external(&m.provider_id, &m.model_id);
-        let provider = Arc::new(ExternalProvider::new(
-            &model.provider_id,
-            &model.model_id,
-            host.clone(),
-        ));
+        let provider = Arc::new(
+            ExternalProvider::new(&model.provider_id, &model.model_id, host.clone())
+                .with_slot(m.slot),
+        );
         return Ok(Judge::with_provider(provider, model, settings).with_cache(cache));
     }
     let model = ModelConfig::from_value(v.get("model").unwrap_or(&Value::Null))?;
