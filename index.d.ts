@@ -181,7 +181,7 @@ export interface ScorerRun {
 export interface RunOptions {
   /** Cancels the run: in-flight HTTP is dropped and the promise rejects with an `AbortError`. */
   signal?: AbortSignal
-  /** Overall deadline for the whole run (contextExtractor included), in ms. */
+  /** Overall deadline for the whole run (extractor callbacks and custom steps included), in ms. */
   deadlineMs?: number
   /** The bound of ONE call of a user callback (`contextExtractor`, a function option such as
    * `getContext`), in ms: default 60 000, `Infinity` for none. A callback past it fails its
@@ -319,12 +319,119 @@ import type { OxevalErrorCode } from './generated/scorers'
 export * from './generated/scorers'
 
 // ---------------------------------------------------------------------------------------
+// Custom scorers: Mastra's createScorer builder on oxeval's engine
+
+/** What a step returns to end the run without a score (`@mastra/core` 1.71's `notScorable`). */
+export interface NotScorable {
+  readonly reason?: string
+}
+/** `notScorable(reason?)`: return it from a step to say the run cannot be scored. */
+export declare function notScorable(reason?: string): NotScorable
+/** Whether a value is a `notScorable(...)` (oxeval's or Mastra's: the same registered symbol). */
+export declare function isNotScorable(value: unknown): value is NotScorable
+
+/** A step's output schema: a Zod 4 / Standard Schema with a JSON Schema export, an AI SDK `jsonSchema<T>()`, or a plain JSON Schema object. */
+export type OutputSchema = { readonly '~standard': { readonly types?: { readonly output: unknown } } } | { readonly jsonSchema: object; readonly _type?: unknown } | Record<string, unknown>
+
+/** The value a schema describes (Zod / Standard Schema output, AI SDK `jsonSchema<T>`), else `unknown`. */
+export type SchemaOutput<S> = S extends { readonly '~standard': { readonly types?: { readonly output: infer O } } }
+  ? O
+  : S extends { readonly _type: infer T }
+    ? T
+    : unknown
+
+/** A custom scorer's judge (Mastra's `ScorerJudgeConfig`): the model in any form oxeval takes. */
+export interface CustomJudgeConfig {
+  model: ModelConfig | LanguageModelLike | JudgeFunction
+  instructions: string
+  modelSettings?: ModelSettings
+}
+
+/** What a step function receives (Mastra's step context); `signal` is the run's (not enumerable). */
+export interface StepContext<TRun extends ScorerRun, TResults> {
+  run: TRun & { runId: string }
+  results: TResults
+  readonly signal?: AbortSignal
+}
+
+/** A prompt step: the judge answers `outputSchema` (preprocess / analyze), `{ score }` (generateScore) or text (generateReason). */
+export interface PromptStep<TCtx, TSchema = undefined> {
+  description: string
+  outputSchema?: TSchema
+  createPrompt: (ctx: TCtx) => string | Promise<string>
+  /** Overrides the scorer's judge field by field. */
+  judge?: Partial<CustomJudgeConfig>
+}
+
+type StepValue<T> = Exclude<Awaited<T>, NotScorable>
+
+/** A result of a custom scorer: Mastra's shape, typed by its steps. */
+export type CustomScorerResult<R extends ScorerRun, TResults> = Omit<R, ResultKey> & {
+  runId: string
+  generateScorePrompt: string | undefined
+  reason: TResults extends { generateReasonStepResult: infer X } ? X : undefined
+  generateReasonPrompt: string | undefined
+  preprocessStepResult: TResults extends { preprocessStepResult: infer X } ? X : undefined
+  preprocessPrompt: string | undefined
+  analyzeStepResult: TResults extends { analyzeStepResult: infer X } ? X : undefined
+  analyzePrompt: string | undefined
+  judge?: JudgeRecord
+  warnings?: string[]
+} & ({ score: number; notScorable?: never } | { score?: never; notScorable: { step: string; reason?: string } })
+
+/** A custom scorer: chain steps (each call returns a NEW scorer), then `run()`. */
+export interface CustomScorer<TRun extends ScorerRun = ScorerRun, TResults = {}> {
+  readonly id: string
+  readonly name: string
+  readonly description: string | undefined
+  readonly type: unknown
+  readonly judge: CustomJudgeConfig | undefined
+  readonly direction: 'higher' | 'lower'
+  readonly scale: number
+  preprocess<S extends OutputSchema>(def: PromptStep<StepContext<TRun, TResults>, S>): CustomScorer<TRun, TResults & { preprocessStepResult: SchemaOutput<S> }>
+  preprocess<T>(def: (ctx: StepContext<TRun, TResults>) => T): CustomScorer<TRun, TResults & { preprocessStepResult: StepValue<T> }>
+  analyze<S extends OutputSchema>(def: PromptStep<StepContext<TRun, TResults>, S>): CustomScorer<TRun, TResults & { analyzeStepResult: SchemaOutput<S> }>
+  analyze<T>(def: (ctx: StepContext<TRun, TResults>) => T): CustomScorer<TRun, TResults & { analyzeStepResult: StepValue<T> }>
+  generateScore(
+    def: ((ctx: StepContext<TRun, TResults>) => number | NotScorable | Promise<number | NotScorable>) | PromptStep<StepContext<TRun, TResults>, never>,
+  ): CustomScorer<TRun, TResults & { generateScoreStepResult: number }>
+  generateReason(
+    def:
+      | ((ctx: StepContext<TRun, TResults> & { score: number }) => string | Promise<string>)
+      | PromptStep<StepContext<TRun, TResults> & { score: number }, never>,
+  ): CustomScorer<TRun, TResults & { generateReasonStepResult: string }>
+  getSteps(): ScorerStep[]
+  run<R extends TRun>(run: R, options?: RunOptions): Promise<CustomScorerResult<R, TResults>>
+}
+
+/** Mastra's `createScorer` config, plus oxeval's `cache`, `direction` and `scale`. */
+export interface CreateScorerConfig<TRun extends ScorerRun = ScorerRun> {
+  id: string
+  name?: string
+  description: string
+  judge?: CustomJudgeConfig
+  /** Metadata, as Mastra's (`'agent'`, `'trajectory'`, …); `undefined` unless given. */
+  type?: unknown
+  /** Runs first and may rewrite the run (the result echoes what it returns). */
+  prepareRun?: (run: TRun) => TRun | Promise<TRun>
+  /** The response cache of every judge call of this scorer (as the built-in scorers' `cache`). */
+  cache?: CacheOption
+  /** Which way the score is better (for runEvals' reports); default `'higher'`. */
+  direction?: 'higher' | 'lower'
+  /** Scores lie in `[0, scale]` (default 1). */
+  scale?: number
+}
+
+/** Mastra's `createScorer` builder, run by oxeval's engine. */
+export declare function createScorer<TRun extends ScorerRun = ScorerRun>(config: CreateScorerConfig<TRun>): CustomScorer<TRun, {}>
+
+// ---------------------------------------------------------------------------------------
 // runEvals: the dataset runner
 
 /** Anything `runEvals` can score: an oxeval scorer, a Mastra scorer, or any `{ id, run() }`. */
 export interface EvalScorer {
   readonly id: string
-  run(run: any, options?: any): Promise<{ score: number } & Record<string, any>>
+  run(run: any, options?: any): Promise<{ score?: number } & Record<string, any>>
 }
 
 /** A number is a minimum; `{ min?, max? }` bounds (Mastra's `ThresholdConfig`). Each in [0, 1]. */

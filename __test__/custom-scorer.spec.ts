@@ -225,6 +225,24 @@ describe('what oxeval adds', () => {
     await expect(s.run(RUN)).rejects.toThrow(/the analyze step's outputSchema is not a valid JSON Schema/)
   })
 
+  it('runEvals counts not-scorable runs per scorer and leaves them out of the mean and the coverage', async () => {
+    const s = createScorer({ id: 'tools', description: 't' })
+      .preprocess(({ run }: Any) => (String(run.output).includes('tool') ? {} : notScorable('no tool call')))
+      .generateScore(({ run }: Any) => (String(run.output).includes('ok') ? 1 : 0))
+    const data = [{ output: 'tool ok' }, { output: 'tool bad' }, { output: 'plain' }]
+    const r: Any = await runEvals({ data, scorers: [{ scorer: s, threshold: 0.5 }] })
+    expect(r.scores.tools).toBe(0.5)
+    expect(r.summary.notScorable).toEqual({ tools: 1 })
+    expect(r.coverage.tools).toEqual({ scored: 2, total: 2 })
+    expect(r.summary.erroredItems).toBe(0)
+    expect(r.items[2].results.tools.notScorable).toEqual({ step: 'preprocess', reason: 'no tool call' })
+    expect(r.outcome.status).toBe('passed')
+    // nothing scorable at all is never a pass
+    const none: Any = await runEvals({ data: [{ output: 'plain' }], scorers: [s] })
+    expect(none.outcome.passed).toBe(false)
+    expect(none.outcome.reasons.map((x: Any) => x.kind)).toContain('nothing-scored')
+  })
+
   it('runEvals scores custom scorers with the built-in ones', async () => {
     const s = createScorer({ id: 'len', description: 'short answers' }).generateScore(({ run }: Any) => (String(run.output).length < 30 ? 1 : 0))
     const r: Any = await runEvals({ data: [{ input: 'q', output: 'short' }, { input: 'q', output: 'a much longer answer than thirty chars' }], scorers: [s] })

@@ -392,7 +392,7 @@ async function runEvals(config) {
       if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
       all.forEach((e, k) => {
         const o = outcomes[k]
-        runs[e.id] = o.map((x) => (x.ok ? { score: x.result.score, judge: judgeUsage(x.result.judge) } : { error: errorSignature(x.error), judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
+        runs[e.id] = o.map((x) => (x.ok ? (x.result.notScorable ? { notScorable: true, judge: judgeUsage(x.result.judge) } : { score: x.result.score, judge: judgeUsage(x.result.judge) }) : { error: errorSignature(x.error), judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
         const firstOk = o.find((x) => x.ok)
         if (firstOk) r.results[e.id] = firstOk.result
         else r.errors[e.id] = errorJson(o[0].error)

@@ -435,6 +435,9 @@ struct Tally {
     gate_scores: Vec<(u64, f64)>,
     errors: u64,
     total: u64,
+    /// Items whose every run said `notScorable` (Mastra 1.71): out of `total`, the means
+    /// and the coverage denominator.
+    not_scorable: u64,
     usage: UsageTotals,
     /// Signatures of the first runs' persistent failures (`None`: a run that did not fail so).
     early: Vec<Option<String>>,
@@ -639,6 +642,7 @@ impl EvalAccumulator {
                         gate_scores: Vec::new(),
                         errors: 0,
                         total: 0,
+                        not_scorable: 0,
                         usage: UsageTotals::default(),
                         early: Vec::new(),
                     },
@@ -725,6 +729,22 @@ impl EvalAccumulator {
                 }
                 continue;
             };
+            let is_ns = |t: &Value| t.get("notScorable").is_some_and(|v| v == &Value::Bool(true));
+            if !trials.is_empty() && trials.iter().all(is_ns) {
+                // every run said the item cannot be scored: out of this scorer's count
+                tally.total -= 1;
+                tally.not_scorable += 1;
+                for t in trials {
+                    if let Some(j) = t.get("judge") {
+                        tally.usage.add_judge(j);
+                    }
+                }
+                if self.trials > 1 {
+                    per_trial.insert(id.clone(), json!({ "notScorable": trials.len() }));
+                }
+                continue;
+            }
+            let trials: Vec<&Value> = trials.iter().filter(|t| !is_ns(t)).collect();
             let mut ok = Vec::with_capacity(trials.len());
             let mut all_scores = Vec::with_capacity(trials.len());
             let mut used = UsageTotals::default();
@@ -855,6 +875,7 @@ impl EvalAccumulator {
         let mut scores = Map::new();
         let mut errors = Map::new();
         let mut coverage = Map::new();
+        let mut not_scorable = Map::new();
         let mut usage = Map::new();
         let mut stats_out = Map::new();
         let mut info = Map::new();
@@ -936,6 +957,21 @@ impl EvalAccumulator {
                 id.clone(),
                 json!({ "direction": t.direction, "scale": t.scale, "gate": t.gate }),
             );
+            if t.not_scorable > 0 {
+                not_scorable.insert(id.clone(), json!(t.not_scorable));
+            }
+            if !partial && t.total == 0 && t.not_scorable > 0 {
+                // nothing was scorable: never a pass (Mastra omits such a gate or threshold)
+                reasons.push(reason(
+                    "nothing-scored",
+                    Some(id),
+                    format!(
+                        "\"{id}\" found none of its {} item{} scorable",
+                        t.not_scorable,
+                        if t.not_scorable == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
             if !partial && t.total > 0 && xs.is_empty() {
                 reasons.push(reason(
                     "nothing-scored",
@@ -967,7 +1003,10 @@ impl EvalAccumulator {
                     ));
                 }
             }
-            if t.gate {
+            // a gate or threshold none of whose runs was scorable is left out (as Mastra)
+            let all_not_scorable = t.total == 0 && t.not_scorable > 0;
+            if t.gate && all_not_scorable {
+            } else if t.gate {
                 let mut g = t.gate_scores.clone();
                 g.sort_by_key(|(i, _)| *i);
                 let gs: Vec<f64> = g.iter().map(|(_, s)| *s).collect();
@@ -994,7 +1033,7 @@ impl EvalAccumulator {
                 gate_results.push(json!({ "id": id, "passed": passed, "score": avg }));
             } else {
                 scores.insert(id.clone(), json!(st.mean));
-                if let Some(th) = &t.threshold {
+                if let Some(th) = t.threshold.as_ref().filter(|_| !all_not_scorable) {
                     let passed = st.mean.is_some_and(|m| th.passed(m));
                     if !passed && !partial {
                         threshold_reasons.push(reason(
@@ -1050,6 +1089,9 @@ impl EvalAccumulator {
                 },
             },
         });
+        if !not_scorable.is_empty() {
+            out["summary"]["notScorable"] = Value::Object(not_scorable);
+        }
         let has_gates = !gate_results.is_empty();
         let has_thresholds = !threshold_results.is_empty();
         if has_gates {
