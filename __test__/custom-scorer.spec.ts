@@ -250,3 +250,37 @@ describe('what oxeval adds', () => {
     expect(r.summary.totalItems).toBe(2)
   })
 })
+
+describe('the CLI runs custom scorers from a module', () => {
+  it('--scorers MODULE: exported scorers and { scorer, threshold }; a module without scorers is exit 2', async () => {
+    const { runCli, tempDir, jsonl, readOut } = await import('./helpers/cli')
+    const { join } = await import('node:path')
+    const t = tempDir('oxeval-custom-cli-')
+    const index = join(process.cwd(), 'index.js')
+    const mod = t.write(
+      'scorers.mjs',
+      `import ox from ${JSON.stringify(index)}
+export const short = ox.createScorer({ id: 'short', description: 'short answers' }).generateScore(({ run }) => (String(run.output).length < 12 ? 1 : 0))
+export default [{ scorer: ox.createScorer({ id: 'mentions-paris', description: 'p' }).generateScore(({ run }) => (/paris/i.test(String(run.output)) ? 1 : 0)), threshold: 0.9 }]
+`,
+    )
+    const none = t.write('none.mjs', 'export const x = 1\n')
+    const data = t.write('items.jsonl', jsonl([{ id: 'a', input: 'capital?', output: 'Paris' }, { id: 'b', input: 'capital?', output: 'I think it is Lyon' }]))
+    const out = t.p('out.jsonl')
+    try {
+      const r = await runCli(['run', '--data', data, '--scorers', mod, '--out', out, '--no-progress'])
+      expect(r.code, r.stderr).toBe(1) // mentions-paris 0.5 < 0.9
+      expect(r.stdout).toMatch(/short/)
+      expect(r.stdout).toMatch(/mentions-paris/)
+      const o = readOut(out)
+      expect(o.header.scorers.map((s: Any) => s.id)).toEqual(['mentions-paris', 'short'])
+      expect(o.header.scorers[0].threshold).toBe(0.9)
+      expect(o.items[0].results.short.score).toBe(1)
+      const bad = await runCli(['run', '--data', data, '--scorers', none, '--no-progress'])
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toMatch(/exports no scorer/)
+    } finally {
+      t.remove()
+    }
+  })
+})

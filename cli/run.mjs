@@ -3,6 +3,7 @@
 // gate failed) / 2 (usage or data error) / 130 (interrupted: what finished is still written).
 import { basename, resolve } from 'node:path'
 import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { MAX_DEPTH, newFingerprint, parseShard, scanDataset, shardItems } from './data.mjs'
@@ -20,6 +21,7 @@ export const VERSION = require('../package.json').version
 export const RUN_OPTIONS = {
   data: { type: 'string', short: 'd' },
   scorer: { type: 'string', short: 's', multiple: true },
+  scorers: { type: 'string', multiple: true },
   model: { type: 'string', short: 'm' },
   'model-url': { type: 'string' },
   'api-key-env': { type: 'string' },
@@ -69,6 +71,9 @@ Data
 Scorers and judge
   -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without
                              "-scorer" (answer-relevancy) or the factory (createAnswerRelevancyScorer)
+      --scorers MODULE       repeatable; a .mjs/.js module (or .ts with a loader: NODE_OPTIONS=
+                             '--import tsx') whose exports are scorers (createScorer's, built-in,
+                             Mastra's), { scorer, threshold } or arrays of them; mixed with --scorer
   -m, --model ID             the judge: 'provider/model' (key from the provider's env var, e.g.
                              OPENAI_API_KEY); default: $OXEVAL_MODEL
       --model-url URL        an OpenAI-compatible endpoint for --model (→ { id, url })
@@ -154,7 +159,8 @@ export function runConfig(values, env = process.env) {
   if (!values.data) throw new UsageError('--data FILE is required')
   const names = values.scorer || []
   const gateNames = values.gate || []
-  if (names.length === 0 && gateNames.length === 0) throw new UsageError('at least one --scorer NAME is required')
+  const modules = (values.scorers || []).map((p) => resolve(p))
+  if (names.length === 0 && gateNames.length === 0 && modules.length === 0) throw new UsageError('at least one --scorer NAME (or --scorers MODULE) is required')
   const scorers = []
   for (const n of names) {
     const spec = resolveScorer(n)
@@ -182,10 +188,11 @@ export function runConfig(values, env = process.env) {
     for (const s of targets) setPath(s.options, path, value)
   }
   const modelId = values.model || env.OXEVAL_MODEL
-  if (!modelId) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
-  if (!modelId.includes('/')) throw new UsageError(`--model must be 'provider/model' (e.g. openai/gpt-4o-mini); got "${modelId}"`)
+  // a module's scorers bring their own judges: --model is for the built-in scorers
+  if (!modelId && (scorers.length || gates.length || !modules.length)) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
+  if (modelId && !modelId.includes('/')) throw new UsageError(`--model must be 'provider/model' (e.g. openai/gpt-4o-mini); got "${modelId}"`)
   let model = modelId
-  if (values['model-url'] !== undefined || values['api-key-env'] !== undefined) {
+  if (modelId && (values['model-url'] !== undefined || values['api-key-env'] !== undefined)) {
     model = { id: modelId }
     if (values['model-url'] !== undefined) {
       try {
@@ -212,6 +219,7 @@ export function runConfig(values, env = process.env) {
     data: values.data,
     scorers,
     gates,
+    modules,
     model,
     cache,
     concurrency: positiveInt('concurrency', values.concurrency, 10_000),
@@ -236,6 +244,39 @@ function loadOxeval() {
     throw new Error('this build of oxeval has no runEvals/summarizeItems')
   }
   return oxeval
+}
+
+const isScorer = (s) => s !== null && typeof s === 'object' && typeof s.id === 'string' && typeof s.run === 'function'
+
+/**
+ * The scorers a `--scorers` module exports (default and named): scorer objects (custom
+ * scorers, built-in scorers, Mastra scorers), `{ scorer, threshold }`, or arrays of them.
+ * TypeScript loads through the loader the user runs node with (e.g. `--import tsx`).
+ */
+async function loadScorerModules(paths) {
+  const entries = []
+  for (const path of paths) {
+    let mod
+    try {
+      mod = await import(pathToFileURL(path).href)
+    } catch (e) {
+      const ts = /\.[cm]?tsx?$/.test(path) && e && (e.code === 'ERR_UNKNOWN_FILE_EXTENSION' || e.code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING')
+      if (ts) throw new UsageError(`--scorers ${path}: node cannot load TypeScript by itself here; run with a loader, e.g. NODE_OPTIONS='--import tsx' npx oxeval run …, or pass the compiled .mjs`)
+      throw new UsageError(`--scorers ${path}: the module could not be loaded: ${e && e.message ? e.message.split('\n')[0] : e}`)
+    }
+    const found = []
+    const take = (v, name) => {
+      if (Array.isArray(v)) return v.forEach((x, i) => take(x, `${name}[${i}]`))
+      if (isScorer(v)) found.push({ scorer: v })
+      else if (v !== null && typeof v === 'object' && isScorer(v.scorer) && 'threshold' in v) found.push({ scorer: v.scorer, threshold: v.threshold })
+    }
+    const keys = Object.keys(mod).sort((a, b) => (a === 'default' ? -1 : b === 'default' ? 1 : 0))
+    for (const k of keys) take(mod[k], k)
+    const unique = found.filter((e, i) => found.findIndex((x) => x.scorer === e.scorer) === i)
+    if (!unique.length) throw new UsageError(`--scorers ${path}: the module exports no scorer (export scorer objects, { scorer, threshold }, or arrays of them)`)
+    entries.push(...unique)
+  }
+  return entries
 }
 
 /** Builds a scorer from its registry entry (a factory TypeError is a usage error). */
@@ -271,11 +312,14 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     const scorer = createScorer(oxeval, s.spec, cfg, s.options)
     return s.threshold !== undefined ? { scorer, threshold: s.threshold } : scorer
   })
+  for (const e of await loadScorerModules(cfg.modules)) {
+    if (scorerEntries.some((x) => (x.scorer || x).id === e.scorer.id)) throw new UsageError(`--scorers: two scorers have the id "${e.scorer.id}" (results are keyed by id)`)
+    scorerEntries.push(e.threshold !== undefined ? e : e.scorer)
+  }
   const gateScorers = cfg.gates.map((g) => createScorer(oxeval, g.spec, cfg, g.options))
-  const scorerList = cfg.scorers.map((s, i) => {
-    const e = scorerEntries[i]
+  const scorerList = scorerEntries.map((e) => {
     const id = (e.scorer || e).id
-    return s.threshold !== undefined ? { id, threshold: s.threshold } : { id }
+    return e.scorer && e.threshold !== undefined ? { id, threshold: e.threshold } : { id }
   })
   const gateIds = gateScorers.map((g) => g.id)
   // which way each scorer is better and its range (worst items, intervals, merge)
