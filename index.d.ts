@@ -611,6 +611,8 @@ export interface RunEvalsResult {
     erroredItems: number
     /** After `abort()`: items that had started and were cut off (in no other count). */
     unfinishedItems?: number
+    /** Per scorer: items whose every run was not scorable (`notScorable`); absent when none. */
+    notScorable?: Record<string, number>
   }
   /** Whether the run passed, and why not. */
   outcome: EvalOutcome

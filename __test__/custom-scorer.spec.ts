@@ -284,3 +284,23 @@ export default [{ scorer: ox.createScorer({ id: 'mentions-paris', description: '
     }
   })
 })
+
+describe('oxeval/mastra createScorer', () => {
+  it('returns real MastraScorers (also after chaining) that score as oxeval does; prepareRun runs once', async () => {
+    const { createRequire } = await import('node:module')
+    const req = createRequire(import.meta.url)
+    const m = req('../mastra/index.js')
+    const { MastraScorer } = req('@mastra/core/evals')
+    let prepared = 0
+    const s = m
+      .createScorer({ id: 'm-custom', description: 'd', prepareRun: (r: Any) => (prepared++, { ...r, output: String(r.output).trim() }) })
+      .preprocess(({ run }: Any) => ({ len: run.output.length }))
+      .generateScore(({ results }: Any) => (results.preprocessStepResult.len === 5 ? 1 : 0))
+    expect(s).toBeInstanceOf(MastraScorer)
+    const r: Any = await s.run({ input: 'q', output: ' Paris ' })
+    expect(r.score).toBe(1)
+    expect(r.preprocessStepResult).toEqual({ len: 5 })
+    expect(prepared).toBe(1)
+    expect(m.notScorable).toBe(notScorable)
+  })
+})

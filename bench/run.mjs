@@ -1,6 +1,6 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,custom|all]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
@@ -129,6 +129,14 @@ if (want('rag')) {
     const r = spawnSync('node', [script, ...args], { cwd: root, stdio: 'inherit' })
     if (r.status !== 0) console.log(`${script} failed (status ${r.status})`)
   }
+}
+
+// A custom scorer (createScorer) built with oxeval and with @mastra/core's createScorer on the
+// same judge (bench/custom.mjs).
+if (want('custom')) {
+  console.log(`\nbench/custom.mjs --runs ${flag('custom-runs', '300')}`)
+  const r = spawnSync('node', ['bench/custom.mjs', '--runs', flag('custom-runs', '300')], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.log(`bench/custom.mjs failed (status ${r.status})`)
 }
 
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,

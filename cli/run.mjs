@@ -160,7 +160,7 @@ export function runConfig(values, env = process.env) {
   const names = values.scorer || []
   const gateNames = values.gate || []
   const modules = (values.scorers || []).map((p) => resolve(p))
-  if (names.length === 0 && gateNames.length === 0 && modules.length === 0) throw new UsageError('at least one --scorer NAME (or --scorers MODULE) is required')
+  if (names.length === 0 && gateNames.length === 0 && modules.length === 0) throw new UsageError('at least one --scorer NAME is required (or --scorers MODULE)')
   const scorers = []
   for (const n of names) {
     const spec = resolveScorer(n)

@@ -209,6 +209,10 @@ class CustomScorer {
   generateReason(def) {
     return this.#with('generateReason', def)
   }
+  /** Response cache statistics of the scorer's judge, or `null` when caching is off. */
+  cacheStats() {
+    return this.#build().scorer.cacheStats()
+  }
   getSteps() {
     return this.#steps.map(({ name, def }) => ({ name, type: isPromptObject(def) ? 'prompt' : 'function', description: isPromptObject(def) ? def.description : undefined }))
   }

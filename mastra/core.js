@@ -223,8 +223,24 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
     return create
   }
 
+  /** A custom scorer (oxeval's createScorer) as a real MastraScorer; chaining keeps it one. */
+  function wrapCustom(inner, prepareRun) {
+    const s = new OxevalMastraScorer(inner, prepareRun ? { prepareRun } : {})
+    for (const m of ['preprocess', 'analyze', 'generateScore', 'generateReason']) {
+      Object.defineProperty(s, m, { value: (def) => wrapCustom(inner[m](def), prepareRun), enumerable: false, configurable: true, writable: true })
+    }
+    return s
+  }
+
   const out = {}
   for (const spec of SCORERS) out[spec.factory] = factory(spec)
+  /** Mastra's createScorer on oxeval's engine, returning MastraScorers (prepareRun runs in Mastra's run, once). */
+  out.createScorer = (config) => {
+    const inner = oxeval.createScorer(config !== null && typeof config === 'object' ? { ...config, prepareRun: undefined } : config)
+    return wrapCustom(inner, config.prepareRun)
+  }
+  out.notScorable = oxeval.notScorable
+  out.isNotScorable = oxeval.isNotScorable
   out.OxevalMastraScorer = OxevalMastraScorer
   out.ScorerRunError = OxevalScorerRunError
   out.AbortError = OxevalAbortError

@@ -77,3 +77,15 @@ export declare class AbortError extends MastraError {
   completedSteps: string[]
   result: PartialScorerResult | undefined
 }
+
+/**
+ * oxeval's `createScorer` (Mastra's builder on oxeval's engine) returning real MastraScorers:
+ * each chained step returns another one. Typed as Mastra's own builder result.
+ */
+export declare function createScorer(config: import('../index').CreateScorerConfig): OxevalMastraScorer & {
+  preprocess(def: unknown): ReturnType<typeof createScorer>
+  analyze(def: unknown): ReturnType<typeof createScorer>
+  generateScore(def: unknown): ReturnType<typeof createScorer>
+  generateReason(def: unknown): ReturnType<typeof createScorer>
+}
+export { notScorable, isNotScorable } from '../index'

@@ -24,5 +24,8 @@ export const {
   OxevalMastraScorer,
   ScorerRunError,
   AbortError,
+  createScorer,
+  notScorable,
+  isNotScorable,
 } = m
 export default m

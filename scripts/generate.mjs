@@ -143,7 +143,7 @@ const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError',
 const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxeval from './index.js'\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = oxeval\nexport default oxeval\n`
 
 // oxeval/mastra: the ESM entry's named exports and the factories' declarations
-const mastraNames = [...scorers.map((s) => s.factory), 'OxevalMastraScorer', 'ScorerRunError', 'AbortError']
+const mastraNames = [...scorers.map((s) => s.factory), 'OxevalMastraScorer', 'ScorerRunError', 'AbortError', 'createScorer', 'notScorable', 'isNotScorable']
 const mastraMjs = `${HEADER}// \`oxeval/mastra\`, ESM: built over the ESM build of @mastra/core, so \`instanceof\` holds
 // against the classes an ESM application imports. See core.js.
 import { MastraScorer, ScorerRunError as MastraScorerRunError } from '@mastra/core/evals'

@@ -729,7 +729,10 @@ impl EvalAccumulator {
                 }
                 continue;
             };
-            let is_ns = |t: &Value| t.get("notScorable").is_some_and(|v| v == &Value::Bool(true));
+            let is_ns = |t: &Value| {
+                t.get("notScorable")
+                    .is_some_and(|v| v == &Value::Bool(true))
+            };
             if !trials.is_empty() && trials.iter().all(is_ns) {
                 // every run said the item cannot be scored: out of this scorer's count
                 tally.total -= 1;
