@@ -237,6 +237,10 @@ describe('what oxeval adds', () => {
     expect(r.summary.erroredItems).toBe(0)
     expect(r.items[2].results.tools.notScorable).toEqual({ step: 'preprocess', reason: 'no tool call' })
     expect(r.outcome.status).toBe('passed')
+    // the Vitest matchers say it
+    const { expectEvals } = await import('../vitest/index.mjs')
+    const e: Any = await expectEvals({ data, scorers: [{ scorer: s, threshold: 0.9 }] }).toPass().catch((x: Any) => x)
+    expect(String(e.message)).toMatch(/scored 2\/2, 1 not scorable/)
     // nothing scorable at all is never a pass
     const none: Any = await runEvals({ data: [{ output: 'plain' }], scorers: [s] })
     expect(none.outcome.passed).toBe(false)
@@ -276,6 +280,16 @@ export default [{ scorer: ox.createScorer({ id: 'mentions-paris', description: '
       expect(o.header.scorers.map((s: Any) => s.id)).toEqual(['mentions-paris', 'short'])
       expect(o.header.scorers[0].threshold).toBe(0.9)
       expect(o.items[0].results.short.score).toBe(1)
+      // notScorable in the summary
+      const nsMod = t.write('ns.mjs', `import ox from ${JSON.stringify(index)}
+export default ox.createScorer({ id: 'has-paris', description: 'p' }).preprocess(({ run }) => (/paris/i.test(String(run.output)) ? {} : ox.notScorable('no city'))).generateScore(() => 1)
+`)
+      const ns = await runCli(['run', '--data', data, '--scorers', nsMod, '--no-progress', '--junit', t.p('j.xml'), '--html', t.p('r.html')])
+      expect(ns.code, ns.stderr).toBe(0)
+      expect(ns.stdout).toMatch(/not scorable \(left out of mean and coverage\): has-paris 1/)
+      const { readFileSync } = await import('node:fs')
+      expect(readFileSync(t.p('j.xml'), 'utf8')).toContain('<skipped message="not scorable at preprocess: no city"/>')
+      expect(readFileSync(t.p('r.html'), 'utf8')).toContain('"notScorable":{"step":"preprocess","reason":"no city"}')
       const bad = await runCli(['run', '--data', data, '--scorers', none, '--no-progress'])
       expect(bad.code).toBe(2)
       expect(bad.stderr).toMatch(/exports no scorer/)

@@ -100,6 +100,11 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
     rows.push(row)
   }
   out.push(table(rows))
+  const ns = run.summary && run.summary.notScorable
+  if (ns && Object.keys(ns).length) {
+    // Mastra 1.71's notScorable: out of the mean and of coverage's count
+    out.push(`not scorable (left out of mean and coverage): ${Object.entries(ns).map(([id, n]) => `${id} ${n}`).join(', ')}`)
+  }
   out.push('')
   out.push(...outcomeLines(run, { shard }))
   if (worst) {

@@ -81,6 +81,7 @@ export function slimItem(item, prompts) {
   for (const [id, r] of Object.entries(item.results || {})) {
     if (!r || typeof r !== 'object') continue
     const keep = { score: r.score }
+    if (r.notScorable) keep.notScorable = r.notScorable
     for (const [k, v] of Object.entries(r)) {
       if (k === 'reason' || k === 'warnings' || k.endsWith('StepResult')) keep[k] = v
       else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = prompts instanceof PromptTable ? prompts.intern(v) : capText(v)
@@ -110,6 +111,7 @@ export function reportItem(item) {
   for (const [id, r] of Object.entries(item.results || {})) {
     if (!r || typeof r !== 'object') continue
     const keep = { score: r.score }
+    if (r.notScorable) keep.notScorable = r.notScorable
     if (r.reason !== undefined) keep.reason = r.reason
     if (r.warnings !== undefined) keep.warnings = r.warnings
     results[id] = keep
@@ -288,12 +290,12 @@ var cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{ke
 function header(){var tr=document.getElementById('head');tr.textContent='';cols.forEach(function(c){var th=el('th',null,c.label);if(c.key!==null){th.dataset.key=c.key;th.title='sort by '+c.label;if(state.key===c.key)th.className=state.dir>0?'sorted-asc':'sorted-desc';th.addEventListener('click',function(){if(state.key===c.key)state.dir=-state.dir;else{state.key=c.key;state.dir=1}state.page=0;render()})}else th.style.cursor='default';tr.appendChild(th)})}
 function kv(parent,label,value){var d=el('div');d.appendChild(el('strong',null,label+': '));d.appendChild(document.createTextNode(value));parent.appendChild(d)}
 function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
-scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
+scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(r&&r.notScorable)kv(box,'not scorable','at '+text(r.notScorable.step)+(r.notScorable.reason?': '+text(r.notScorable.reason):''));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
 if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){var pt=/Prompt$/.test(k)?prompt(r[k]):null;if(pt!==null){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,pt));box.appendChild(dd)}})}
 td.appendChild(box)});var tr=el('tr','detail');tr.appendChild(td);return tr}
 function render(){header();var v=view(),body=document.getElementById('rows');body.textContent='';var pages=Math.max(1,Math.ceil(v.length/PAGE));if(state.page>=pages)state.page=pages-1;var start=state.page*PAGE,end=Math.min(v.length,start+PAGE)
 for(var j=start;j<end;j++){(function(i){var it=items[i],tr=el('tr','item');tr.dataset.index=it.index;tr.appendChild(el('td','num',String(it.index)));tr.appendChild(el('td','txt',clip(it.id,40)));tr.appendChild(el('td','txt',clip(it.input,120)));tr.appendChild(el('td','txt',clip(it.output,120)))
-scorers.forEach(function(s){var sc=score(it,s.id),e=err(it,s.id),td;if(e&&sc===null){td=el('td','num err','error');td.title=text(e.message)}else{td=el('td','num'+(meets(sc,s.threshold)?'':' below'),sc===null?'–':sc.toFixed(3))}td.dataset.scorer=s.id;tr.appendChild(td)})
+scorers.forEach(function(s){var sc=score(it,s.id),e=err(it,s.id),ns=it.results&&it.results[s.id]&&it.results[s.id].notScorable,td;if(ns&&sc===null){td=el('td','num','n/a');td.title='not scorable'+(ns.reason?': '+text(ns.reason):'')}else if(e&&sc===null){td=el('td','num err','error');td.title=text(e.message)}else{td=el('td','num'+(meets(sc,s.threshold)?'':' below'),sc===null?'–':sc.toFixed(3))}td.dataset.scorer=s.id;tr.appendChild(td)})
 tr.addEventListener('click',function(){state.open[i]=!state.open[i];render()});body.appendChild(tr);if(state.open[i])body.appendChild(detail(it))})(v[j])}
 document.getElementById('count').textContent=(v.length?(start+1)+'–'+end:'0')+' of '+v.length+' items'+(v.length!==items.length?' (filtered from '+items.length+')':'');document.getElementById('page').textContent='page '+(state.page+1)+' / '+pages;document.getElementById('prev').disabled=state.page===0;document.getElementById('next').disabled=state.page>=pages-1}
 document.getElementById('q').addEventListener('input',function(e){state.q=e.target.value;state.page=0;render()})
@@ -354,7 +356,7 @@ export function* htmlReportChunks(report) {
   const gates = header.gates || []
   const scorers = header.scorers.map((s) => (s.threshold !== undefined ? { id: s.id, threshold: s.threshold } : { id: s.id }))
   const title = report.title || 'oxeval report'
-  const model = header.model === undefined ? '' : typeof header.model === 'string' ? header.model : `${header.model.id}${header.model.url ? ` @ ${header.model.url}` : ''}`
+  const model = header.model === undefined || header.model === null ? '' : typeof header.model === 'string' ? header.model : `${header.model.id}${header.model.url ? ` @ ${header.model.url}` : ''}`
   // the badge is the run's outcome (the core's one decision), as the exit status and JUnit
   const outcome = outcomeOf(summary)
   const verdict = outcome.passed ? 'PASS' : 'FAIL'

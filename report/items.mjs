@@ -9,6 +9,12 @@ export function itemScore(item, id) {
   return r && typeof r.score === 'number' ? r.score : null
 }
 
+/** The item's `notScorable` for one scorer (`{ step, reason? }`: left out of means and coverage), else null. */
+export function itemNotScorable(item, id) {
+  const r = item.results && item.results[id]
+  return r && r.notScorable && typeof r.notScorable === 'object' ? r.notScorable : null
+}
+
 /** The item's error for one scorer (or its target error, which stops every scorer). */
 export function itemError(item, id) {
   return (item.errors && item.errors[id]) || item.targetError || null

@@ -9,7 +9,7 @@
 //   gate) failed for the run — an item under a threshold that the run's mean meets is not a
 //   failure. Suite <properties> carry the aggregates.
 import { writeChunks } from './write.mjs'
-import { asText, itemError, itemReason, itemScore, meetsThreshold, outcomeOf, thresholdText } from './items.mjs'
+import { asText, itemError, itemNotScorable, itemReason, itemScore, meetsThreshold, outcomeOf, thresholdText } from './items.mjs'
 
 /** XML text: escaped, and without the characters XML 1.0 cannot hold (control chars, lone surrogates). */
 export function xmlEscape(value) {
@@ -74,6 +74,8 @@ export function* junitChunks(report) {
     const score = itemScore(it, s.id)
     const err = itemError(it, s.id)
     if (err && score === null) return { kind: errorsAllowed ? 'skipped' : 'error', score, err }
+    const ns = score === null ? itemNotScorable(it, s.id) : null
+    if (ns) return { kind: 'skipped', score, notScorable: ns }
     const runLevel = s.gate ? gateOf.get(s.id) : thresholdOf.get(s.id)
     if (runLevel !== undefined && !runLevel.passed && s.threshold !== undefined && !meetsThreshold(score, s.threshold)) return { kind: 'failure', score }
     return { kind: 'ok', score }
@@ -133,7 +135,9 @@ export function* junitChunks(report) {
       const score = v.score
       const time = typeof it.durationMs === 'number' ? (it.durationMs / 1000).toFixed(3) : undefined
       let inner = ''
-      if (v.kind === 'skipped') {
+      if (v.kind === 'skipped' && v.notScorable) {
+        inner = `<skipped${attr('message', clip(`not scorable at ${v.notScorable.step}${v.notScorable.reason ? `: ${asText(v.notScorable.reason)}` : ''}`, 500))}/>`
+      } else if (v.kind === 'skipped') {
         inner = `<skipped${attr('message', clip(`not scored (allowed by maxErrors): ${v.err.code || v.err.name}: ${asText(v.err.message)}`, 500))}/>`
       } else if (v.kind === 'error') {
         const text = `${v.err.failedStep ? `step ${v.err.failedStep}: ` : ''}${asText(v.err.message)}`

@@ -52,7 +52,8 @@ function worstLines(result, scorerId, indent = '    ') {
 
 function coverageText(result, id) {
   const c = result.coverage?.[id]
-  return c ? ` (scored ${c.scored}/${c.total}${result.errors?.[id] ? `, ${result.errors[id]} failed run${result.errors[id] === 1 ? '' : 's'}` : ''})` : ''
+  const ns = result.summary?.notScorable?.[id]
+  return c ? ` (scored ${c.scored}/${c.total}${result.errors?.[id] ? `, ${result.errors[id]} failed run${result.errors[id] === 1 ? '' : 's'}` : ''}${ns ? `, ${ns} not scorable` : ''})` : ''
 }
 
 function lookup(scores, name) {
@@ -209,6 +210,7 @@ export class EvalPassRateError extends Error {
 export function toEvalMeta(result) {
   const meta = { scores: { ...result.scores }, totalItems: result.summary.totalItems, outcome: outcomeOf(result) }
   if (result.coverage) meta.coverage = result.coverage
+  if (result.summary.notScorable) meta.notScorable = result.summary.notScorable
   if (result.errors) meta.errors = result.errors
   if (result.stats) meta.stats = Object.fromEntries(Object.entries(result.stats).map(([k, s]) => [k, { ci95: s.ci95 }]))
   if (result.verdict !== undefined) meta.verdict = result.verdict
