@@ -318,3 +318,41 @@ describe('oxeval/mastra createScorer', () => {
     expect(m.notScorable).toBe(notScorable)
   })
 })
+
+describe('custom scorers with the offline test judge and the response cache', () => {
+  it('createTestJudge answers a custom prompt step from its schema; the disk cache replays it with no request', async () => {
+    const { createTestJudge } = await import('../testing/index.mjs')
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const tj = await createTestJudge()
+    const dir = mkdtempSync(join(tmpdir(), 'oxeval-custom-cache-'))
+    try {
+      const build = (mode: string) =>
+        createScorer({ id: 'cached', description: 'c', judge: { model: tj.model, instructions: 'Rate it.' }, cache: { dir, mode } })
+          .analyze({ description: 'rate', outputSchema: z.object({ rating: z.number(), label: z.string() }), createPrompt: ({ run }: Any) => `Rate: ${run.output}` })
+          .generateScore(({ results }: Any) => (typeof results.analyzeStepResult.rating === 'number' ? 1 : 0))
+          .generateReason({ description: 'why', createPrompt: ({ score }: Any) => `Explain ${score}` })
+      const r: Any = await build('record').run(RUN)
+      expect(typeof r.reason).toBe('string')
+      expect(r.score).toBe(1)
+      expect(Object.keys(r.analyzeStepResult).sort()).toEqual(['label', 'rating'])
+      const n = tj.requests.length
+      expect(n).toBe(2)
+      const again: Any = await build('replay').run(RUN)
+      expect(again.analyzeStepResult).toEqual(r.analyzeStepResult)
+      expect(tj.requests.length).toBe(n)
+      // a changed prompt is a replay miss, never a silent answer
+      const miss: Any = await failure(
+        createScorer({ id: 'cached', description: 'c', judge: { model: tj.model, instructions: 'Rate it.' }, cache: { dir, mode: 'replay' } })
+          .analyze({ description: 'rate', outputSchema: z.object({ rating: z.number(), label: z.string() }), createPrompt: () => 'Rate something else' })
+          .generateScore(() => 1)
+          .run(RUN),
+      )
+      expect(miss.code).toBe('OXEVAL_CACHE_MISS')
+    } finally {
+      await tj.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

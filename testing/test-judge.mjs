@@ -87,12 +87,15 @@ export async function createTestJudge(options = {}) {
       const r = await reply(req)
       if (r !== undefined) return r
     }
+    // a free-text step of a prompt the user wrote (a custom scorer's generateReason): a
+    // default text (the bare heuristic judge wants oxeval's DATA line)
+    if (!requestSchema(req) && !/^DATA: /m.test(req.user ?? '')) return { content: 'The test judge has no DATA line to read; this is its default reason.' }
     return heuristicJudge(req)
   }
   const server = await startJudgeServer({ handler, latencyMs, faults })
   const modelId = options.modelId ?? 'openai/oxeval-test-judge'
   return {
-    model: { id: modelId, url: server.url, apiKey: 'oxeval-test-judge' },
+    model: { id: modelId, url: server.url, apiKey: 'oxeval-test-judge-key' },
     url: server.url,
     server,
     get requests() {

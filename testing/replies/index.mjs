@@ -55,7 +55,13 @@ export function heuristicJudge(req) {
   const schema = KNOWN_SCHEMAS.has(nativeName) ? nativeName : (marker ?? nativeName)
 
   const data = findData(req)
-  if (!data) return fail(`no parseable "DATA: {...}" line in the prompt (schema: ${schema ?? 'none'})`)
+  if (!data) {
+    // a prompt the user wrote (a custom scorer's step): a valid instance of its schema
+    // (oxeval's own prompts always carry a DATA line)
+    const requested = requestSchema(req)
+    if (requested && !KNOWN_SCHEMAS.has(schema)) return { json: schemaInstance(requested, {}) }
+    return fail(`no parseable "DATA: {...}" line in the prompt (schema: ${schema ?? 'none'})`)
+  }
 
   if (schema === undefined) return reasonReply(data, { format })
   const reply = DEFAULT_REPLIES.get(schema)
