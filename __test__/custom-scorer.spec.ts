@@ -216,6 +216,33 @@ describe('what oxeval adds', () => {
     expect(seen?.aborted).toBe(true)
   })
 
+  it('every judge form works: a judge function for the scorer, an AI SDK model for one step (each step asks its own)', async () => {
+    const { MockLanguageModelV3 } = await import('ai/test')
+    const seen: string[] = []
+    const fn = async (req: Any) => {
+      seen.push(`fn:${req.schemaName ?? 'text'}`)
+      return req.schemaName ? JSON.stringify({ ok: true }) : 'fine'
+    }
+    const sdk = new MockLanguageModelV3({
+      provider: 'mock-provider',
+      modelId: 'step-model',
+      doGenerate: async (o: Any) => {
+        seen.push(`sdk:${o.responseFormat?.name ?? 'text'}`)
+        return { content: [{ type: 'text', text: JSON.stringify({ score: 0.25 }) }], finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 3 }, outputTokens: { total: 2 } }, warnings: [] }
+      },
+    })
+    const s = createScorer({ id: 'forms', description: 'f', judge: { model: fn, instructions: 'Judge.' } })
+      .preprocess({ description: 'p', outputSchema: z.object({ ok: z.boolean() }), createPrompt: () => 'Is it ok?' })
+      .generateScore({ description: 's', judge: { model: sdk }, createPrompt: () => 'Score it.' })
+      .generateReason({ description: 'r', createPrompt: () => 'Why?' })
+    const r: Any = await s.run(RUN)
+    expect(r.preprocessStepResult).toEqual({ ok: true })
+    expect(r.score).toBe(0.25)
+    expect(r.reason).toBe('fine')
+    expect(seen).toEqual(['fn:forms_preprocess', 'sdk:custom_score', 'fn:text'])
+    expect(r.judge.generateScore.executions[0].judgeModelId).toBe('step-model')
+  })
+
   it('bad definitions are TypeErrors naming the problem', async () => {
     expect(() => createScorer({ id: 'x', description: 'd' }).preprocess(42)).toThrow(/takes a function \(ctx\) => value or a prompt object/)
     expect(() => createScorer(null)).toThrow(TypeError)
