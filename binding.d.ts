@@ -47,6 +47,12 @@ export declare class NativeScorer {
 }
 
 /**
+ * `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`
+ * or a `{ ok: false, kind: 'type' }` outcome out.
+ */
+export declare function compareScores(input: string): Record<string, any>
+
+/**
  * Create a custom scorer (Mastra's `createScorer`) from its definition (JSON text: id,
  * name, judges, steps) and the facade's host channel, which runs its steps: a
  * `NativeScorer`, or a `{ ok: false, kind: 'type' }` outcome naming what is wrong.

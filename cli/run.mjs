@@ -43,6 +43,7 @@ export const RUN_OPTIONS = {
   'max-errors': { type: 'string' },
   'min-coverage': { type: 'string' },
   'no-progress': { type: 'boolean' },
+  base: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -71,6 +72,7 @@ Data
 Scorers and judge
   -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without
                              "-scorer" (answer-relevancy) or the factory (createAnswerRelevancyScorer)
+      --base FILE            after the run, compare it with FILE (an earlier --out): oxeval compare
       --scorers MODULE       repeatable; a .mjs/.js module (or .ts with a loader: NODE_OPTIONS=
                              '--import tsx') whose exports are scorers (createScorer's, built-in,
                              Mastra's), { scorer, threshold } or arrays of them; mixed with --scorer
@@ -234,7 +236,12 @@ export function runConfig(values, env = process.env) {
     maxErrors: values['max-errors'] !== undefined ? nonNegativeInt('max-errors', values['max-errors']) : 0,
     minCoverage: values['min-coverage'] !== undefined ? share('min-coverage', values['min-coverage']) : undefined,
     progress: !values['no-progress'],
+    base: values.base !== undefined ? (values.out !== undefined ? resolve(values.base) : usage('--base FILE needs --out FILE (the two runs are compared)')) : undefined,
   }
+}
+
+function usage(message) {
+  throw new UsageError(message)
 }
 
 /** Loads the library (the native addon) only when a command needs it. */
@@ -431,5 +438,10 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
   if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }
   if (writeFailed) return { code: 2 }
+  if (cfg.base && cfg.out) {
+    // what changed since the base run (oxeval compare BASE OUT); the exit status stays the run's
+    const { compareText } = await import('./compare.mjs')
+    io.stdout.write(`\n${await compareText(cfg.base, cfg.out)}`)
+  }
   return { code: verdictExitCode(summary, { shard: cfg.shard }) }
 }

@@ -73,3 +73,10 @@ impl NativeEvalAccumulator {
         })
     }
 }
+
+/// `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`
+/// or a `{ ok: false, kind: 'type' }` outcome out.
+#[napi(catch_unwind, ts_return_type = "Record<string, any>")]
+pub fn compare_scores(input: String) -> Value {
+    guarded(|| oxeval_core::compare::compare_json(&parse(&input, "the comparison")?))
+}

@@ -1,0 +1,192 @@
+// `oxeval compare base.jsonl head.jsonl`: two `--out` files of runs of the same scorers. Items
+// pair by `id` (when both runs' items have one), else by their input; per scorer the mean of
+// head − base over the paired items and a paired test (the core's `compare.rs`: Wilcoxon's
+// signed-rank test and a paired bootstrap interval), direction-aware; the items that got
+// worse most, with their reasons; new and missing items. Exit 0, or 1 with
+// --fail-on-regression when a scorer got significantly worse; 2 for usage errors.
+import { createReadStream, existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { UsageError } from './errors.mjs'
+import { safeText } from './terminal.mjs'
+import { itemReason, itemScore } from '../report/items.mjs'
+
+const require = createRequire(import.meta.url)
+
+export const COMPARE_HELP = `Usage: oxeval compare BASE.jsonl HEAD.jsonl [options]
+
+Compares two runs (their --out files): items pair by id (else by input); per scorer the mean
+of head − base over the paired items, a paired test and its 95% interval, direction-aware
+(a lower-is-better scorer regresses when it rises).
+
+Options
+      --alpha A              significance level (default 0.05)
+      --min-effect X         a regression must move the mean by at least X (default 0)
+      --fail-on-regression   exit 1 when a scorer got significantly worse
+      --format F             text (default), json, or markdown (a pull-request comment)
+      --worst N              the N items that got worse most, per scorer (default 5)
+  -h, --help
+
+Exit status: 0 (or 1 with --fail-on-regression and a regression), 2 usage or file errors.
+`
+
+const OPTIONS = {
+  alpha: { type: 'string' },
+  'min-effect': { type: 'string' },
+  'fail-on-regression': { type: 'boolean' },
+  format: { type: 'string' },
+  worst: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+}
+
+/** An `--out` file: its header and items (the summary is not needed). */
+async function readRun(path, flag) {
+  if (!existsSync(path)) throw new UsageError(`${flag} ${path}: no such file`)
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })
+  let header
+  const items = []
+  let n = 0
+  for await (const line of lines) {
+    n++
+    if (line.trim() === '') continue
+    let rec
+    try {
+      rec = JSON.parse(line)
+    } catch {
+      throw new UsageError(`${flag} ${path}:${n}: not a JSON line (is it an oxeval --out file?)`)
+    }
+    if (n === 1) {
+      if (!rec || rec.type !== 'run') throw new UsageError(`${flag} ${path}: the first line is not an oxeval run header (make it with oxeval run --out)`)
+      header = rec
+    } else if (rec && rec.type === 'item') items.push(rec)
+  }
+  if (!header) throw new UsageError(`${flag} ${path}: empty file`)
+  return { header, items }
+}
+
+/** A stable text of a value (object keys sorted), for pairing items by input. */
+function stable(v) {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stable(v[k])}`).join(',')}}`
+  return JSON.stringify(v) ?? 'undefined'
+}
+
+function pairKeys(base, head) {
+  const byId = base.items.every((i) => i.id !== undefined) && head.items.every((i) => i.id !== undefined)
+  const key = (it) => (byId ? `id:${it.id}` : `input:${stable(it.input)}`)
+  const label = (it) => (byId ? String(it.id) : typeof it.input === 'string' ? it.input : stable(it.input))
+  return { by: byId ? 'id' : 'input', key, label }
+}
+
+const ids = (h) => [...(h.scorers || []).map((s) => s.id), ...(h.gates || [])]
+
+function number(flag, text, dflt) {
+  if (text === undefined) return dflt
+  const n = Number(text)
+  if (String(text).trim() === '' || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number; got "${text}"`)
+  return n
+}
+
+/** The comparison as data (what --format json prints). */
+export async function comparison(basePath, headPath, opts = {}) {
+  const base = await readRun(basePath, 'BASE')
+  const head = await readRun(headPath, 'HEAD')
+  const { by, key, label } = pairKeys(base, head)
+  const baseMap = new Map()
+  for (const it of base.items) if (!baseMap.has(key(it))) baseMap.set(key(it), it)
+  const headMap = new Map()
+  for (const it of head.items) if (!headMap.has(key(it))) headMap.set(key(it), it)
+  const shared = [...headMap.keys()].filter((k) => baseMap.has(k))
+  const newItems = [...headMap.keys()].filter((k) => !baseMap.has(k)).map((k) => label(headMap.get(k)))
+  const missingItems = [...baseMap.keys()].filter((k) => !headMap.has(k)).map((k) => label(baseMap.get(k)))
+  const scorerIds = ids(head.header).filter((id) => ids(base.header).includes(id))
+  if (!scorerIds.length) throw new UsageError('the two runs have no scorer in common')
+  const direction = (id) => head.header.scorerInfo?.[id]?.direction ?? base.header.scorerInfo?.[id]?.direction ?? 'higher'
+  const series = scorerIds.map((id) => {
+    const pairs = []
+    for (const k of shared) {
+      const b = itemScore(baseMap.get(k), id)
+      const h = itemScore(headMap.get(k), id)
+      if (typeof b === 'number' && typeof h === 'number') pairs.push({ k, b, h })
+    }
+    return { id, direction: direction(id), pairs }
+  })
+  const native = require('../load-binding.js')
+  const r = native.compareScores(
+    JSON.stringify({ alpha: opts.alpha, minEffect: opts.minEffect, scorers: series.map((s) => ({ id: s.id, direction: s.direction, base: s.pairs.map((p) => p.b), head: s.pairs.map((p) => p.h) })) }),
+  )
+  if (!r.ok) throw new UsageError(r.message)
+  const k = Number.isInteger(opts.worst) && opts.worst >= 0 ? opts.worst : 5
+  const worstItems = []
+  for (const s of series) {
+    const sign = s.direction === 'lower' ? -1 : 1
+    const worse = s.pairs
+      .map((p) => ({ ...p, delta: p.h - p.b }))
+      .filter((p) => sign * p.delta < 0)
+      .sort((a, b) => sign * a.delta - sign * b.delta)
+      .slice(0, k)
+    for (const p of worse) worstItems.push({ scorer: s.id, item: label(headMap.get(p.k)), base: p.b, head: p.h, delta: p.delta, reason: itemReason(headMap.get(p.k), s.id) })
+  }
+  return { method: r.value.method, pairedBy: by, alpha: r.value.alpha, minEffect: r.value.minEffect, sharedItems: shared.length, scorers: r.value.scorers, newItems, missingItems, worstItems }
+}
+
+const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '–')
+const signed = (x) => (typeof x === 'number' ? `${x > 0 ? '+' : ''}${x.toFixed(3)}` : '–')
+const pText = (p) => (typeof p !== 'number' ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3))
+const verdict = (s) => (s.regressed ? 'REGRESSED' : s.improved ? 'improved' : 'no significant change')
+
+function markdown(c) {
+  const esc = (t) => String(t).replace(/[|\\`*_<>[\]]/g, (ch) => `\\${ch}`).replace(/\n/g, ' ')
+  const out = ['### oxeval compare', '']
+  const regressed = c.scorers.filter((s) => s.regressed)
+  out.push(regressed.length ? `**${regressed.length} scorer${regressed.length === 1 ? '' : 's'} regressed:** ${regressed.map((s) => `\`${esc(s.id)}\``).join(', ')}` : 'No scorer regressed.')
+  out.push('')
+  out.push('| scorer | base | head | Δ | 95% CI | p | n | |')
+  out.push('|---|---|---|---|---|---|---|---|')
+  for (const s of c.scorers) out.push(`| ${esc(s.id)} | ${fmt(s.baseMean)} | ${fmt(s.headMean)} | ${signed(s.delta)} | ${s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–'} | ${pText(s.pValue)} | ${s.n} | ${s.regressed ? '🔴 regressed' : s.improved ? '🟢 improved' : ''} |`)
+  if (c.worstItems.length) {
+    out.push('', '<details><summary>Items that got worse</summary>', '')
+    for (const w of c.worstItems) out.push(`- \`${esc(w.scorer)}\` ${esc(w.item).slice(0, 120)}: ${fmt(w.base)} → ${fmt(w.head)}${w.reason ? ` — ${esc(w.reason).slice(0, 200)}` : ''}`)
+    out.push('', '</details>')
+  }
+  if (c.newItems.length || c.missingItems.length) out.push('', `New items: ${c.newItems.length}; missing items: ${c.missingItems.length}.`)
+  out.push('', `<sub>${esc(c.method)}; α = ${c.alpha}${c.minEffect ? `, minimum effect ${c.minEffect}` : ''}; items paired by ${c.pairedBy}.</sub>`, '')
+  return out.join('\n')
+}
+
+function text(c) {
+  const out = [`oxeval compare: ${c.sharedItems} paired items (by ${c.pairedBy}), α = ${c.alpha}${c.minEffect ? `, min effect ${c.minEffect}` : ''}`, '']
+  const w = Math.max(6, ...c.scorers.map((s) => s.id.length))
+  out.push(`${'scorer'.padEnd(w)}  base    head    delta   95% CI              p       n`)
+  for (const s of c.scorers) {
+    out.push(`${s.id.padEnd(w)}  ${fmt(s.baseMean).padEnd(6)}  ${fmt(s.headMean).padEnd(6)}  ${signed(s.delta).padEnd(6)}  ${(s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–').padEnd(18)}  ${pText(s.pValue).padEnd(6)}  ${s.n}  ${verdict(s)}`)
+  }
+  if (c.worstItems.length) {
+    out.push('', 'worst items:')
+    for (const x of c.worstItems) out.push(`  ${x.scorer}  ${String(x.item).slice(0, 60)}  ${fmt(x.base)} → ${fmt(x.head)}${x.reason ? `  ${String(x.reason).slice(0, 120)}` : ''}`)
+  }
+  out.push('', `new items: ${c.newItems.length}, missing items: ${c.missingItems.length}`, `method: ${c.method}`)
+  return `${safeText(out.join('\n'), { newlines: true })}\n`
+}
+
+/** The text report of comparing two --out files (for `oxeval run --base`). */
+export async function compareText(basePath, headPath) {
+  return text(await comparison(basePath, headPath, {}))
+}
+
+export async function compare(argv, io = { stdout: process.stdout }) {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  if (values.help) return { help: true }
+  if (positionals.length !== 2) throw new UsageError('compare takes two --out files: oxeval compare BASE.jsonl HEAD.jsonl')
+  const format = values.format ?? 'text'
+  if (!['text', 'json', 'markdown'].includes(format)) throw new UsageError(`--format must be text, json or markdown; got "${format}"`)
+  const alpha = number('alpha', values.alpha, 0.05)
+  if (!(alpha > 0 && alpha < 1)) throw new UsageError(`--alpha must be between 0 and 1; got "${values.alpha}"`)
+  const minEffect = number('min-effect', values['min-effect'], 0)
+  if (minEffect < 0) throw new UsageError(`--min-effect must be at least 0; got "${values['min-effect']}"`)
+  const worst = values.worst === undefined ? 5 : number('worst', values.worst, 5)
+  const c = await comparison(positionals[0], positionals[1], { alpha, minEffect, worst })
+  io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : format === 'markdown' ? markdown(c) : text(c))
+  return { code: values['fail-on-regression'] && c.scorers.some((s) => s.regressed) ? 1 : 0 }
+}

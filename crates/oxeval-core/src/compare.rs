@@ -1,0 +1,299 @@
+//! Comparing two runs of the same scorers (`oxeval compare base.jsonl head.jsonl`): items
+//! paired by the caller (by id, else by input), and per scorer the mean of head − base over
+//! the pairs with a paired test.
+//!
+//! The test is Wilcoxon's signed-rank test, two-sided: zero differences are dropped
+//! (Wilcoxon's convention), ties among |differences| get average ranks; the p-value is exact
+//! (the distribution of W⁺ by counting) for at most [`EXACT_MAX_N`] non-zero pairs without
+//! ties, else the normal approximation with the tie correction and a continuity correction.
+//! The 95 % interval of the mean difference is a paired percentile bootstrap
+//! ([`BOOTSTRAP_RESAMPLES`] resamples, fixed seed: the same files give the same interval).
+//! A scorer regressed when it got worse in its direction (a lower-is-better scorer regresses
+//! when it rises), the p-value is below `alpha`, and |mean difference| ≥ `min_effect`.
+
+use crate::scorers::Direction;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// Largest number of non-zero pairs whose p-value is computed exactly (no ties).
+pub const EXACT_MAX_N: usize = 30;
+/// Resamples of the paired bootstrap interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 4000;
+/// The bootstrap's seed.
+pub const BOOTSTRAP_SEED: u64 = 0x5EED_0E7A_1;
+
+/// What `compare` says the method is.
+pub const METHOD: &str = "Wilcoxon signed-rank test, two-sided (zero differences dropped; exact for up to 30 pairs without ties, else normal approximation with tie and continuity corrections); 95% interval: paired percentile bootstrap of the mean difference (4000 resamples, fixed seed)";
+
+/// One scorer's comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Paired {
+    /// Pairs where both runs have a score.
+    pub n: usize,
+    pub base_mean: Option<f64>,
+    pub head_mean: Option<f64>,
+    /// Mean of head − base.
+    pub delta: Option<f64>,
+    pub ci95: Option<[f64; 2]>,
+    pub p_value: Option<f64>,
+    pub regressed: bool,
+    pub improved: bool,
+}
+
+fn mean(xs: &[f64]) -> Option<f64> {
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// Compare paired scores (`base[i]`, `head[i]` of the same item).
+pub fn paired(
+    base: &[f64],
+    head: &[f64],
+    direction: Direction,
+    alpha: f64,
+    min_effect: f64,
+) -> Paired {
+    let n = base.len().min(head.len());
+    let d: Vec<f64> = (0..n).map(|i| head[i] - base[i]).collect();
+    let delta = mean(&d);
+    let p_value = wilcoxon(&d);
+    let ci95 = bootstrap_ci(&d, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
+    let significant = p_value.is_some_and(|p| p < alpha);
+    let worse = |x: f64| match direction {
+        Direction::Higher => x < 0.0,
+        Direction::Lower => x > 0.0,
+    };
+    let big = delta.is_some_and(|x| x.abs() >= min_effect && x != 0.0);
+    Paired {
+        n,
+        base_mean: mean(&base[..n]),
+        head_mean: mean(&head[..n]),
+        delta,
+        ci95,
+        p_value,
+        regressed: significant && big && delta.is_some_and(worse),
+        improved: significant && big && delta.is_some_and(|x| !worse(x)),
+    }
+}
+
+/// Average ranks (1-based) of `xs`, ties sharing the mean of their ranks; and the tie groups'
+/// sizes.
+fn ranks(xs: &[f64]) -> (Vec<f64>, Vec<usize>) {
+    let mut order: Vec<usize> = (0..xs.len()).collect();
+    order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+    let mut r = vec![0.0; xs.len()];
+    let mut ties = Vec::new();
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && xs[order[j + 1]] == xs[order[i]] {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            r[k] = avg;
+        }
+        if j > i {
+            ties.push(j - i + 1);
+        }
+        i = j + 1;
+    }
+    (r, ties)
+}
+
+/// The two-sided p-value of Wilcoxon's signed-rank test on differences `d`; `None` when every
+/// difference is zero (nothing to test) or there are none.
+pub fn wilcoxon(d: &[f64]) -> Option<f64> {
+    let nz: Vec<f64> = d
+        .iter()
+        .copied()
+        .filter(|x| *x != 0.0 && x.is_finite())
+        .collect();
+    let n = nz.len();
+    if n == 0 {
+        return None;
+    }
+    let abs: Vec<f64> = nz.iter().map(|x| x.abs()).collect();
+    let (r, ties) = ranks(&abs);
+    let w_plus: f64 = nz
+        .iter()
+        .zip(&r)
+        .filter(|(x, _)| **x > 0.0)
+        .map(|(_, r)| r)
+        .sum();
+    let total = (n * (n + 1)) as f64 / 2.0;
+    if ties.is_empty() && n <= EXACT_MAX_N {
+        // counts[w] = number of sign assignments with W⁺ = w (ranks 1..n)
+        let max = n * (n + 1) / 2;
+        let mut counts = vec![0f64; max + 1];
+        counts[0] = 1.0;
+        for k in 1..=n {
+            for w in (k..=max).rev() {
+                counts[w] += counts[w - k];
+            }
+        }
+        let all = 2f64.powi(n as i32);
+        let w = w_plus.round() as usize;
+        let lo: f64 = counts[..=w.min(max)].iter().sum::<f64>() / all;
+        let hi: f64 = counts[w.min(max)..].iter().sum::<f64>() / all;
+        return Some((2.0 * lo.min(hi)).min(1.0));
+    }
+    let mean = total / 2.0;
+    let tie_term: f64 = ties.iter().map(|&t| (t * t * t - t) as f64).sum::<f64>() / 48.0;
+    let var = (n * (n + 1) * (2 * n + 1)) as f64 / 24.0 - tie_term;
+    if var <= 0.0 {
+        return Some(1.0);
+    }
+    let z = ((w_plus - mean).abs() - 0.5).max(0.0) / var.sqrt();
+    let normal = Normal::new(0.0, 1.0).ok()?;
+    Some((2.0 * (1.0 - normal.cdf(z))).min(1.0))
+}
+
+/// The paired percentile bootstrap 95 % interval of the mean of `d`; `None` for fewer than
+/// two pairs.
+pub fn bootstrap_ci(d: &[f64], resamples: usize, seed: u64) -> Option<[f64; 2]> {
+    if d.len() < 2 {
+        return None;
+    }
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let n = d.len();
+    let mut means: Vec<f64> = (0..resamples)
+        .map(|_| (0..n).map(|_| d[rng.usize(..n)]).sum::<f64>() / n as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at = |q: f64| means[((q * (resamples - 1) as f64).round() as usize).min(resamples - 1)];
+    Some([at(0.025), at(0.975)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn exact_p_values_match_the_tables() {
+        // all 8 differences positive: W+ = 36, P(W+ >= 36) = 1/256, two-sided 2/256
+        let d: Vec<f64> = (1..=8).map(|i| i as f64 / 10.0).collect();
+        assert!(close(wilcoxon(&d).unwrap(), 2.0 / 256.0, 1e-12));
+        // n = 5, one negative of rank 1: W+ = 14; P(W+ >= 14) = 2/32 → two-sided 0.125
+        let d = [-0.1, 0.2, 0.3, 0.4, 0.5];
+        assert!(close(wilcoxon(&d).unwrap(), 0.125, 1e-12));
+        // symmetric: p = 1 (capped)
+        let d = [-0.1, 0.1 + 1e-9, -0.3, 0.3 + 1e-9];
+        assert!(wilcoxon(&d).unwrap() > 0.6);
+        // zeros dropped; none left: no test
+        assert_eq!(wilcoxon(&[0.0, 0.0]), None);
+        assert!(close(wilcoxon(&[0.0, 0.1, 0.2, 0.3]).unwrap(), 0.25, 1e-12));
+    }
+
+    #[test]
+    fn the_normal_approximation_with_ties() {
+        // 40 differences of +0.1 and 10 of −0.1: all |d| tied (rank 25.5 each)
+        let mut d = vec![0.1; 40];
+        d.extend(vec![-0.1; 10]);
+        // W+ = 40 × 25.5 = 1020; mean 637.5; var = 50·51·101/24 − (50³ − 50)/48 = 10731.25 − 2603.125
+        let z = (1020.0f64 - 637.5 - 0.5) / (10731.25f64 - 2603.125).sqrt();
+        let want = 2.0 * (1.0 - Normal::new(0.0, 1.0).unwrap().cdf(z));
+        assert!(close(wilcoxon(&d).unwrap(), want, 1e-12));
+        assert!(want < 1e-4);
+    }
+
+    #[test]
+    fn regression_follows_the_direction_alpha_and_the_effect() {
+        let base = vec![0.9; 20];
+        let head: Vec<f64> = (0..20).map(|i| 0.9 - 0.01 * (i as f64 + 1.0)).collect();
+        let p = paired(&base, &head, Direction::Higher, 0.05, 0.0);
+        assert!(p.regressed && !p.improved, "{p:?}");
+        assert!(close(p.delta.unwrap(), -0.105, 1e-12));
+        let [lo, hi] = p.ci95.unwrap();
+        assert!(lo < -0.105 && -0.105 < hi && hi < 0.0, "{lo} {hi}");
+        // a lower-is-better scorer improved by the same drop
+        let q = paired(&base, &head, Direction::Lower, 0.05, 0.0);
+        assert!(q.improved && !q.regressed);
+        // too small an effect for min_effect
+        assert!(!paired(&base, &head, Direction::Higher, 0.05, 0.2).regressed);
+        // no change: no test, no regression
+        let same = paired(&base, &base, Direction::Higher, 0.05, 0.0);
+        assert_eq!(
+            (same.p_value, same.regressed, same.delta),
+            (None, false, Some(0.0))
+        );
+        // the interval is the same on every run (fixed seed)
+        assert_eq!(
+            p.ci95,
+            paired(&base, &head, Direction::Higher, 0.05, 0.0).ci95
+        );
+        let one = paired(&[0.5], &[0.4], Direction::Higher, 0.05, 0.0);
+        assert_eq!((one.n, one.ci95), (1, None));
+    }
+}
+
+/// [`paired`] for each scorer of `{ scorers: [{ id, direction?, base: number[], head:
+/// number[] }], alpha?, minEffect? }` (JSON, as the CLI sends it): `{ method, alpha,
+/// minEffect, scorers: [{ id, direction, n, baseMean, headMean, delta, ci95, pValue,
+/// regressed, improved }] }`.
+pub fn compare_json(
+    input: &serde_json::Value,
+) -> Result<serde_json::Value, crate::InvalidArgument> {
+    use serde_json::{json, Value};
+    let bad = |m: String| crate::InvalidArgument::options(m);
+    let alpha = match input.get("alpha") {
+        None | Some(Value::Null) => 0.05,
+        Some(v) => v.as_f64().filter(|a| *a > 0.0 && *a < 1.0).ok_or_else(|| {
+            bad(format!(
+                "alpha must be a number between 0 and 1 (exclusive); got {v}"
+            ))
+        })?,
+    };
+    let min_effect = match input.get("minEffect") {
+        None | Some(Value::Null) => 0.0,
+        Some(v) => v
+            .as_f64()
+            .filter(|m| *m >= 0.0 && m.is_finite())
+            .ok_or_else(|| bad(format!("minEffect must be a non-negative number; got {v}")))?,
+    };
+    let list = input
+        .get("scorers")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("scorers must be an array".into()))?;
+    let numbers = |v: Option<&Value>, what: &str| -> Result<Vec<f64>, crate::InvalidArgument> {
+        v.and_then(Value::as_array)
+            .ok_or_else(|| bad(format!("{what} must be an array of numbers")))?
+            .iter()
+            .map(|x| {
+                x.as_f64()
+                    .filter(|f| f.is_finite())
+                    .ok_or_else(|| bad(format!("{what} holds {x}, not a finite number")))
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for s in list {
+        let id = s
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("each scorer needs a string id".into()))?;
+        let direction = match s.get("direction").and_then(Value::as_str) {
+            Some("lower") => Direction::Lower,
+            _ => Direction::Higher,
+        };
+        let base = numbers(s.get("base"), &format!("{id}.base"))?;
+        let head = numbers(s.get("head"), &format!("{id}.head"))?;
+        if base.len() != head.len() {
+            return Err(bad(format!(
+                "{id}: base and head must pair up ({} vs {} scores)",
+                base.len(),
+                head.len()
+            )));
+        }
+        let p = paired(&base, &head, direction, alpha, min_effect);
+        let mut v = serde_json::to_value(&p).unwrap_or_default();
+        v["id"] = json!(id);
+        v["direction"] = json!(direction);
+        out.push(v);
+    }
+    Ok(json!({ "method": METHOD, "alpha": alpha, "minEffect": min_effect, "scorers": out }))
+}
