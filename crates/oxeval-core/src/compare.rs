@@ -20,7 +20,7 @@ pub const EXACT_MAX_N: usize = 30;
 /// Resamples of the paired bootstrap interval.
 pub const BOOTSTRAP_RESAMPLES: usize = 4000;
 /// The bootstrap's seed.
-pub const BOOTSTRAP_SEED: u64 = 0x5EED_0E7A_1;
+pub const BOOTSTRAP_SEED: u64 = 0x5EED_0E7A;
 
 /// What `compare` says the method is.
 pub const METHOD: &str = "Wilcoxon signed-rank test, two-sided (zero differences dropped; exact for up to 30 pairs without ties, else normal approximation with tie and continuity corrections); 95% interval: paired percentile bootstrap of the mean difference (4000 resamples, fixed seed)";
@@ -165,72 +165,6 @@ pub fn bootstrap_ci(d: &[f64], resamples: usize, seed: u64) -> Option<[f64; 2]> 
     Some([at(0.025), at(0.975)])
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol
-    }
-
-    #[test]
-    fn exact_p_values_match_the_tables() {
-        // all 8 differences positive: W+ = 36, P(W+ >= 36) = 1/256, two-sided 2/256
-        let d: Vec<f64> = (1..=8).map(|i| i as f64 / 10.0).collect();
-        assert!(close(wilcoxon(&d).unwrap(), 2.0 / 256.0, 1e-12));
-        // n = 5, one negative of rank 1: W+ = 14; P(W+ >= 14) = 2/32 → two-sided 0.125
-        let d = [-0.1, 0.2, 0.3, 0.4, 0.5];
-        assert!(close(wilcoxon(&d).unwrap(), 0.125, 1e-12));
-        // symmetric: p = 1 (capped)
-        let d = [-0.1, 0.1 + 1e-9, -0.3, 0.3 + 1e-9];
-        assert!(wilcoxon(&d).unwrap() > 0.6);
-        // zeros dropped; none left: no test
-        assert_eq!(wilcoxon(&[0.0, 0.0]), None);
-        assert!(close(wilcoxon(&[0.0, 0.1, 0.2, 0.3]).unwrap(), 0.25, 1e-12));
-    }
-
-    #[test]
-    fn the_normal_approximation_with_ties() {
-        // 40 differences of +0.1 and 10 of −0.1: all |d| tied (rank 25.5 each)
-        let mut d = vec![0.1; 40];
-        d.extend(vec![-0.1; 10]);
-        // W+ = 40 × 25.5 = 1020; mean 637.5; var = 50·51·101/24 − (50³ − 50)/48 = 10731.25 − 2603.125
-        let z = (1020.0f64 - 637.5 - 0.5) / (10731.25f64 - 2603.125).sqrt();
-        let want = 2.0 * (1.0 - Normal::new(0.0, 1.0).unwrap().cdf(z));
-        assert!(close(wilcoxon(&d).unwrap(), want, 1e-12));
-        assert!(want < 1e-4);
-    }
-
-    #[test]
-    fn regression_follows_the_direction_alpha_and_the_effect() {
-        let base = vec![0.9; 20];
-        let head: Vec<f64> = (0..20).map(|i| 0.9 - 0.01 * (i as f64 + 1.0)).collect();
-        let p = paired(&base, &head, Direction::Higher, 0.05, 0.0);
-        assert!(p.regressed && !p.improved, "{p:?}");
-        assert!(close(p.delta.unwrap(), -0.105, 1e-12));
-        let [lo, hi] = p.ci95.unwrap();
-        assert!(lo < -0.105 && -0.105 < hi && hi < 0.0, "{lo} {hi}");
-        // a lower-is-better scorer improved by the same drop
-        let q = paired(&base, &head, Direction::Lower, 0.05, 0.0);
-        assert!(q.improved && !q.regressed);
-        // too small an effect for min_effect
-        assert!(!paired(&base, &head, Direction::Higher, 0.05, 0.2).regressed);
-        // no change: no test, no regression
-        let same = paired(&base, &base, Direction::Higher, 0.05, 0.0);
-        assert_eq!(
-            (same.p_value, same.regressed, same.delta),
-            (None, false, Some(0.0))
-        );
-        // the interval is the same on every run (fixed seed)
-        assert_eq!(
-            p.ci95,
-            paired(&base, &head, Direction::Higher, 0.05, 0.0).ci95
-        );
-        let one = paired(&[0.5], &[0.4], Direction::Higher, 0.05, 0.0);
-        assert_eq!((one.n, one.ci95), (1, None));
-    }
-}
-
 /// [`paired`] for each scorer of `{ scorers: [{ id, direction?, base: number[], head:
 /// number[] }], alpha?, minEffect? }` (JSON, as the CLI sends it): `{ method, alpha,
 /// minEffect, scorers: [{ id, direction, n, baseMean, headMean, delta, ci95, pValue,
@@ -296,4 +230,70 @@ pub fn compare_json(
         out.push(v);
     }
     Ok(json!({ "method": METHOD, "alpha": alpha, "minEffect": min_effect, "scorers": out }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn exact_p_values_match_the_tables() {
+        // all 8 differences positive: W+ = 36, P(W+ >= 36) = 1/256, two-sided 2/256
+        let d: Vec<f64> = (1..=8).map(|i| i as f64 / 10.0).collect();
+        assert!(close(wilcoxon(&d).unwrap(), 2.0 / 256.0, 1e-12));
+        // n = 5, one negative of rank 1: W+ = 14; P(W+ >= 14) = 2/32 → two-sided 0.125
+        let d = [-0.1, 0.2, 0.3, 0.4, 0.5];
+        assert!(close(wilcoxon(&d).unwrap(), 0.125, 1e-12));
+        // symmetric: p = 1 (capped)
+        let d = [-0.1, 0.1 + 1e-9, -0.3, 0.3 + 1e-9];
+        assert!(wilcoxon(&d).unwrap() > 0.6);
+        // zeros dropped; none left: no test
+        assert_eq!(wilcoxon(&[0.0, 0.0]), None);
+        assert!(close(wilcoxon(&[0.0, 0.1, 0.2, 0.3]).unwrap(), 0.25, 1e-12));
+    }
+
+    #[test]
+    fn the_normal_approximation_with_ties() {
+        // 40 differences of +0.1 and 10 of −0.1: all |d| tied (rank 25.5 each)
+        let mut d = vec![0.1; 40];
+        d.extend(vec![-0.1; 10]);
+        // W+ = 40 × 25.5 = 1020; mean 637.5; var = 50·51·101/24 − (50³ − 50)/48 = 10731.25 − 2603.125
+        let z = (1020.0f64 - 637.5 - 0.5) / (10731.25f64 - 2603.125).sqrt();
+        let want = 2.0 * (1.0 - Normal::new(0.0, 1.0).unwrap().cdf(z));
+        assert!(close(wilcoxon(&d).unwrap(), want, 1e-12));
+        assert!(want < 1e-4);
+    }
+
+    #[test]
+    fn regression_follows_the_direction_alpha_and_the_effect() {
+        let base = vec![0.9; 20];
+        let head: Vec<f64> = (0..20).map(|i| 0.9 - 0.01 * (i as f64 + 1.0)).collect();
+        let p = paired(&base, &head, Direction::Higher, 0.05, 0.0);
+        assert!(p.regressed && !p.improved, "{p:?}");
+        assert!(close(p.delta.unwrap(), -0.105, 1e-12));
+        let [lo, hi] = p.ci95.unwrap();
+        assert!(lo < -0.105 && -0.105 < hi && hi < 0.0, "{lo} {hi}");
+        // a lower-is-better scorer improved by the same drop
+        let q = paired(&base, &head, Direction::Lower, 0.05, 0.0);
+        assert!(q.improved && !q.regressed);
+        // too small an effect for min_effect
+        assert!(!paired(&base, &head, Direction::Higher, 0.05, 0.2).regressed);
+        // no change: no test, no regression
+        let same = paired(&base, &base, Direction::Higher, 0.05, 0.0);
+        assert_eq!(
+            (same.p_value, same.regressed, same.delta),
+            (None, false, Some(0.0))
+        );
+        // the interval is the same on every run (fixed seed)
+        assert_eq!(
+            p.ci95,
+            paired(&base, &head, Direction::Higher, 0.05, 0.0).ci95
+        );
+        let one = paired(&[0.5], &[0.4], Direction::Higher, 0.05, 0.0);
+        assert_eq!((one.n, one.ci95), (1, None));
+    }
 }
