@@ -639,6 +639,34 @@ export interface RunEvalsResult {
 /** Run scorers over a dataset (Mastra's `runEvals` signature and result, plus coverage, errors, usage, statistics). */
 export declare function runEvals(options: RunEvalsOptions): Promise<RunEvalsResult>
 
+/** `oxeval.config.ts` (`oxeval run` with no flags reads it; flags override; paths resolve from its folder). */
+export interface OxevalConfig {
+  /** A dataset file (.jsonl, .json, .csv) or the items themselves. */
+  data: string | EvalItem[]
+  /** Scorer objects (built-in factories' results, custom scorers, checks), built-in names as the CLI takes them, or `{ scorer, threshold }`. */
+  scorers?: Array<EvalScorer | string | { scorer: EvalScorer | string; threshold: ThresholdConfig }>
+  gates?: Array<EvalScorer | string>
+  /** The judge of the built-in scorers named by string. */
+  model?: string | { id: string; url?: string; apiKey?: string }
+  /** Makes the output of every item that has none: `(input, { item, signal }) => output`, or an Agent. */
+  target?: EvalTarget
+  /** Bound of one target call, in ms (none by default). */
+  targetTimeoutMs?: number
+  concurrency?: number
+  trials?: number
+  cache?: string | { dir: string; mode?: CacheMode }
+  out?: string
+  html?: string
+  junit?: string
+  maxErrors?: number
+  minCoverage?: number
+  /** Dollars per 1M tokens, for the cost columns. */
+  prices?: { in?: number; out?: number }
+}
+/** Types an `oxeval.config.ts` (returns the config as it is). */
+export declare function defineConfig<T extends OxevalConfig>(config: T): T
+export declare function defineConfig<T extends OxevalConfig>(config: () => T | Promise<T>): () => T | Promise<T>
+
 /** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
 export declare function summarizeItems(options: {
   items: EvalItemResult[]

@@ -20,3 +20,5 @@ exports.Scorer = Scorer
 exports.createScorer = createScorer
 exports.notScorable = notScorable
 exports.isNotScorable = isNotScorable
+/** `oxeval.config.ts`'s default export: the config as it is (typed by index.d.ts). */
+exports.defineConfig = (config) => config

@@ -24,5 +24,6 @@ export const {
   createScorer,
   notScorable,
   isNotScorable,
+  defineConfig,
 } = oxeval
 export default oxeval

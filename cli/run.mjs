@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
+import { configValues, findConfig, loadConfig, mergeValues } from './config.mjs'
 import { MAX_DEPTH, newFingerprint, parseShard, scanDataset, shardItems } from './data.mjs'
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
 import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText, writeReports } from './results.mjs'
@@ -44,6 +45,7 @@ export const RUN_OPTIONS = {
   'min-coverage': { type: 'string' },
   'no-progress': { type: 'boolean' },
   base: { type: 'string' },
+  config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -72,6 +74,9 @@ Data
 Scorers and judge
   -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without
                              "-scorer" (answer-relevancy) or the factory (createAnswerRelevancyScorer)
+      --config PATH          read the run from a config file (default: oxeval.config.(ts|mts|mjs|js)
+                             in the working directory when no --data/--scorer is given); flags
+                             override its fields
       --base FILE            after the run, compare it with FILE (an earlier --out): oxeval compare
       --scorers MODULE       repeatable; a .mjs/.js module (or .ts with a loader: NODE_OPTIONS=
                              '--import tsx') whose exports are scorers (createScorer's, built-in,
@@ -157,12 +162,12 @@ function price(flag, text) {
 }
 
 /** Validated run configuration from parsed flags (throws UsageError). */
-export function runConfig(values, env = process.env) {
+export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
   if (!values.data) throw new UsageError('--data FILE is required')
   const names = values.scorer || []
   const gateNames = values.gate || []
   const modules = (values.scorers || []).map((p) => resolve(p))
-  if (names.length === 0 && gateNames.length === 0 && modules.length === 0) throw new UsageError('at least one --scorer NAME is required (or --scorers MODULE)')
+  if (names.length === 0 && gateNames.length === 0 && modules.length === 0 && preloaded === 0) throw new UsageError('at least one --scorer NAME is required (or --scorers MODULE)')
   const scorers = []
   for (const n of names) {
     const spec = resolveScorer(n)
@@ -191,7 +196,7 @@ export function runConfig(values, env = process.env) {
   }
   const modelId = values.model || env.OXEVAL_MODEL
   // a module's scorers bring their own judges: --model is for the built-in scorers
-  if (!modelId && (scorers.length || gates.length || !modules.length)) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
+  if (!modelId && (scorers.length || gates.length || (!modules.length && !preloaded))) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
   if (modelId && !modelId.includes('/')) throw new UsageError(`--model must be 'provider/model' (e.g. openai/gpt-4o-mini); got "${modelId}"`)
   let model = modelId
   if (modelId && (values['model-url'] !== undefined || values['api-key-env'] !== undefined)) {
@@ -298,9 +303,18 @@ function createScorer(oxeval, spec, cfg, options) {
 }
 
 export async function run(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
-  const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true })
+  let { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true })
   if (values.help) return { help: true }
-  const cfg = runConfig(values)
+  // oxeval.config.*: read when named (--config) or when no flag says what to run
+  let extra = { scorers: [], gates: [] }
+  const configPath = values.config !== undefined || (!values.data && !values.scorer && !values.scorers && !values.gate) ? findConfig(values.config) : null
+  if (configPath) {
+    const c = configValues(await loadConfig(configPath), configPath)
+    values = mergeValues(c.values, values)
+    extra = c.extra
+  }
+  const cfg = runConfig(values, process.env, { preloaded: extra.scorers.length + extra.gates.length })
+  if (extra.apiKey !== undefined && cfg.model) cfg.model = typeof cfg.model === 'string' ? { id: cfg.model, apiKey: extra.apiKey } : { ...cfg.model, apiKey: extra.apiKey }
   const say = sayer(io.stderr)
   checkDistinct([['--data', cfg.data], ['--out', cfg.out], ['--html', cfg.html], ['--junit', cfg.junit]])
   checkWritable('--html', cfg.html)
@@ -319,11 +333,11 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     const scorer = createScorer(oxeval, s.spec, cfg, s.options)
     return s.threshold !== undefined ? { scorer, threshold: s.threshold } : scorer
   })
-  for (const e of await loadScorerModules(cfg.modules)) {
+  for (const e of [...extra.scorers, ...(await loadScorerModules(cfg.modules))]) {
     if (scorerEntries.some((x) => (x.scorer || x).id === e.scorer.id)) throw new UsageError(`--scorers: two scorers have the id "${e.scorer.id}" (results are keyed by id)`)
     scorerEntries.push(e.threshold !== undefined ? e : e.scorer)
   }
-  const gateScorers = cfg.gates.map((g) => createScorer(oxeval, g.spec, cfg, g.options))
+  const gateScorers = [...cfg.gates.map((g) => createScorer(oxeval, g.spec, cfg, g.options)), ...extra.gates.map((g) => g.scorer)]
   const scorerList = scorerEntries.map((e) => {
     const id = (e.scorer || e).id
     return e.scorer && e.threshold !== undefined ? { id, threshold: e.threshold } : { id }
@@ -389,6 +403,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       data: feed,
       scorers: scorerEntries,
       gates: gateScorers,
+      // a config's target makes the outputs of items that have none
+      ...(extra.target ? { target: extra.target, targetTimeoutMs: extra.targetTimeoutMs } : {}),
       concurrency: cfg.concurrency,
       maxErrors: cfg.maxErrors,
       minCoverage: cfg.minCoverage,

@@ -139,7 +139,7 @@ const list = scorers.map((s) => ({
 }))
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
-const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'createScorer', 'notScorable', 'isNotScorable']
+const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'createScorer', 'notScorable', 'isNotScorable', 'defineConfig']
 const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxeval from './index.js'\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = oxeval\nexport default oxeval\n`
 
 // oxeval/mastra: the ESM entry's named exports and the factories' declarations

@@ -1,0 +1,78 @@
+// `oxeval.config.(ts|mjs)` in child processes: a TypeScript config (loaded through jiti) with a
+// custom scorer, a gate and a target function, run end to end against the scripted judge; flags
+// override its fields; errors name the file and the field.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { readOut, runCli, tempDir } from './helpers/cli'
+import { startJudgeServer, type Any, type JudgeServer } from './helpers/setup'
+import { heuristicJudge } from '../testing/judge-server.mjs'
+
+const t = tempDir('oxeval-config-')
+let judge: JudgeServer
+beforeAll(async () => {
+  judge = await startJudgeServer({ handler: heuristicJudge })
+})
+afterAll(async () => {
+  await judge.close()
+  t.remove()
+})
+const index = JSON.stringify(join(process.cwd(), 'index.js'))
+
+describe('oxeval.config', () => {
+  it('a TypeScript config with a custom scorer, a built-in scorer by name, a gate and a target: `oxeval run` with no flags', async () => {
+    const dir = t.p('ts-project')
+    const { mkdirSync, writeFileSync } = await import('node:fs')
+    mkdirSync(join(dir, 'data'), { recursive: true })
+    writeFileSync(join(dir, 'data', 'items.jsonl'), [{ id: 'a', input: 'What is the capital of France?' }, { id: 'b', input: 'What is 2 + 2?' }].map((x) => JSON.stringify(x)).join('\n') + '\n')
+    writeFileSync(
+      join(dir, 'oxeval.config.ts'),
+      `import { createRequire } from 'node:module'
+const ox = createRequire(import.meta.url)(${index}) as typeof import('oxeval')
+const answers: Record<string, string> = { 'What is the capital of France?': 'Paris is the capital of France.', 'What is 2 + 2?': 'It is 4.' }
+const short = ox.createScorer({ id: 'short', description: 'short answers' }).generateScore(({ run }) => (String(run.output).length < 40 ? 1 : 0))
+export default ox.defineConfig({
+  data: 'data/items.jsonl',
+  model: { id: 'openai/scripted', url: ${JSON.stringify(judge.url)} },
+  scorers: [{ scorer: short, threshold: 0.5 }, 'answer-relevancy'],
+  gates: [ox.createScorer({ id: 'answered', description: 'has an answer' }).generateScore(({ run }) => (String(run.output).trim() ? 1 : 0))],
+  target: async (input: string, { signal }: { signal: AbortSignal }) => (signal.aborted ? '' : answers[input]),
+  out: 'out/results.jsonl',
+})
+`,
+    )
+    const r = await runCli(['run', '--no-progress'], { cwd: dir })
+    expect(r.code, r.stderr + r.stdout).toBe(0)
+    const o = readOut(join(dir, 'out', 'results.jsonl'))
+    expect(o.header.scorers.map((s: Any) => s.id)).toEqual(['answer-relevancy-scorer', 'short'])
+    const items = [...o.items].sort((a: Any, b: Any) => a.index - b.index)
+    expect(items.map((i: Any) => i.output)).toEqual(['Paris is the capital of France.', 'It is 4.'])
+    expect(items[0].results.short.score).toBe(1)
+    expect(typeof items[0].results['answer-relevancy-scorer'].score).toBe('number')
+    // a flag overrides the config: another --out
+    const r2 = await runCli(['run', '--config', 'oxeval.config.ts', '--out', 'other.jsonl', '--no-progress'], { cwd: dir })
+    expect(r2.code, r2.stderr).toBe(0)
+    expect(readOut(join(dir, 'other.jsonl')).items).toHaveLength(2)
+  })
+
+  it('inline data in an .mjs config; errors name the file and the field (exit 2, no stack trace)', async () => {
+    const ok = t.write('inline.mjs', `import ox from ${index}\nexport default ox.defineConfig({ data: [{ input: 'q', output: 'a' }], scorers: [ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)] })\n`)
+    const r = await runCli(['run', '--config', ok, '--no-progress'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/one/)
+    for (const [name, body, message] of [
+      ['typo.mjs', `export default { data: 'x.jsonl', scorerz: [] }`, /typo\.mjs: unknown field "scorerz"/],
+      ['bad-scorer.mjs', `export default { data: [{ input: 'q', output: 'a' }], scorers: [42] }`, /bad-scorer\.mjs: scorers\[0\] must be a scorer object/],
+      ['bad-target.mjs', `export default { data: [{ input: 'q' }], scorers: ['answer-relevancy'], target: 'agent' }`, /bad-target\.mjs: target must be a function/],
+      ['throws.mjs', `throw new Error('config broke')`, /throws\.mjs: the config could not be loaded: config broke/],
+    ] as const) {
+      const p = t.write(name, `${body}\n`)
+      const bad = await runCli(['run', '--config', p, '--no-progress'])
+      expect(bad.code, name).toBe(2)
+      expect(bad.stderr).toMatch(message)
+      expect(bad.stderr).not.toMatch(/\n\s+at /)
+    }
+    const missing = await runCli(['run', '--config', t.p('nope.mjs')])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/--config .*nope\.mjs: no such file/)
+  })
+})

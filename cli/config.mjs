@@ -1,0 +1,143 @@
+// `oxeval.config.(ts|mts|mjs|js)`: a run described in code (`defineConfig` from 'oxeval').
+// `oxeval run` with no --data/--scorer reads the config of the working directory (or
+// `--config PATH`); flags override its fields; paths in it resolve from its folder. A
+// TypeScript config loads through jiti (a dependency), on every supported Node version.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { UsageError } from './errors.mjs'
+
+export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
+
+const KNOWN = new Set(['data', 'scorers', 'gates', 'model', 'target', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
+
+/** The config file to use: `--config PATH`, else the first CONFIG_NAMES in `cwd`; null if none. */
+export function findConfig(flag, cwd = process.cwd()) {
+  if (flag !== undefined) {
+    const p = resolve(cwd, flag)
+    if (!existsSync(p)) throw new UsageError(`--config ${flag}: no such file`)
+    return p
+  }
+  for (const n of CONFIG_NAMES) if (existsSync(join(cwd, n))) return join(cwd, n)
+  return null
+}
+
+const isScorer = (s) => s !== null && typeof s === 'object' && typeof s.id === 'string' && typeof s.run === 'function'
+
+/** Loads a config module: its default export (an object, or a function returning one). */
+export async function loadConfig(path) {
+  let mod
+  try {
+    if (/\.[cm]?tsx?$/.test(path)) {
+      const { createJiti } = await import('jiti')
+      mod = await createJiti(import.meta.url, { interopDefault: false }).import(path)
+    } else {
+      mod = await import(pathToFileURL(path).href)
+    }
+  } catch (e) {
+    throw new UsageError(`${path}: the config could not be loaded: ${e && e.message ? e.message.split('\n')[0] : e}`)
+  }
+  let config = mod && 'default' in mod ? mod.default : mod
+  if (typeof config === 'function') config = await config()
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`${path}: the default export must be defineConfig({ … }); got ${Array.isArray(config) ? 'an array' : typeof config}`)
+  for (const k of Object.keys(config)) if (!KNOWN.has(k)) throw new UsageError(`${path}: unknown field "${k}" (fields: ${[...KNOWN].join(', ')})`)
+  return config
+}
+
+function field(path, name, ok, what, value) {
+  if (value !== undefined && !ok(value)) throw new UsageError(`${path}: ${name} must be ${what}`)
+}
+
+/**
+ * The config as the CLI's flag values (`values`, overridden by the flags the user gave) plus
+ * what flags cannot carry: scorer objects, the target function, inline data.
+ */
+export function configValues(config, path) {
+  const dir = dirname(path)
+  const at = (p) => resolve(dir, p)
+  const values = {}
+  const extra = { scorers: [], gates: [], target: undefined }
+  const int = (v) => Number.isInteger(v) && v > 0
+  field(path, 'concurrency', int, 'a positive integer', config.concurrency)
+  field(path, 'trials', int, 'a positive integer', config.trials)
+  field(path, 'target', (t) => typeof t === 'function' || (t && typeof t.generate === 'function'), 'a function (input, { item, signal }) => output or an Agent', config.target)
+  if (typeof config.data === 'string') values.data = at(config.data)
+  else if (Array.isArray(config.data)) {
+    // inline items: written once to a private temp file, read like any dataset
+    const file = join(mkdtempSync(join(tmpdir(), 'oxeval-config-')), 'data.jsonl')
+    writeFileSync(file, config.data.map((it) => JSON.stringify(it)).join('\n') + '\n')
+    values.data = file
+  } else if (config.data !== undefined) throw new UsageError(`${path}: data must be a file path or an array of items`)
+  const entries = (list, name, into, flag) => {
+    if (list === undefined) return
+    if (!Array.isArray(list)) throw new UsageError(`${path}: ${name} must be an array`)
+    list.forEach((e, i) => {
+      const where = `${name}[${i}]`
+      if (typeof e === 'string') (values[flag] ??= []).push(e)
+      else if (isScorer(e)) into.push({ scorer: e })
+      else if (e && typeof e === 'object' && 'scorer' in e) {
+        if (name === 'gates') throw new UsageError(`${path}: ${where}: a gate takes no threshold`)
+        if (typeof e.scorer === 'string') {
+          ;(values.scorer ??= []).push(e.scorer)
+          if (e.threshold !== undefined) (values.threshold ??= []).push(`${e.scorer}=${thresholdFlag(e.threshold, path, where)}`)
+        } else if (isScorer(e.scorer)) into.push(e.threshold !== undefined ? { scorer: e.scorer, threshold: e.threshold } : { scorer: e.scorer })
+        else throw new UsageError(`${path}: ${where}.scorer must be a scorer object or a built-in scorer name`)
+      } else throw new UsageError(`${path}: ${where} must be a scorer object, a built-in scorer name, or { scorer, threshold }`)
+    })
+  }
+  entries(config.scorers, 'scorers', extra.scorers, 'scorer')
+  entries(config.gates, 'gates', extra.gates, 'gate')
+  if (config.model !== undefined) {
+    if (typeof config.model === 'string') values.model = config.model
+    else if (config.model && typeof config.model === 'object' && typeof config.model.id === 'string') {
+      values.model = config.model.id
+      if (config.model.url !== undefined) values['model-url'] = config.model.url
+      if (config.model.apiKey !== undefined) extra.apiKey = config.model.apiKey
+    } else throw new UsageError(`${path}: model must be 'provider/model' or { id, url?, apiKey? }`)
+  }
+  if (typeof config.cache === 'string') values.cache = at(config.cache)
+  else if (config.cache && typeof config.cache === 'object') {
+    if (typeof config.cache.dir !== 'string') throw new UsageError(`${path}: cache.dir must be a folder path`)
+    values.cache = at(config.cache.dir)
+    if (config.cache.mode !== undefined) values['cache-mode'] = config.cache.mode
+  } else if (config.cache !== undefined) throw new UsageError(`${path}: cache must be a folder path or { dir, mode? }`)
+  for (const [k, flag] of [['out', 'out'], ['html', 'html'], ['junit', 'junit']]) {
+    if (config[k] === undefined) continue
+    if (typeof config[k] !== 'string') throw new UsageError(`${path}: ${k} must be a file path`)
+    values[flag] = at(config[k])
+    // a config names where its results go: their folder is made (a flag's is not)
+    mkdirSync(dirname(values[flag]), { recursive: true })
+  }
+  if (config.concurrency !== undefined) values.concurrency = String(config.concurrency)
+  if (config.trials !== undefined) values.trials = String(config.trials)
+  if (config.maxErrors !== undefined) values['max-errors'] = String(config.maxErrors)
+  if (config.minCoverage !== undefined) values['min-coverage'] = String(config.minCoverage)
+  if (config.prices !== undefined) {
+    if (!config.prices || typeof config.prices !== 'object') throw new UsageError(`${path}: prices must be { in?, out? } (dollars per 1M tokens)`)
+    if (config.prices.in !== undefined) values['price-in'] = String(config.prices.in)
+    if (config.prices.out !== undefined) values['price-out'] = String(config.prices.out)
+  }
+  extra.target = config.target
+  extra.targetTimeoutMs = config.targetTimeoutMs
+  return { values, extra }
+}
+
+function thresholdFlag(t, path, where) {
+  if (typeof t === 'number') return String(t)
+  if (t && typeof t === 'object' && (t.min !== undefined || t.max !== undefined)) {
+    if (t.min !== undefined && t.max !== undefined) return `${t.min}..${t.max}`
+    return t.min !== undefined ? `>=${t.min}` : `<=${t.max}`
+  }
+  throw new UsageError(`${path}: ${where}.threshold must be a number or { min?, max? }`)
+}
+
+/** `flags` over `config` values: a flag the user gave wins; lists (scorer, gate, threshold) add up. */
+export function mergeValues(config, flags) {
+  const out = { ...config }
+  for (const [k, v] of Object.entries(flags)) {
+    if (v === undefined) continue
+    out[k] = Array.isArray(v) && Array.isArray(config[k]) ? [...config[k], ...v] : v
+  }
+  return out
+}
