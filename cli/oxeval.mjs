@@ -4,6 +4,7 @@ import { UsageError } from './errors.mjs'
 import { RUN_HELP, VERSION, run } from './run.mjs'
 import { MERGE_HELP, merge } from './merge.mjs'
 import { COMPARE_HELP, compare } from './compare.mjs'
+import { INIT_HELP, init } from './init.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
 import { ignoreClosedPipe, safeText } from './terminal.mjs'
 
@@ -17,6 +18,7 @@ Usage:
   oxeval run --data items.jsonl --scorer answer-relevancy --model openai/gpt-4o-mini [options]
   oxeval merge out-*.jsonl [--out merged.jsonl] [--html report.html] [--junit report.xml]
   oxeval compare base.jsonl head.jsonl [--fail-on-regression] [--format text|json|markdown]
+  oxeval init [--yes] [--force]
   oxeval <command> --help
   oxeval --version
 
@@ -24,6 +26,7 @@ Commands:
   run     score a dataset (.jsonl, .json, .csv) with one or more scorers; summary on stdout,
           progress on stderr; --out JSONL, --html report, --junit XML; --shard K/N, --cache DIR
   merge   combine the --out files of sharded runs into one result
+  init    write a config, a tiny dataset and a target stub that run offline
   compare what changed between two runs (--out files): per scorer a paired test, the items
           that got worse; --fail-on-regression exits 1 on a significant regression
 
@@ -41,6 +44,7 @@ async function main(argv) {
     if (topic === 'run') process.stdout.write(`${RUN_HELP}${scorerNamesHelp()}\n`)
     else if (topic === 'merge') process.stdout.write(MERGE_HELP)
     else if (topic === 'compare') process.stdout.write(COMPARE_HELP)
+    else if (topic === 'init') process.stdout.write(INIT_HELP)
     else process.stdout.write(HELP)
     return cmd === undefined ? 2 : 0
   }
@@ -48,11 +52,11 @@ async function main(argv) {
     process.stdout.write(`${VERSION}\n`)
     return 0
   }
-  const commands = { run, merge, compare }
-  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare; see oxeval --help)`)
+  const commands = { run, merge, compare, init }
+  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init; see oxeval --help)`)
   const r = await commands[cmd](rest)
   if (r.help) {
-    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : MERGE_HELP)
+    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : MERGE_HELP)
     return 0
   }
   return r.code
