@@ -5,6 +5,7 @@ import { RUN_HELP, VERSION, run } from './run.mjs'
 import { MERGE_HELP, merge } from './merge.mjs'
 import { COMPARE_HELP, compare } from './compare.mjs'
 import { INIT_HELP, init } from './init.mjs'
+import { VIEW_HELP, view } from './view.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
 import { ignoreClosedPipe, safeText } from './terminal.mjs'
 
@@ -19,6 +20,7 @@ Usage:
   oxeval merge out-*.jsonl [--out merged.jsonl] [--html report.html] [--junit report.xml]
   oxeval compare base.jsonl head.jsonl [--fail-on-regression] [--format text|json|markdown]
   oxeval init [--yes] [--force]
+  oxeval view [DIR] [--port N]
   oxeval <command> --help
   oxeval --version
 
@@ -27,6 +29,7 @@ Commands:
           progress on stderr; --out JSONL, --html report, --junit XML; --shard K/N, --cache DIR
   merge   combine the --out files of sharded runs into one result
   init    write a config, a tiny dataset and a target stub that run offline
+  view    a local web viewer over a folder of --out files (runs, reports, comparisons)
   compare what changed between two runs (--out files): per scorer a paired test, the items
           that got worse; --fail-on-regression exits 1 on a significant regression
 
@@ -45,6 +48,7 @@ async function main(argv) {
     else if (topic === 'merge') process.stdout.write(MERGE_HELP)
     else if (topic === 'compare') process.stdout.write(COMPARE_HELP)
     else if (topic === 'init') process.stdout.write(INIT_HELP)
+    else if (topic === 'view') process.stdout.write(VIEW_HELP)
     else process.stdout.write(HELP)
     return cmd === undefined ? 2 : 0
   }
@@ -52,11 +56,11 @@ async function main(argv) {
     process.stdout.write(`${VERSION}\n`)
     return 0
   }
-  const commands = { run, merge, compare, init }
-  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init; see oxeval --help)`)
+  const commands = { run, merge, compare, init, view }
+  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view; see oxeval --help)`)
   const r = await commands[cmd](rest)
   if (r.help) {
-    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : MERGE_HELP)
+    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : MERGE_HELP)
     return 0
   }
   return r.code

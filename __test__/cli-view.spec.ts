@@ -1,0 +1,89 @@
+// `oxeval view` in headless Chromium (Debian's /usr/bin/chromium with playwright-core): two
+// real runs written by the CLI; the list of runs, one run's report (and filtering its items),
+// the comparison of the two. The viewer binds 127.0.0.1 and makes no request elsewhere.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { CLI, jsonl, runCli } from './helpers/cli'
+
+const CHROMIUM = '/usr/bin/chromium'
+const haveChromium = existsSync(CHROMIUM)
+const describeBrowser = haveChromium || process.env.CI ? describe : describe.skip
+
+describeBrowser('oxeval view in headless Chromium', () => {
+  let dir: string
+  let child: ChildProcess
+  let url: string
+  let context: BrowserContext
+  beforeAll(async () => {
+    if (!haveChromium) throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium)`)
+    dir = mkdtempSync(join(tmpdir(), 'oxeval-view-'))
+    mkdirSync(join(dir, 'runs'))
+    const mod = join(dir, 'scorers.mjs')
+    writeFileSync(mod, `import ox from ${JSON.stringify(join(process.cwd(), 'index.js'))}\nexport default ox.createScorer({ id: 'length', description: 'l' }).generateScore(({ run }) => Math.min(1, String(run.output).length / 20)).generateReason(({ score }) => 'length score ' + score)\n`)
+    const items = (suffix: string) => Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, input: i === 3 ? 'needle question' : `question ${i}`, output: `answer ${i}${suffix}` }))
+    writeFileSync(join(dir, 'a.jsonl'), jsonl(items(' with more words')))
+    writeFileSync(join(dir, 'b.jsonl'), jsonl(items('')))
+    for (const [data, out] of [['a.jsonl', 'runs/base.jsonl'], ['b.jsonl', 'runs/head.jsonl']]) {
+      const r = await runCli(['run', '--data', join(dir, data), '--scorers', mod, '--out', join(dir, out), '--no-progress'])
+      if (r.code !== 0) throw new Error(r.stderr)
+    }
+    child = spawn(process.execPath, [CLI, 'view', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    url = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout!.on('data', (d) => {
+        out += d
+        const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)
+        if (m) resolve(m[0])
+      })
+      child.on('exit', (code) => reject(new Error(`view exited ${code}`)))
+    })
+    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'oxeval-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1280, height: 900 },
+    })
+  }, 60000)
+  afterAll(async () => {
+    await context?.close()
+    child?.kill('SIGINT')
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('lists the runs, opens one (its items filter), and compares two', async () => {
+    const page = await context.newPage()
+    const elsewhere: string[] = []
+    page.on('request', (r) => {
+      if (!r.url().startsWith(url)) elsewhere.push(r.url())
+    })
+    await page.goto(url)
+    await page.waitForSelector('#runs tr[data-file]')
+    const files = await page.$$eval('#runs tr[data-file]', (rows) => rows.map((r) => (r as HTMLElement).dataset.file))
+    expect(files.sort()).toEqual(['runs/base.jsonl', 'runs/head.jsonl'])
+    expect(await page.textContent('#runs')).toMatch(/length \d\.\d{3}/)
+    // one run's report, and its item filter
+    await page.click('a[href="#/run/runs%2Fbase.jsonl"]')
+    const frame = await (await page.waitForSelector('#report')).contentFrame()
+    await frame!.waitForSelector('#q')
+    const before = await frame!.textContent('#count')
+    await frame!.fill('#q', 'needle')
+    await frame!.waitForFunction((b) => document.getElementById('count')!.textContent !== b, before)
+    expect(await frame!.textContent('#count')).toMatch(/\b1\b/)
+    // compare the two
+    await page.goto(url)
+    await page.waitForSelector('#runs tr[data-file]')
+    await page.check('#runs tr[data-file="runs/base.jsonl"] input')
+    await page.check('#runs tr[data-file="runs/head.jsonl"] input')
+    await page.click('#compare')
+    await page.waitForSelector('#comparison tr[data-scorer="length"]')
+    const row = await page.textContent('#comparison tr[data-scorer="length"]')
+    expect(row).toMatch(/regressed/)
+    await page.screenshot({ path: join(process.cwd(), '.demo', 'view-compare.png') }).catch(() => {})
+    expect(elsewhere).toEqual([])
+    await page.close()
+  })
+})

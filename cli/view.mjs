@@ -1,0 +1,193 @@
+// `oxeval view [DIR] [--port N]`: a local web viewer over a folder of `--out` files, bound to
+// 127.0.0.1 only, with no network at view time. `#/` lists the runs (date, dataset, scorers,
+// means, outcome), `#/run/<file>` shows one run's report (the same HTML report as --html,
+// rendered from the file), `#/compare/<a>/<b>` the comparison of two (oxeval compare's). The
+// files are listed once at start and re-read on each request (a run written meanwhile shows).
+import { createReadStream, readdirSync, statSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { join, relative, resolve, sep } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { UsageError } from './errors.mjs'
+import { comparison } from './compare.mjs'
+import { restoreItem } from './results.mjs'
+import { renderHtmlReport, slimItem } from '../report/html.mjs'
+import { outcomeOf } from '../report/items.mjs'
+
+export const VIEW_HELP = `Usage: oxeval view [DIR] [--port N]
+
+A local viewer over the --out files in DIR (default: the working directory, two levels deep):
+the runs, one run's report, and the comparison of any two. Binds 127.0.0.1 only; prints its URL;
+--port 0 picks a free port (default 7357). Ctrl-C stops it.
+`
+
+/** The runs in `dir`: each .jsonl file (two levels deep) whose first line is a run header. */
+async function listRuns(dir) {
+  const found = []
+  const walk = (d, depth) => {
+    let entries
+    try {
+      entries = readdirSync(d, { withFileTypes: true })
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      if (e.name.startsWith('.') || e.name === 'node_modules') continue
+      const p = join(d, e.name)
+      if (e.isDirectory() && depth < 2) walk(p, depth + 1)
+      else if (e.isFile() && e.name.endsWith('.jsonl')) found.push(p)
+    }
+  }
+  walk(dir, 0)
+  const runs = []
+  for (const p of found) {
+    const r = await readRun(p, true).catch(() => null)
+    if (!r) continue
+    const s = r.summary ?? {}
+    runs.push({
+      file: relative(dir, p).split(sep).join('/'),
+      startedAt: r.header.startedAt ?? statSync(p).mtime.toISOString(),
+      data: r.header.data ?? null,
+      model: typeof r.header.model === 'string' ? r.header.model : r.header.model ? r.header.model.id : null,
+      scorers: [...(r.header.scorers || []).map((x) => x.id), ...(r.header.gates || [])],
+      means: s.scores ?? {},
+      items: r.items,
+      outcome: s.outcome ? outcomeOf(s).status : 'unfinished',
+    })
+  }
+  return runs.sort((a, b) => String(b.startedAt).localeCompare(String(a.startedAt)))
+}
+
+/** One --out file: header, items (or their count), summary. `null` when it is not one. */
+async function readRun(path, countOnly = false) {
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity })
+  let header = null
+  let summary = null
+  const items = []
+  let count = 0
+  for await (const line of lines) {
+    if (!line.trim()) continue
+    let rec
+    try {
+      rec = JSON.parse(line)
+    } catch {
+      return null
+    }
+    if (!header) {
+      if (!rec || rec.type !== 'run') return null
+      header = rec
+    } else if (rec.type === 'item') {
+      count++
+      if (!countOnly) items.push(rec)
+    } else if (rec.type === 'summary') summary = rec
+  }
+  return header ? { header, summary, items: countOnly ? count : items } : null
+}
+
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>oxeval runs</title>
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
+header{background:#1d2433;color:#fff;padding:10px 18px;display:flex;gap:16px;align-items:center}
+header a{color:#cfe0ff;text-decoration:none}main{padding:16px 18px}
+table{border-collapse:collapse;background:#fff;width:100%}th,td{padding:6px 9px;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}
+th{background:#eef1f5;font-weight:600}.num{text-align:right;font-variant-numeric:tabular-nums}
+.passed{color:#0a7a33}.failed{color:#b3261e}.scored{color:#a05a00}.bad{color:#b3261e;font-weight:600}.good{color:#0a7a33}
+iframe{border:0;width:100%;height:calc(100vh - 60px);background:#fff}button{font:inherit;padding:4px 10px}
+</style></head><body><header><strong>oxeval</strong><a href="#/">runs</a><span id="where"></span></header><main id="main"></main>
+<script>
+var main=document.getElementById('main'),where=document.getElementById('where')
+function el(t,c,x){var e=document.createElement(t);if(c)e.className=c;if(x!==undefined)e.textContent=x;return e}
+function fmt(x){return typeof x==='number'?x.toFixed(3):'–'}
+function get(u){return fetch(u).then(function(r){if(!r.ok)return r.text().then(function(t){throw new Error(t)});return r.json()})}
+function list(){where.textContent='';main.textContent='';get('api/runs').then(function(runs){
+  if(!runs.length){main.appendChild(el('p',null,'No --out files here.'));return}
+  var bar=el('div');bar.style.margin='0 0 10px';var btn=el('button',null,'Compare the two selected');btn.id='compare';btn.disabled=true;bar.appendChild(btn);main.appendChild(bar)
+  var t=el('table');t.id='runs';var h=el('tr');['','date','file','dataset','model','items','scorers (mean)','outcome'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
+  var picked=[]
+  runs.forEach(function(r){var tr=el('tr');tr.dataset.file=r.file
+    var cb=el('input');cb.type='checkbox';cb.addEventListener('change',function(){if(cb.checked)picked.push(r.file);else picked=picked.filter(function(f){return f!==r.file});btn.disabled=picked.length!==2});var td0=el('td');td0.appendChild(cb);tr.appendChild(td0)
+    tr.appendChild(el('td',null,String(r.startedAt).replace('T',' ').slice(0,19)))
+    var a=el('a',null,r.file);a.href='#/run/'+encodeURIComponent(r.file);var td=el('td');td.appendChild(a);tr.appendChild(td)
+    tr.appendChild(el('td',null,r.data||''));tr.appendChild(el('td',null,r.model||''));tr.appendChild(el('td','num',String(r.items)))
+    tr.appendChild(el('td',null,r.scorers.map(function(s){return s+' '+fmt(r.means[s])}).join(', ')))
+    tr.appendChild(el('td',r.outcome,r.outcome));t.appendChild(tr)})
+  main.appendChild(t)
+  btn.addEventListener('click',function(){location.hash='#/compare/'+encodeURIComponent(picked[0])+'/'+encodeURIComponent(picked[1])})
+}).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
+function run(file){where.textContent=file;main.textContent='';var f=el('iframe');f.id='report';f.src='run/'+encodeURIComponent(file);main.appendChild(f)}
+function compare(a,b){where.textContent=a+' → '+b;main.textContent='';get('api/compare?base='+encodeURIComponent(a)+'&head='+encodeURIComponent(b)).then(function(c){
+  var t=el('table');t.id='comparison';var h=el('tr');['scorer','base','head','Δ','95% CI','p','n',''].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
+  c.scorers.forEach(function(s){var tr=el('tr');tr.dataset.scorer=s.id;[s.id,fmt(s.baseMean),fmt(s.headMean),(s.delta>0?'+':'')+fmt(s.delta),s.ci95?'['+fmt(s.ci95[0])+', '+fmt(s.ci95[1])+']':'–',typeof s.pValue==='number'?s.pValue.toPrecision(3):'–',String(s.n)].forEach(function(x,i){tr.appendChild(el('td',i?'num':null,x))});tr.appendChild(el('td',s.regressed?'bad':s.improved?'good':null,s.regressed?'regressed':s.improved?'improved':''));t.appendChild(tr)})
+  main.appendChild(t);main.appendChild(el('p',null,'paired by '+c.pairedBy+' · '+c.sharedItems+' shared items · new '+c.newItems.length+' · missing '+c.missingItems.length))
+  if(c.worstItems.length){var ul=el('ul');c.worstItems.forEach(function(w){ul.appendChild(el('li',null,w.scorer+' · '+w.item+': '+fmt(w.base)+' → '+fmt(w.head)+(w.reason?' — '+w.reason:'')))});main.appendChild(el('h3',null,'Items that got worse'));main.appendChild(ul)}
+  main.appendChild(el('p',null,c.method))
+}).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
+function route(){var h=decodeURIComponent(location.hash||'#/');var m
+  if((m=/^#\\/run\\/(.+)$/.exec(location.hash)))return run(decodeURIComponent(m[1]))
+  if((m=/^#\\/compare\\/([^/]+)\\/([^/]+)$/.exec(location.hash)))return compare(decodeURIComponent(m[1]),decodeURIComponent(m[2]))
+  list()}
+addEventListener('hashchange',route);route()
+</script></body></html>`
+
+export async function view(argv, io = { stdout: process.stdout }) {
+  const { values, positionals } = parseArgs({ args: argv, options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+  if (values.help) return { help: true }
+  if (positionals.length > 1) throw new UsageError('view takes one folder: oxeval view [DIR]')
+  const dir = resolve(positionals[0] ?? '.')
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a folder')
+  } catch {
+    throw new UsageError(`view: ${dir} is not a folder`)
+  }
+  const port = values.port === undefined ? 7357 : Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535; got "${values.port}"`)
+
+  /** A file the listing knows (never a path of the request's choosing). */
+  const known = async (name) => {
+    const runs = await listRuns(dir)
+    const r = runs.find((x) => x.file === name)
+    return r ? join(dir, ...r.file.split('/')) : null
+  }
+  const send = (res, status, type, body) => {
+    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'self' 'unsafe-inline' data:; connect-src 'self'" })
+    res.end(body)
+  }
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url, 'http://127.0.0.1')
+      if (req.method !== 'GET') return send(res, 405, 'text/plain', 'GET only')
+      if (url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE)
+      if (url.pathname === '/api/runs') return send(res, 200, 'application/json', JSON.stringify(await listRuns(dir)))
+      if (url.pathname.startsWith('/run/')) {
+        const p = await known(decodeURIComponent(url.pathname.slice(5)))
+        if (!p) return send(res, 404, 'text/plain', 'no such run')
+        const r = await readRun(p)
+        if (!r) return send(res, 404, 'text/plain', 'not an oxeval --out file')
+        const items = r.items.map((it) => slimItem(restoreItem(it)))
+        const summary = r.summary ?? { scores: {}, summary: { totalItems: items.length }, outcome: { status: 'failed', passed: false, meaning: 'unfinished: the run did not write its summary', reasons: [] } }
+        return send(res, 200, 'text/html; charset=utf-8', renderHtmlReport({ header: r.header, summary, items, title: `oxeval · ${relative(dir, p)}` }))
+      }
+      if (url.pathname === '/api/compare') {
+        const a = await known(url.searchParams.get('base') ?? '')
+        const b = await known(url.searchParams.get('head') ?? '')
+        if (!a || !b) return send(res, 404, 'text/plain', 'no such run')
+        return send(res, 200, 'application/json', JSON.stringify(await comparison(a, b, {})))
+      }
+      return send(res, 404, 'text/plain', 'not found')
+    } catch (e) {
+      return send(res, 500, 'text/plain', String(e && e.message ? e.message : e))
+    }
+  })
+  await new Promise((ok, fail) => {
+    server.once('error', (e) => fail(e.code === 'EADDRINUSE' ? new UsageError(`view: port ${port} is in use; pick another with --port (0: any free port)`) : e))
+    server.listen(port, '127.0.0.1', ok)
+  })
+  io.stdout.write(`oxeval view: http://127.0.0.1:${server.address().port}/ (${dir}; Ctrl-C stops)\n`)
+  await new Promise((done) => {
+    const stop = () => server.close(() => done())
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  return { code: 0 }
+}
