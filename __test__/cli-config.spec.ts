@@ -102,3 +102,37 @@ describe('oxeval init', () => {
     expect(readFileSync(join(dir, 'evals', 'results', 'latest.html'), 'utf8')).toContain('<html')
   })
 })
+
+describe('oxeval watch', () => {
+  it('runs once, runs again when a watched file changes (with the change since the last run), ignores results; Ctrl-C exits 0', async () => {
+    const { spawn } = await import('node:child_process')
+    const { mkdirSync, writeFileSync } = await import('node:fs')
+    const { CLI } = await import('./helpers/cli')
+    const dir = t.p('watch-project')
+    mkdirSync(join(dir, 'results'), { recursive: true })
+    const mod = join(dir, 'scorers.mjs')
+    const write = (out: string) => writeFileSync(join(dir, 'items.jsonl'), JSON.stringify({ id: 'a', input: 'q', output: out }) + '\n')
+    writeFileSync(mod, `import ox from ${index}\nexport default ox.createScorer({ id: 'len', description: 'l' }).generateScore(({ run }) => Math.min(1, String(run.output).length / 10))\n`)
+    write('12345')
+    const child = spawn(process.execPath, [CLI, 'watch', '--data', 'items.jsonl', '--scorers', 'scorers.mjs'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    const until = async (re: RegExp) => {
+      for (let i = 0; i < 200 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50))
+      expect(out).toMatch(re)
+    }
+    try {
+      await until(/run 1: len 0\.500 · passed/)
+      // a results file is not a change
+      writeFileSync(join(dir, 'results', 'x.jsonl'), '{}\n')
+      await new Promise((r) => setTimeout(r, 400))
+      expect(out).not.toMatch(/run 2/)
+      write('1234567890')
+      await until(/run 2: len 1\.000 \(\+0\.500\) · passed/)
+    } finally {
+      child.kill('SIGINT')
+    }
+    const code = await new Promise((r) => child.on('close', r))
+    expect(code).toBe(0)
+  })
+})

@@ -6,6 +6,7 @@ import { MERGE_HELP, merge } from './merge.mjs'
 import { COMPARE_HELP, compare } from './compare.mjs'
 import { INIT_HELP, init } from './init.mjs'
 import { VIEW_HELP, view } from './view.mjs'
+import { WATCH_HELP, watch } from './watch.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
 import { ignoreClosedPipe, safeText } from './terminal.mjs'
 
@@ -21,6 +22,7 @@ Usage:
   oxeval compare base.jsonl head.jsonl [--fail-on-regression] [--format text|json|markdown]
   oxeval init [--yes] [--force]
   oxeval view [DIR] [--port N]
+  oxeval watch [run options]
   oxeval <command> --help
   oxeval --version
 
@@ -29,6 +31,7 @@ Commands:
           progress on stderr; --out JSONL, --html report, --junit XML; --shard K/N, --cache DIR
   merge   combine the --out files of sharded runs into one result
   init    write a config, a tiny dataset and a target stub that run offline
+  watch   run again whenever the config, a dataset or a scorer module changes
   view    a local web viewer over a folder of --out files (runs, reports, comparisons)
   compare what changed between two runs (--out files): per scorer a paired test, the items
           that got worse; --fail-on-regression exits 1 on a significant regression
@@ -49,6 +52,7 @@ async function main(argv) {
     else if (topic === 'compare') process.stdout.write(COMPARE_HELP)
     else if (topic === 'init') process.stdout.write(INIT_HELP)
     else if (topic === 'view') process.stdout.write(VIEW_HELP)
+    else if (topic === 'watch') process.stdout.write(WATCH_HELP)
     else process.stdout.write(HELP)
     return cmd === undefined ? 2 : 0
   }
@@ -56,11 +60,11 @@ async function main(argv) {
     process.stdout.write(`${VERSION}\n`)
     return 0
   }
-  const commands = { run, merge, compare, init, view }
-  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view; see oxeval --help)`)
+  const commands = { run, merge, compare, init, view, watch }
+  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view, watch; see oxeval --help)`)
   const r = await commands[cmd](rest)
   if (r.help) {
-    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : MERGE_HELP)
+    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : cmd === 'watch' ? WATCH_HELP : MERGE_HELP)
     return 0
   }
   return r.code
