@@ -652,6 +652,8 @@ export interface OxevalConfig {
   target?: EvalTarget
   /** Bound of one target call, in ms (none by default). */
   targetTimeoutMs?: number
+  /** Keep the target's outputs in this folder (one file per item): rescoring does not rerun the target. */
+  cacheTargets?: string
   concurrency?: number
   trials?: number
   cache?: string | { dir: string; mode?: CacheMode }

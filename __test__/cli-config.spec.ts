@@ -48,6 +48,16 @@ export default ox.defineConfig({
     expect(items.map((i: Any) => i.output)).toEqual(['Paris is the capital of France.', 'It is 4.'])
     expect(items[0].results.short.score).toBe(1)
     expect(typeof items[0].results['answer-relevancy-scorer'].score).toBe('number')
+    // --cache-targets: a rescoring run reads the kept outputs, the target is not called again
+    const calls = join(dir, 'calls.txt')
+    writeFileSync(join(dir, 'counted.mjs'), `import { appendFileSync } from 'node:fs'\nimport ox from ${index}\nexport default ox.defineConfig({ data: 'data/items.jsonl', scorers: [ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)], target: (input) => { appendFileSync(${JSON.stringify(calls)}, 'x'); return 'out:' + input }, cacheTargets: '.targets' })\n`)
+    for (let i = 0; i < 2; i++) {
+      const rc = await runCli(['run', '--config', 'counted.mjs', '--out', `counted-${i}.jsonl`, '--no-progress'], { cwd: dir })
+      expect(rc.code, rc.stderr).toBe(0)
+      expect(readOut(join(dir, `counted-${i}.jsonl`)).items.map((x: Any) => x.output).sort()).toEqual(['out:What is 2 + 2?', 'out:What is the capital of France?'])
+    }
+    const { readFileSync: read } = await import('node:fs')
+    expect(read(calls, 'utf8')).toBe('xx')
     // a flag overrides the config: another --out
     const r2 = await runCli(['run', '--config', 'oxeval.config.ts', '--out', 'other.jsonl', '--no-progress'], { cwd: dir })
     expect(r2.code, r2.stderr).toBe(0)

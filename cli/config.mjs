@@ -10,7 +10,7 @@ import { UsageError } from './errors.mjs'
 
 export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
 
-const KNOWN = new Set(['data', 'scorers', 'gates', 'model', 'target', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
+const KNOWN = new Set(['cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
 
 /** The config file to use: `--config PATH`, else the first CONFIG_NAMES in `cwd`; null if none. */
 export function findConfig(flag, cwd = process.cwd()) {
@@ -117,6 +117,10 @@ export function configValues(config, path) {
     if (!config.prices || typeof config.prices !== 'object') throw new UsageError(`${path}: prices must be { in?, out? } (dollars per 1M tokens)`)
     if (config.prices.in !== undefined) values['price-in'] = String(config.prices.in)
     if (config.prices.out !== undefined) values['price-out'] = String(config.prices.out)
+  }
+  if (config.cacheTargets !== undefined) {
+    if (typeof config.cacheTargets !== 'string') throw new UsageError(`${path}: cacheTargets must be a folder path`)
+    values['cache-targets'] = at(config.cacheTargets)
   }
   extra.target = config.target
   extra.targetTimeoutMs = config.targetTimeoutMs

@@ -1,7 +1,9 @@
 // `oxeval run`: score a dataset with registry scorers through runEvals, stream the results
 // (--out), write the reports (--html, --junit), print the summary; exit 0 / 1 (a threshold or
 // gate failed) / 2 (usage or data error) / 130 (interrupted: what finished is still written).
-import { basename, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -46,6 +48,7 @@ export const RUN_OPTIONS = {
   'no-progress': { type: 'boolean' },
   base: { type: 'string' },
   config: { type: 'string' },
+  'cache-targets': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -74,6 +77,8 @@ Data
 Scorers and judge
   -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without
                              "-scorer" (answer-relevancy) or the factory (createAnswerRelevancyScorer)
+      --cache-targets DIR    keep the target's outputs in DIR (one file per item): a rerun rescores
+                             without calling the target again (delete DIR to rerun it)
       --config PATH          read the run from a config file (default: oxeval.config.(ts|mts|mjs|js)
                              in the working directory when no --data/--scorer is given); flags
                              override its fields
@@ -291,6 +296,29 @@ async function loadScorerModules(paths) {
   return entries
 }
 
+/**
+ * A target whose outputs are kept in `dir`, one file per item (named by the sha-256 of the
+ * item's id, else of its input): a rerun reads them instead of calling the target again, so
+ * rescoring does not rerun the agent. Delete the folder (or an item's file) to run it again.
+ */
+function cachedTarget(target, dir) {
+  mkdirSync(dir, { recursive: true })
+  const call = typeof target === 'function' ? target : (input, ctx) => target.generate(input, { abortSignal: ctx.signal })
+  return async (input, ctx) => {
+    const item = ctx.item
+    const key = createHash('sha256').update(item && item.id !== undefined ? `id:${item.id}` : `input:${JSON.stringify(input)}`).digest('hex')
+    const file = join(dir, `${key}.json`)
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')).output
+    } catch {}
+    let output = await call(input, ctx)
+    // an Agent's response: its text, as runEvals reads it
+    if (typeof target !== 'function' && output && typeof output === 'object' && typeof output.text === 'string') output = output.text
+    writeFileSync(file, JSON.stringify({ output }))
+    return output
+  }
+}
+
 /** Builds a scorer from its registry entry (a factory TypeError is a usage error). */
 function createScorer(oxeval, spec, cfg, options) {
   const opts = { ...options, model: options.model ?? cfg.model }
@@ -403,8 +431,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       data: feed,
       scorers: scorerEntries,
       gates: gateScorers,
-      // a config's target makes the outputs of items that have none
-      ...(extra.target ? { target: extra.target, targetTimeoutMs: extra.targetTimeoutMs } : {}),
+      // a config's target makes the outputs of items that have none (kept in --cache-targets)
+      ...(extra.target ? { target: values['cache-targets'] ? cachedTarget(extra.target, resolve(values['cache-targets'])) : extra.target, targetTimeoutMs: extra.targetTimeoutMs } : {}),
       concurrency: cfg.concurrency,
       maxErrors: cfg.maxErrors,
       minCoverage: cfg.minCoverage,
