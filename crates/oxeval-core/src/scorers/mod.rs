@@ -1,5 +1,6 @@
 //! Scorers. One folder per scorer, prompts beside the code.
 
+pub mod code;
 pub mod llm;
 pub mod registry;
 pub mod spec;
@@ -27,7 +28,9 @@ pub struct ScorerMeta {
     pub id: std::borrow::Cow<'static, str>,
     /// The spec's name, or the factory's `name` option.
     pub name: std::borrow::Cow<'static, str>,
-    pub description: &'static str,
+    /// The spec's description, or one made from the factory's arguments (Mastra's checks
+    /// and tool-call scorers name what they check).
+    pub description: std::borrow::Cow<'static, str>,
     #[serde(rename = "type")]
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +75,7 @@ impl ScorerMeta {
         ScorerMeta {
             id: spec.id.into(),
             name: spec.name.into(),
-            description: spec.description,
+            description: spec.description.into(),
             kind,
             judge: None,
             steps: spec.steps,
