@@ -79,6 +79,12 @@ export declare class RunTicket {
 }
 
 /**
+ * Call helper `name` with `args` (a JSON array): `{ ok: true, value? }` (no `value`:
+ * `undefined`) or `{ ok: false, name: 'TypeError' | 'Error', message }`.
+ */
+export declare function agentUtil(name: string, args: string): string
+
+/**
  * A new accumulator for `{ scorers: [{ id, threshold?, direction?, scale? }], gates?, trials?,
  * maxErrors?, minCoverage?, gatePassRate?, partial?, stopEarly? }`, or
  * a `{ ok: false, kind: 'type' }` outcome naming what is wrong.

@@ -839,6 +839,7 @@ module.exports.CancelHandle = nativeBinding.CancelHandle
 module.exports.NativeEvalAccumulator = nativeBinding.NativeEvalAccumulator
 module.exports.NativeScorer = nativeBinding.NativeScorer
 module.exports.RunTicket = nativeBinding.RunTicket
+module.exports.agentUtil = nativeBinding.agentUtil
 module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator
 module.exports.createScorer = nativeBinding.createScorer
 module.exports.registry = nativeBinding.registry

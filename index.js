@@ -11,6 +11,8 @@ const { ScorerRunError, AbortError } = require('./lib/errors.js')
 const { runEvals, summarizeItems } = require('./lib/evals.js')
 
 for (const spec of SCORERS) exports[spec.factory] = factory(spec)
+// Mastra's `checks` namespace: the same function objects as the named exports
+exports.checks = Object.freeze(Object.fromEntries(SCORERS.filter((s) => s.check).map((s) => [s.factory, exports[s.factory]])))
 exports.runEvals = runEvals
 exports.summarizeItems = summarizeItems
 exports.ScorerRunError = ScorerRunError

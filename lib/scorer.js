@@ -113,8 +113,33 @@ class Scorer {
   }
 }
 
+/**
+ * A check's arguments as its options object: the registry's `args` (Mastra's positional
+ * arguments, `includes(expected, options)`) onto the trailing options object. A RegExp
+ * crosses as `{ source, flags }` (the core runs it with ECMAScript semantics).
+ */
+function checkOptions(spec, args) {
+  const n = spec.args.length
+  const rest = args[n]
+  if (rest !== undefined && rest !== null && (typeof rest !== 'object' || Array.isArray(rest))) return rest
+  const options = { ...(rest ?? {}) }
+  spec.args.forEach((name, i) => {
+    const v = args[i]
+    options[name] = v instanceof RegExp ? { source: v.source, flags: v.flags } : v
+  })
+  return options
+}
+
 /** The factory of one registry entry. */
 function factory(spec) {
+  if (spec.check) {
+    const plain = factory({ ...spec, check: false })
+    const check = function (...args) {
+      return plain(checkOptions(spec, args))
+    }
+    Object.defineProperty(check, 'name', { value: spec.factory })
+    return check
+  }
   const create = function (options) {
     const { json, d, host, keepRun } = describeOptions(options)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)

@@ -224,7 +224,8 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
   }
 
   const out = {}
-  for (const spec of SCORERS) out[spec.factory] = factory(spec)
+  // a check keeps its positional form (oxeval/checks): not wrapped here
+  for (const spec of SCORERS) if (!spec.check) out[spec.factory] = factory(spec)
   out.OxevalMastraScorer = OxevalMastraScorer
   out.ScorerRunError = OxevalScorerRunError
   out.AbortError = OxevalAbortError

@@ -17,6 +17,7 @@
 //! Mastra's `JSON.stringify` comparisons and step results are reproduced exactly; the
 //! [`js`] helpers give JavaScript's truthiness, equality and number printing.
 
+pub mod api;
 pub mod js;
 pub mod messages;
 pub mod tools;
