@@ -10,6 +10,7 @@ import * as mastraScorers from '@mastra/evals/scorers/prebuilt'
 import * as mu from '@mastra/evals/scorers/utils'
 import { extractTrajectory as coreExtractTrajectory } from '@mastra/core/evals'
 import * as gen from './helpers/agent-gen.mjs'
+import { expectEvals } from '../vitest/index.mjs'
 import type { Any } from './helpers/setup'
 
 const require = createRequire(import.meta.url)
@@ -324,5 +325,37 @@ describe('oxeval/utils vs @mastra/evals/scorers/utils (generated inputs)', () =>
     // reasoning parts
     const reasoning = [{ role: 'assistant', content: { format: 2, parts: [{ type: 'reasoning', details: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, { type: 'reasoning', reasoning: 'c' }] } }]
     expect(oxu.getReasoningFromRunOutput(reasoning)).toBe(mu.getReasoningFromRunOutput(reasoning as Any))
+  })
+})
+
+describe('checks and code scorers everywhere: runEvals gates and scorers, Vitest', () => {
+  const weather = (city: string, state = 'result') => ({
+    input: `Weather in ${city}?`,
+    output: [
+      { role: 'user', content: `Weather in ${city}?` },
+      { role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { toolCallId: 'c1', toolName: 'get_weather', args: { city }, state, result: { tempF: 72 } } }, { type: 'text', text: `It is 72°F in ${city}.` }] } },
+    ],
+    expectedTrajectory: { steps: [{ name: 'get_weather' }] },
+  })
+  const data = [weather('Paris'), weather('Rome'), { input: 'Hi', output: 'Hello! No tools needed.' }]
+
+  it('runEvals: checks as gates, code scorers and checks as scorers (plain-string outputs too)', async () => {
+    const r = await ox.runEvals({
+      data,
+      gates: [ox.calledTool('get_weather'), ox.noToolErrors(), ox.maxToolCalls(2)],
+      scorers: [ox.checks.includes('72°F'), ox.createTrajectoryAccuracyScorerCode({}), ox.createToolCallAccuracyScorerCode({ expectedTool: 'get_weather' })],
+    })
+    expect(r.scores['check-includes']).toBeCloseTo(2 / 3, 12)
+    expect(r.scores['code-trajectory-accuracy-scorer']).toBeCloseTo(2 / 3, 12)
+    expect(r.scores['code-tool-call-accuracy-scorer']).toBeCloseTo(2 / 3, 12)
+    const gate = Object.fromEntries(r.gateResults.map((g: Any) => [g.id, g.score]))
+    expect(gate).toEqual({ 'check-called-tool': 2 / 3, 'check-no-tool-errors': 1, 'check-max-tool-calls': 1 })
+    expect(r.verdict).toBe('failed')
+  })
+
+  it('expectEvals: gates on tool-calling items pass', async () => {
+    await expectEvals({ data: data.slice(0, 2), gates: [ox.calledTool('get_weather'), ox.toolOrder(['get_weather']), ox.matches(/\d+°F/)] }).toPass()
+    const failing = expectEvals({ data: [weather('Oslo', 'output-error')], gates: [ox.noToolErrors()] }).toPass()
+    await expect(failing).rejects.toThrow(/check-no-tool-errors/)
   })
 })

@@ -82,6 +82,13 @@ class Scorer {
       if (t.error !== undefined) raise(ticket.fail('contextExtractor', 'threw', `its result is not JSON-serializable data (${t.error})`, 'TypeError'), run, signal)
       extra = t.json
     }
+    // a scorer without a judge (checks, code scorers) does no I/O: it runs at once on this
+    // thread (no hop to the runtime and back); its promise still settles asynchronously
+    if (!this.#meta.judge && !afterCallback && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
+      const outcome = ticket.runNow(extra)
+      if (outcome.ok) return shapeResult(run, outcome.result)
+      raise(outcome, run, signal)
+    }
     let handle
     let onAbort
     if (signal) {

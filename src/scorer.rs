@@ -190,62 +190,102 @@ impl RunTicket {
         let started = self.started.lock().ok().and_then(|mut s| s.take());
         let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
         env.spawn_future(async move {
-            let Some(mut started) = started else {
-                let f = ScorerFailure::outside(
-                    Some(run_id),
-                    "run",
-                    ErrorCode::InvalidInput,
-                    "this run ticket was already used",
-                    "",
-                );
-                return Ok(Outcome::Other(failure_outcome(f)));
-            };
-            if let Some(extra) = extra.and_then(|t| serde_json::from_str(&t).ok()) {
-                started.merge(extra);
-            }
-            if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
-                let step = if after_callback {
-                    "contextExtractor"
-                } else {
-                    "run"
-                };
-                let f = ScorerFailure::outside(
-                    Some(run_id),
-                    step,
-                    ErrorCode::Deadline,
-                    "the run's deadline passed",
-                    "",
-                );
-                return Ok(Outcome::Other(failure_outcome(f)));
-            }
-            let ctx = RunContext {
-                cancel: token,
-                deadline: started.deadline,
-                ..RunContext::default()
-            }
-            .with_item(started.item_id.take());
-            let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
-            // the bound of each host function call (getContext) of this run
-            let callback_timeout = started.callback_timeout;
-            let fut = AssertUnwindSafe(
-                oxeval_core::provider::external::RUN_ID.scope(
-                    run_id_arc,
-                    oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
-                        .scope(callback_timeout, scorer.run(started.input, ctx)),
-                ),
-            );
-            let mut value = match fut.catch_unwind().await {
-                Ok(r) => outcome(r),
-                Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
-            };
-            // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
-            value.set_warnings(
-                scorer
-                    .judge()
-                    .map(|j| j.take_warnings())
-                    .unwrap_or_default(),
-            );
-            Ok(value)
+            Ok(execute(scorer, run_id, started, extra, after_callback, token).await)
         })
     }
+
+    /// Run a scorer without a judge (a `code` scorer: no I/O, nothing to wait for) on the
+    /// calling thread: the same outcome as `run`, without the hop to the runtime and back
+    /// (what a check costs is mostly that hop). A judged scorer gets an internal failure.
+    #[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
+    pub fn run_now(&self, extra: Option<String>) -> Outcome {
+        let scorer = self.scorer.clone();
+        let run_id = self.run_id.clone();
+        if scorer.judge().is_some() {
+            let f = ScorerFailure::outside(
+                Some(run_id),
+                "run",
+                ErrorCode::Internal,
+                "runNow is for scorers without a judge",
+                "",
+            );
+            return Outcome::Other(failure_outcome(f));
+        }
+        let started = self.started.lock().ok().and_then(|mut s| s.take());
+        futures::executor::block_on(execute(
+            scorer,
+            run_id,
+            started,
+            extra,
+            false,
+            CancellationToken::new(),
+        ))
+    }
+}
+
+/// One run of `scorer` (the body of `RunTicket::run` / `run_now`).
+async fn execute(
+    scorer: Arc<dyn Scorer>,
+    run_id: String,
+    started: Option<StartedRun>,
+    extra: Option<String>,
+    after_callback: bool,
+    token: CancellationToken,
+) -> Outcome {
+    let Some(mut started) = started else {
+        let f = ScorerFailure::outside(
+            Some(run_id),
+            "run",
+            ErrorCode::InvalidInput,
+            "this run ticket was already used",
+            "",
+        );
+        return Outcome::Other(failure_outcome(f));
+    };
+    if let Some(extra) = extra.and_then(|t| serde_json::from_str(&t).ok()) {
+        started.merge(extra);
+    }
+    if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
+        let step = if after_callback {
+            "contextExtractor"
+        } else {
+            "run"
+        };
+        let f = ScorerFailure::outside(
+            Some(run_id),
+            step,
+            ErrorCode::Deadline,
+            "the run's deadline passed",
+            "",
+        );
+        return Outcome::Other(failure_outcome(f));
+    }
+    let ctx = RunContext {
+        cancel: token,
+        deadline: started.deadline,
+        ..RunContext::default()
+    }
+    .with_item(started.item_id.take());
+    let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
+    // the bound of each host function call (getContext) of this run
+    let callback_timeout = started.callback_timeout;
+    let fut = AssertUnwindSafe(
+        oxeval_core::provider::external::RUN_ID.scope(
+            run_id_arc,
+            oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
+                .scope(callback_timeout, scorer.run(started.input, ctx)),
+        ),
+    );
+    let mut value = match fut.catch_unwind().await {
+        Ok(r) => outcome(r),
+        Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
+    };
+    // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
+    value.set_warnings(
+        scorer
+            .judge()
+            .map(|j| j.take_warnings())
+            .unwrap_or_default(),
+    );
+    value
 }
