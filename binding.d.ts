@@ -37,6 +37,13 @@ export declare class NativeScorer {
    */
   cacheStats(): Record<string, number> | null
   /**
+   * A scorer without a judge (a `code` scorer: checks, tool/trajectory scorers) in ONE
+   * call: accept the run (as `start`) and run it on this thread (as `RunTicket::runNow`).
+   * Returns the outcome as JSON text (one string crossing instead of a JS object built
+   * field by field); a judged scorer gets an internal failure.
+   */
+  runCode(run: string | undefined | null, serializeError: string | undefined | null, options: string): string
+  /**
    * Accept a run: check the run options and the run, take its `runId`, start its
    * deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
    * `run` is the run's JSON text (null with `serializeError` when it has none).
@@ -76,6 +83,12 @@ export declare class RunTicket {
    * meanwhile is blamed on it). Resolves to an outcome; never rejects.
    */
   run(extra: string | undefined | null, afterCallback: boolean, cancel?: CancelHandle | undefined | null): Promise<Record<string, unknown>>
+  /**
+   * Run a scorer without a judge (a `code` scorer: no I/O, nothing to wait for) on the
+   * calling thread: the same outcome as `run`, without the hop to the runtime and back
+   * (what a check costs is mostly that hop). A judged scorer gets an internal failure.
+   */
+  runNow(extra?: string | undefined | null): Record<string, unknown>
 }
 
 /**

@@ -69,6 +69,13 @@ class Scorer {
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
     const { json, error } = toJson(run)
+    // a scorer without a judge (checks, code scorers) does no I/O: start and run in one call
+    // on this thread (no hop to the runtime and back; the outcome as one JSON string)
+    if (!this.#meta.judge && !this.#extractor && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
+      const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc)))
+      if (outcome.ok) return shapeResult(run, outcome.result)
+      raise(outcome, run, signal)
+    }
     const ticket = this.#native.start(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc))
     if (!(ticket instanceof native.RunTicket)) raise(ticket, run, signal)
     let extra = null
@@ -81,13 +88,6 @@ class Scorer {
       const t = toJson({ extractedContext: r.value === undefined ? null : r.value })
       if (t.error !== undefined) raise(ticket.fail('contextExtractor', 'threw', `its result is not JSON-serializable data (${t.error})`, 'TypeError'), run, signal)
       extra = t.json
-    }
-    // a scorer without a judge (checks, code scorers) does no I/O: it runs at once on this
-    // thread (no hop to the runtime and back); its promise still settles asynchronously
-    if (!this.#meta.judge && !afterCallback && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
-      const outcome = ticket.runNow(extra)
-      if (outcome.ok) return shapeResult(run, outcome.result)
-      raise(outcome, run, signal)
     }
     let handle
     let onAbort

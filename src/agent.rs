@@ -14,7 +14,9 @@ pub fn agent_util(name: String, args: String) -> String {
     };
     use oxeval_core::agent::api::{call, Failure};
     let r = std::panic::catch_unwind(|| call(&name, &args)).unwrap_or_else(|_| {
-        Err(Failure::Mastra(format!("agentUtil: internal error in {name} (a bug in oxeval)")))
+        Err(Failure::Mastra(format!(
+            "agentUtil: internal error in {name} (a bug in oxeval)"
+        )))
     });
     match r {
         Ok(Some(v)) => json!({ "ok": true, "value": v }).to_string(),

@@ -66,6 +66,26 @@ impl NativeScorer {
             .unwrap_or(serde_json::Value::Null)
     }
 
+    /// A scorer without a judge (a `code` scorer: checks, tool/trajectory scorers) in ONE
+    /// call: accept the run (as `start`) and run it on this thread (as `RunTicket::runNow`).
+    /// Returns the outcome as JSON text (one string crossing instead of a JS object built
+    /// field by field); a judged scorer gets an internal failure.
+    #[napi(catch_unwind)]
+    pub fn run_code(
+        &self,
+        run: Option<String>,
+        serialize_error: Option<String>,
+        options: String,
+    ) -> String {
+        let outcome = match self.start(run, serialize_error, options) {
+            Either::A(ticket) => ticket.run_now(None),
+            Either::B(outcome) => outcome,
+        };
+        serde_json::to_string(&outcome).unwrap_or_else(|e| {
+            serde_json::json!({ "ok": false, "kind": "scorer", "code": "OXEVAL_INTERNAL", "message": format!("the result could not be serialized: {e}") }).to_string()
+        })
+    }
+
     /// Accept a run: check the run options and the run, take its `runId`, start its
     /// deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
     /// `run` is the run's JSON text (null with `serializeError` when it has none).

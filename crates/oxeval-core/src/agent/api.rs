@@ -8,7 +8,9 @@ use super::messages::{
     db_message_text, input_message_texts, is_agent_input, is_agent_output, output_messages,
     reasoning, system_messages, user_message,
 };
-use super::tools::{extract_tool_calls, extract_tool_results, merge_tool_invocations, trajectory_steps, Origin};
+use super::tools::{
+    extract_tool_calls, extract_tool_results, merge_tool_invocations, trajectory_steps, Origin,
+};
 use super::trajectory::{
     analyze_tool_failures, check_trajectory_blacklist, check_trajectory_efficiency,
     compare_trajectories, retries_of, Budgets,
@@ -46,18 +48,23 @@ fn arg(args: &[Value], i: usize) -> &Value {
 }
 
 fn messages_arg<'a>(name: &str, v: &'a Value) -> Result<std::borrow::Cow<'a, [Value]>, String> {
-    output_messages(v).map_err(|m| format!("{name}(): {}", m.replacen("run.output", "the output", 1)))
+    output_messages(v)
+        .map_err(|m| format!("{name}(): {}", m.replacen("run.output", "the output", 1)))
 }
 
 fn trajectory_arg<'a>(name: &str, v: &'a Value, what: &str) -> Result<&'a [Value], String> {
     match v.get("steps") {
         Some(Value::Array(a)) => Ok(a),
-        _ => Err(format!("{name}(): {what} must be a trajectory {{ steps: [...] }}; got {}", type_name(v))),
+        _ => Err(format!(
+            "{name}(): {what} must be a trajectory {{ steps: [...] }}; got {}",
+            type_name(v)
+        )),
     }
 }
 
 fn number_arg(name: &str, v: &Value, what: &str) -> Result<f64, String> {
-    v.as_f64().ok_or_else(|| format!("{name}(): {what} must be a number; got {}", type_name(v)))
+    v.as_f64()
+        .ok_or_else(|| format!("{name}(): {what} must be a number; got {}", type_name(v)))
 }
 
 /// A helper's failure: a bad argument (a `TypeError` in JS) or one of Mastra's own throws
@@ -89,7 +96,9 @@ pub fn call(name: &str, args: &[Value]) -> Result<Option<Value>, Failure> {
             max_total_duration_ms: o.get("maxTotalDurationMs"),
             no_redundant_calls: o.get("noRedundantCalls").map_or(true, |v| truthy(Some(v))),
         };
-        return check_trajectory_efficiency(arg(args, 0), b).map(Some).map_err(Failure::Mastra);
+        return check_trajectory_efficiency(arg(args, 0), b)
+            .map(Some)
+            .map_err(Failure::Mastra);
     }
     call_inner(name, args).map_err(Failure::Type)
 }
@@ -143,13 +152,19 @@ fn call_inner(name: &str, args: &[Value]) -> Result<Option<Value>, String> {
                 None => "relaxed".to_string(),
                 Some(v) => super::js::template(Some(v)),
             };
-            let allow = o.get("allowRepeatedSteps").map_or(true, |v| truthy(Some(v)));
+            let allow = o
+                .get("allowRepeatedSteps")
+                .map_or(true, |v| truthy(Some(v)));
             some(compare_trajectories(actual, expected, &ordering, allow))
         }
         "checkTrajectoryBlacklist" => {
             trajectory_arg(name, a0, "trajectory")?;
             let o = arg(args, 1);
-            some(check_trajectory_blacklist(a0, o.get("blacklistedTools"), o.get("blacklistedSequences")))
+            some(check_trajectory_blacklist(
+                a0,
+                o.get("blacklistedTools"),
+                o.get("blacklistedSequences"),
+            ))
         }
         "analyzeToolFailures" => {
             trajectory_arg(name, a0, "trajectory")?;
@@ -185,11 +200,22 @@ mod tests {
                 assert!(!e.parts().1.contains("no agent helper"), "{n}: {e:?}");
             }
         }
-        assert_eq!(call("roundToTwoDecimals", &[json!(1.005)]).unwrap(), Some(json!(1.01)));
-        assert_eq!(call("getUserMessageFromRunInput", &[json!(3)]).unwrap(), None);
+        assert_eq!(
+            call("roundToTwoDecimals", &[json!(1.005)]).unwrap(),
+            Some(json!(1.01))
+        );
+        assert_eq!(
+            call("getUserMessageFromRunInput", &[json!(3)]).unwrap(),
+            None
+        );
         assert!(call("nope", &[]).is_err());
         let t = json!({"steps": [{"stepType": "tool_call", "name": "a"}]});
-        assert_eq!(call("compareTrajectories", &[t.clone(), t.clone()]).unwrap().unwrap()["score"], 1);
+        assert_eq!(
+            call("compareTrajectories", &[t.clone(), t.clone()])
+                .unwrap()
+                .unwrap()["score"],
+            1
+        );
         assert_eq!(
             call("checkTrajectoryEfficiency", &[t, json!({"maxSteps": -1})]).unwrap_err(),
             Failure::Mastra("Invalid maxSteps budget: expected a finite nonnegative number".into())

@@ -33,7 +33,8 @@ pub fn stringify(v: Option<&Value>) -> Option<String> {
 
 /// `typeof v === 'number' && Number.isFinite(v) && v >= 0`.
 pub fn is_measurement(v: Option<&Value>) -> bool {
-    v.and_then(Value::as_f64).is_some_and(|f| f.is_finite() && f >= 0.0)
+    v.and_then(Value::as_f64)
+        .is_some_and(|f| f.is_finite() && f >= 0.0)
 }
 
 /// `v ?? fallback`: `null` and `undefined` fall back.

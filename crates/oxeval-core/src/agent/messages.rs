@@ -134,8 +134,7 @@ pub fn assistant_message(output: &Value) -> Option<String> {
             .find_map(|m| text_from_value(m).filter(|t| !t.is_empty())),
         Value::Object(m) => {
             let role = m.get("role");
-            let assistant =
-                role.is_none() || role.and_then(Value::as_str) == Some("assistant");
+            let assistant = role.is_none() || role.and_then(Value::as_str) == Some("assistant");
             if assistant {
                 if let Some(Value::String(s)) = m.get("text") {
                     return Some(s.clone());
@@ -359,7 +358,10 @@ fn ui_part(p: &Value) -> Value {
     let kind = p.get("type").and_then(Value::as_str).unwrap_or("");
     let name = if kind == "dynamic-tool" {
         p.get("toolName").cloned()
-    } else if let Some(n) = kind.strip_prefix("tool-").filter(|_| kind != "tool-invocation") {
+    } else if let Some(n) = kind
+        .strip_prefix("tool-")
+        .filter(|_| kind != "tool-invocation")
+    {
         Some(json!(n))
     } else {
         None
@@ -467,9 +469,18 @@ mod tests {
     fn db_message_text_table() {
         let cases = [
             (json!({"content": "flat"}), "flat"),
-            (json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}), "b"),
-            (json!({"content": {"format": 2, "parts": [{"type": "text", "text": "p"}], "content": "legacy"}}), "legacy"),
-            (json!({"content": {"format": 2, "parts": [{"type": "text", "text": "p1"}, {"type": "tool-invocation"}, {"type": "text", "text": "p2"}], "content": ""}}), "p2"),
+            (
+                json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
+                "b",
+            ),
+            (
+                json!({"content": {"format": 2, "parts": [{"type": "text", "text": "p"}], "content": "legacy"}}),
+                "legacy",
+            ),
+            (
+                json!({"content": {"format": 2, "parts": [{"type": "text", "text": "p1"}, {"type": "tool-invocation"}, {"type": "text", "text": "p2"}], "content": ""}}),
+                "p2",
+            ),
             (json!({"content": {"text": "t", "parts": []}}), "t"),
             (json!({"content": {"parts": [{"type": "text"}]}}), ""),
             (json!({"parts": [{"type": "text", "text": "ui"}]}), ""),
@@ -518,8 +529,14 @@ mod tests {
         });
         assert_eq!(combined_system_prompt(&input), "s1\n\na b\n\nin-sys\n\nm");
         assert_eq!(user_message(&input).as_deref(), Some("hi"));
-        assert_eq!(conversation_history(&input, None).as_deref(), Some("user: one\nuser: two"));
-        assert_eq!(conversation_history(&input, Some(1.0)).as_deref(), Some("user: two"));
+        assert_eq!(
+            conversation_history(&input, None).as_deref(),
+            Some("user: one\nuser: two")
+        );
+        assert_eq!(
+            conversation_history(&input, Some(1.0)).as_deref(),
+            Some("user: two")
+        );
         assert_eq!(conversation_history(&input, Some(0.0)), None);
         assert_eq!(conversation_history(&json!("s"), None), None);
         assert!(is_agent_input(&input));
@@ -527,7 +544,10 @@ mod tests {
             {"role": "assistant", "content": {"format": 2, "parts": [{"type": "reasoning", "details": [{"type": "text", "text": "r1"}, {"type": "redacted"}, {"type": "text", "text": "r2"}]}, {"type": "reasoning", "reasoning": "r3"}]}},
             {"role": "assistant", "content": {"format": 2, "parts": [{"type": "text", "text": "final"}]}}
         ]);
-        assert_eq!(reasoning(out.as_array().unwrap()).as_deref(), Some("r1r2\nr3"));
+        assert_eq!(
+            reasoning(out.as_array().unwrap()).as_deref(),
+            Some("r1r2\nr3")
+        );
         assert_eq!(assistant_message(&out).as_deref(), Some("final"));
         assert!(!is_agent_output(&out));
     }

@@ -24,4 +24,6 @@ pub mod tools;
 pub mod trajectory;
 
 pub use messages::{db_message_text, output_messages};
-pub use tools::{extract_tool_calls, extract_tool_results, extract_trajectory, merge_tool_invocations};
+pub use tools::{
+    extract_tool_calls, extract_tool_results, extract_trajectory, merge_tool_invocations,
+};

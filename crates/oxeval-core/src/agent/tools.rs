@@ -37,7 +37,11 @@ pub fn merge_tool_invocations(message: &Value) -> Vec<Invocation<'_>> {
         .iter()
         .enumerate()
         .filter(|(_, p)| p.get("type").and_then(Value::as_str) == Some("tool-invocation"))
-        .filter_map(|(i, p)| p.get("toolInvocation").filter(|v| truthy(Some(v))).map(|v| (i, v)))
+        .filter_map(|(i, p)| {
+            p.get("toolInvocation")
+                .filter(|v| truthy(Some(v)))
+                .map(|v| (i, v))
+        })
         .collect();
     let part_ids: Vec<&Value> = from_parts
         .iter()
@@ -161,12 +165,20 @@ pub fn extract_tool_results(messages: &[Value]) -> Vec<Value> {
             let id = inv.get("toolCallId");
             r.insert(
                 "toolCallId".into(),
-                if truthy(id) { id.cloned().unwrap_or_default() } else { json!("") },
+                if truthy(id) {
+                    id.cloned().unwrap_or_default()
+                } else {
+                    json!("")
+                },
             );
             let args = inv.get("args");
             r.insert(
                 "args".into(),
-                if truthy(args) { args.cloned().unwrap_or_default() } else { json!({}) },
+                if truthy(args) {
+                    args.cloned().unwrap_or_default()
+                } else {
+                    json!({})
+                },
             );
             r.insert("result".into(), result.clone());
             out.push(Value::Object(r));
@@ -260,7 +272,10 @@ mod tests {
             // the catalogue's observed case: legacy-only calls stay before their next anchor
             (
                 vec![inv("a", "search", "result"), inv("b", "lookup", "result")],
-                vec![inv("c", "fetch", "output-error"), inv("b", "lookup", "result")],
+                vec![
+                    inv("c", "fetch", "output-error"),
+                    inv("b", "lookup", "result"),
+                ],
                 vec!["fetch", "search", "lookup"],
             ),
             (vec![], vec![inv("a", "x", "call")], vec!["x"]),
@@ -273,13 +288,25 @@ mod tests {
             ),
             // a shared id behind the cursor does not move it
             (
-                vec![inv("a", "la", "call"), inv("b", "lb", "call"), inv("c", "lc", "call")],
-                vec![inv("c", "pc", "result"), inv("a", "pa", "result"), inv("d", "pd", "call")],
+                vec![
+                    inv("a", "la", "call"),
+                    inv("b", "lb", "call"),
+                    inv("c", "lc", "call"),
+                ],
+                vec![
+                    inv("c", "pc", "result"),
+                    inv("a", "pa", "result"),
+                    inv("d", "pd", "call"),
+                ],
                 vec!["lb", "pc", "pa", "pd"],
             ),
             // duplicate legacy ids: the last position anchors
             (
-                vec![inv("a", "l1", "call"), inv("x", "lx", "call"), inv("a", "l2", "call")],
+                vec![
+                    inv("a", "l1", "call"),
+                    inv("x", "lx", "call"),
+                    inv("a", "l2", "call"),
+                ],
                 vec![inv("a", "p", "result")],
                 vec!["lx", "p"],
             ),
@@ -311,7 +338,10 @@ mod tests {
         );
         let out = vec![json!({"role": "user", "content": "q"}), m];
         let calls = extract_tool_calls(&out);
-        assert_eq!(calls.tools, vec![json!("fetch"), json!("calc"), json!("ok")]);
+        assert_eq!(
+            calls.tools,
+            vec![json!("fetch"), json!("calc"), json!("ok")]
+        );
         assert_eq!(
             calls.tool_call_infos[1],
             json!({"toolName": "calc", "toolCallId": "1-1", "messageIndex": 1, "invocationIndex": 1})
@@ -333,8 +363,12 @@ mod tests {
             json!({"stepType": "tool_call", "name": "calc", "toolArgs": {"value": 3}, "toolResult": {"value": [1]}, "success": false})
         );
         assert_eq!(steps[2]["success"], true);
-        assert!(is_error_invocation(&json!({"state": "result", "result": {"error": "x"}})));
-        assert!(!is_error_invocation(&json!({"state": "result", "result": "error"})));
+        assert!(is_error_invocation(
+            &json!({"state": "result", "result": {"error": "x"}})
+        ));
+        assert!(!is_error_invocation(
+            &json!({"state": "result", "result": "error"})
+        ));
         assert!(is_error_invocation(&json!({"state": "call"})));
     }
 }

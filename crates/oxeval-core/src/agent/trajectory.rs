@@ -2,7 +2,7 @@
 //! every score, list and record as Mastra computes it, keys in Mastra's order.
 
 use super::js::{
-    is_measurement, nullish, num, round2_plain, round_to_two_decimals, stringify, strict_eq,
+    is_measurement, nullish, num, round2_plain, round_to_two_decimals, strict_eq, stringify,
     template, truthy,
 };
 use serde_json::{json, Map, Value};
@@ -13,7 +13,12 @@ fn names(steps: &[Value]) -> Vec<Option<&Value>> {
 }
 
 fn name_list(names: &[Option<&Value>]) -> Value {
-    Value::Array(names.iter().map(|n| n.cloned().unwrap_or(Value::Null)).collect())
+    Value::Array(
+        names
+            .iter()
+            .map(|n| n.cloned().unwrap_or(Value::Null))
+            .collect(),
+    )
 }
 
 /// `array.includes(v)` (SameValueZero; for JSON values `===` with `undefined` found).
@@ -26,7 +31,12 @@ fn comparable_fields(step_type: &str) -> &'static [&'static str] {
     match step_type {
         "tool_call" => &["toolArgs", "toolResult", "success"],
         "mcp_tool_call" => &["toolArgs", "toolResult", "mcpServer", "success"],
-        "model_generation" => &["modelId", "promptTokens", "completionTokens", "finishReason"],
+        "model_generation" => &[
+            "modelId",
+            "promptTokens",
+            "completionTokens",
+            "finishReason",
+        ],
         "agent_run" => &["agentId"],
         "workflow_step" => &["stepId", "status", "output"],
         "workflow_run" => &["workflowId", "status"],
@@ -110,9 +120,10 @@ pub fn compare_trajectories(
                 let a = an.get(i).copied().flatten();
                 let e = en.get(i).copied().flatten();
                 if strict_eq(a, e) {
-                    let both = actual.get(i).filter(|s| truthy(Some(s))).zip(
-                        expected.get(i).filter(|s| truthy(Some(s))),
-                    );
+                    let both = actual
+                        .get(i)
+                        .filter(|s| truthy(Some(s)))
+                        .zip(expected.get(i).filter(|s| truthy(Some(s))));
                     let ok = match both {
                         Some((x, y)) => expected_step_matches(x, y),
                         None => true,
@@ -241,7 +252,8 @@ pub fn check_trajectory_efficiency(trajectory: &Value, b: Budgets<'_>) -> Result
                     template(step.get("name"))
                 ));
             }
-            total_tokens += f(nullish(step.get("promptTokens"))) + f(nullish(step.get("completionTokens")));
+            total_tokens +=
+                f(nullish(step.get("promptTokens"))) + f(nullish(step.get("completionTokens")));
         }
         if let Some(Value::Array(children)) = step.get("children") {
             remaining.extend(children.iter());
@@ -256,7 +268,10 @@ pub fn check_trajectory_efficiency(trajectory: &Value, b: Budgets<'_>) -> Result
     let declared = trajectory.get("totalDurationMs");
     let total_duration = match nullish(declared) {
         Some(d) => f(Some(d)),
-        None => steps.iter().map(|s| f(nullish(s.get("durationMs")))).sum::<f64>(),
+        None => steps
+            .iter()
+            .map(|s| f(nullish(s.get("durationMs"))))
+            .sum::<f64>(),
     };
     if b.max_total_duration_ms.is_some() {
         let measured = match declared {
@@ -419,14 +434,21 @@ pub fn analyze_tool_failures(trajectory: &Value, max_retries: f64) -> Value {
                 p.insert("toolName".into(), n.clone());
             }
             p.insert("retryCount".into(), json!(retries));
-            p.insert("fellBackToAlternative".into(), json!(next.is_some() && !last_success));
+            p.insert(
+                "fellBackToAlternative".into(),
+                json!(next.is_some() && !last_success),
+            );
             if let Some(n) = next.filter(|_| !last_success) {
                 if let Some(nn) = n.get("name") {
                     p.insert("alternativeTool".into(), nn.clone());
                 }
             }
             p.insert("eventuallySucceeded".into(), json!(last_success));
-            patterns.push((retries as f64, name.cloned().unwrap_or(Value::Null), Value::Object(p)));
+            patterns.push((
+                retries as f64,
+                name.cloned().unwrap_or(Value::Null),
+                Value::Object(p),
+            ));
             total += retries;
         }
         i = j;
@@ -497,18 +519,28 @@ fn non_empty_list(v: Option<&Value>) -> bool {
 pub fn dimensions(trajectory: &Value, config: &Value, path: &str) -> Result<Dimensions, String> {
     let steps = config.get("steps");
     let accuracy = if truthy(steps) {
-        let expected = steps.and_then(Value::as_array).ok_or_else(|| {
-            format!("{path}.steps must be an array of expected steps")
-        })?;
+        let expected = steps
+            .and_then(Value::as_array)
+            .ok_or_else(|| format!("{path}.steps must be an array of expected steps"))?;
         let ordering = nullish(config.get("ordering"))
             .map(|o| template(Some(o)))
             .unwrap_or_else(|| "relaxed".into());
         let allow = nullish(config.get("allowRepeatedSteps")).map_or(true, |v| truthy(Some(v)));
-        Some(compare_trajectories(steps_of(trajectory), expected, &ordering, allow))
+        Some(compare_trajectories(
+            steps_of(trajectory),
+            expected,
+            &ordering,
+            allow,
+        ))
     } else {
         None
     };
-    let keys = ["maxSteps", "maxTotalTokens", "maxTotalDurationMs", "noRedundantCalls"];
+    let keys = [
+        "maxSteps",
+        "maxTotalTokens",
+        "maxTotalDurationMs",
+        "noRedundantCalls",
+    ];
     let efficiency = if keys.iter().any(|k| config.get(*k).is_some()) {
         Some(check_trajectory_efficiency(
             trajectory,
@@ -516,7 +548,8 @@ pub fn dimensions(trajectory: &Value, config: &Value, path: &str) -> Result<Dime
                 max_steps: config.get("maxSteps"),
                 max_total_tokens: config.get("maxTotalTokens"),
                 max_total_duration_ms: config.get("maxTotalDurationMs"),
-                no_redundant_calls: nullish(config.get("noRedundantCalls")).map_or(true, |v| truthy(Some(v))),
+                no_redundant_calls: nullish(config.get("noRedundantCalls"))
+                    .map_or(true, |v| truthy(Some(v))),
             },
         )?)
     } else {
@@ -549,7 +582,10 @@ pub fn level_score(d: &Dimensions, w: &Weights) -> Option<f64> {
     if let Some(e) = &d.efficiency {
         scores.push((w.efficiency, score_of(e)));
     }
-    if d.tool_failures["patterns"].as_array().is_some_and(|p| !p.is_empty()) {
+    if d.tool_failures["patterns"]
+        .as_array()
+        .is_some_and(|p| !p.is_empty())
+    {
         scores.push((w.tool_failures, score_of(&d.tool_failures)));
     }
     if let Some(b) = &d.blacklist {
@@ -569,7 +605,10 @@ pub fn level_score(d: &Dimensions, w: &Weights) -> Option<f64> {
 /// `hasBlacklistViolation(results)`: a blacklist hit at any depth.
 pub fn has_blacklist_violation(results: &[Value]) -> bool {
     results.iter().any(|r| {
-        r.get("blacklist").and_then(|b| b.get("score")).and_then(Value::as_f64) == Some(0.0)
+        r.get("blacklist")
+            .and_then(|b| b.get("score"))
+            .and_then(Value::as_f64)
+            == Some(0.0)
             || has_blacklist_violation(list(r.get("nested")))
     })
 }
@@ -631,7 +670,9 @@ pub fn evaluate_nested_expectations(
         let mut child = Map::new();
         child.insert(
             "steps".into(),
-            nullish(a.get("children")).cloned().unwrap_or_else(|| json!([])),
+            nullish(a.get("children"))
+                .cloned()
+                .unwrap_or_else(|| json!([])),
         );
         if let Some(d) = a.get("durationMs") {
             child.insert("totalDurationMs".into(), d.clone());
@@ -701,7 +742,13 @@ mod tests {
             (t(&[]), t(&[]), "relaxed", true, 1.0),
             (t(&["a"]), t(&[]), "strict", true, 0.0),
             (t(&["a", "b", "c", "d"]), t(&["a"]), "strict", true, 0.0),
-            (t(&["a", "a", "b", "b"]), t(&["a", "b"]), "unordered", false, 0.8),
+            (
+                t(&["a", "a", "b", "b"]),
+                t(&["a", "b"]),
+                "unordered",
+                false,
+                0.8,
+            ),
         ];
         for (a, e, ord, allow, want) in cases {
             let r = compare_trajectories(&a, &e, ord, allow);
@@ -732,7 +779,12 @@ mod tests {
         let (two, ten) = (n(2.0), n(10.0));
         let r = check_trajectory_efficiency(
             &tr,
-            Budgets { max_steps: Some(&two), max_total_tokens: Some(&ten), max_total_duration_ms: None, no_redundant_calls: true },
+            Budgets {
+                max_steps: Some(&two),
+                max_total_tokens: Some(&ten),
+                max_total_duration_ms: None,
+                no_redundant_calls: true,
+            },
         )
         .unwrap();
         // steps 3 > 2 → 0.5; tokens 10 ≤ 10 → 1; one redundant call → 0.8: mean 0.7667
@@ -740,17 +792,51 @@ mod tests {
         assert_eq!(r["redundantCalls"], json!([{"name": "a", "index": 1}]));
         assert_eq!(r["totalDurationMs"], json!(25));
         let bad = json!(-1);
-        let e = check_trajectory_efficiency(&tr, Budgets { max_steps: Some(&bad), ..Default::default() }).unwrap_err();
-        assert_eq!(e, "Invalid maxSteps budget: expected a finite nonnegative number");
+        let e = check_trajectory_efficiency(
+            &tr,
+            Budgets {
+                max_steps: Some(&bad),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "Invalid maxSteps budget: expected a finite nonnegative number"
+        );
         let none = json!({"steps": [{"stepType": "tool_call", "name": "a"}]});
-        let e = check_trajectory_efficiency(&none, Budgets { max_total_tokens: Some(&ten), ..Default::default() }).unwrap_err();
+        let e = check_trajectory_efficiency(
+            &none,
+            Budgets {
+                max_total_tokens: Some(&ten),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert!(e.starts_with("Cannot evaluate token budget: missing"));
-        let e = check_trajectory_efficiency(&none, Budgets { max_total_duration_ms: Some(&ten), ..Default::default() }).unwrap_err();
+        let e = check_trajectory_efficiency(
+            &none,
+            Budgets {
+                max_total_duration_ms: Some(&ten),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert!(e.starts_with("Cannot evaluate duration budget"));
-        assert_eq!(check_trajectory_efficiency(&none, Budgets::default()).unwrap()["score"], 1);
+        assert_eq!(
+            check_trajectory_efficiency(&none, Budgets::default()).unwrap()["score"],
+            1
+        );
 
-        let b = check_trajectory_blacklist(&tr, Some(&json!(["g", "zz"])), Some(&json!([["a", "g"], [], ["g", "a"]])));
-        assert_eq!(b, json!({"score": 0, "violatedTools": ["g"], "violatedSequences": [["a", "g"]]}));
+        let b = check_trajectory_blacklist(
+            &tr,
+            Some(&json!(["g", "zz"])),
+            Some(&json!([["a", "g"], [], ["g", "a"]])),
+        );
+        assert_eq!(
+            b,
+            json!({"score": 0, "violatedTools": ["g"], "violatedSequences": [["a", "g"]]})
+        );
 
         let f = json!({"steps": [
             {"stepType": "tool_call", "name": "x", "success": false},
@@ -766,14 +852,19 @@ mod tests {
             json!([{"toolName": "x", "retryCount": 3, "fellBackToAlternative": true, "alternativeTool": "y", "eventuallySucceeded": false}])
         );
         assert_eq!(r["excessiveRetryTools"], json!(["x"]));
-        assert_eq!(analyze_tool_failures(&json!({"steps": []}), 2.0)["score"], 1);
+        assert_eq!(
+            analyze_tool_failures(&json!({"steps": []}), 2.0)["score"],
+            1
+        );
     }
 
     #[test]
     fn nested_expectations() {
-        let actual = vec![json!({"stepType": "agent_run", "name": "sub", "durationMs": 5, "children": [
-            {"stepType": "tool_call", "name": "a"}, {"stepType": "tool_call", "name": "b"}
-        ]})];
+        let actual = vec![
+            json!({"stepType": "agent_run", "name": "sub", "durationMs": 5, "children": [
+                {"stepType": "tool_call", "name": "a"}, {"stepType": "tool_call", "name": "b"}
+            ]}),
+        ];
         let expected = vec![
             json!({"name": "sub", "children": {"steps": [{"name": "a"}, {"name": "c"}]}}),
             json!({"name": "missing", "children": {"steps": [{"name": "q"}]}}),

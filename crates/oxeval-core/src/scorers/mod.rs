@@ -116,12 +116,13 @@ pub trait Scorer: Send + Sync {
 #[macro_export]
 macro_rules! impl_scorer {
     ($t:ty) => {
-        $crate::impl_scorer!(@impl $t, s => Some(&s.judge));
+        $crate::impl_scorer!(@impl $t, s => Some(&s.judge), true);
     };
+    // no judge, so no response cache: no call site to name (its item digest hashes the run)
     ($t:ty, code) => {
-        $crate::impl_scorer!(@impl $t, _s => None);
+        $crate::impl_scorer!(@impl $t, _s => None, false);
     };
-    (@impl $t:ty, $s:ident => $judge:expr) => {
+    (@impl $t:ty, $s:ident => $judge:expr, $site:literal) => {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
@@ -144,7 +145,11 @@ macro_rules! impl_scorer {
                 'a,
                 Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError>,
             > {
-                let ctx = ctx.for_scorer(&self.meta.id, &run);
+                let ctx = if $site {
+                    ctx.for_scorer(&self.meta.id, &run)
+                } else {
+                    ctx
+                };
                 Box::pin(self.run_inner(run, ctx))
             }
         }

@@ -19,7 +19,9 @@ use crate::engine::RunContext;
 use crate::error::{type_name, InvalidArgument};
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, BuildContext, Inputs, Kind, Need, ScorerSpec, StepMeta};
+use crate::scorers::spec::{
+    boxed, schema_of, BuildContext, Inputs, Kind, Need, ScorerSpec, StepMeta,
+};
 use crate::scorers::ScorerMeta;
 use crate::similarity::compare_two_strings;
 use pattern::Pattern;
@@ -34,13 +36,22 @@ const INPUTS: Inputs = Inputs {
 };
 
 const STEPS: &[StepMeta] = &[
-    StepMeta::function("preprocess", "Read the output's text or tool calls and check it"),
+    StepMeta::function(
+        "preprocess",
+        "Read the output's text or tool calls and check it",
+    ),
     StepMeta::function("generateScore", "1 when the check passed, else 0"),
 ];
 
 const SIMILARITY_STEPS: &[StepMeta] = &[
-    StepMeta::function("preprocess", "Dice similarity of the output's text and the expected text"),
-    StepMeta::function("generateScore", "The similarity, or 1/0 against the threshold"),
+    StepMeta::function(
+        "preprocess",
+        "Dice similarity of the output's text and the expected text",
+    ),
+    StepMeta::function(
+        "generateScore",
+        "The similarity, or 1/0 against the threshold",
+    ),
 ];
 
 macro_rules! check_spec {
@@ -67,44 +78,137 @@ macro_rules! check_spec {
     };
 }
 
-check_spec!(INCLUDES, "includes", "check-includes", "Includes Check",
+check_spec!(
+    INCLUDES,
+    "includes",
+    "check-includes",
+    "Includes Check",
     "Scores 1 if the agent's output text contains the expected substring",
-    "IncludesCheck", TextOptions<ExpectedArg>, TextPre<Found>, STEPS, text_check(TextOp::Includes, "expected"));
-check_spec!(EXCLUDES, "excludes", "check-excludes", "Excludes Check",
+    "IncludesCheck",
+    TextOptions<ExpectedArg>,
+    TextPre<Found>,
+    STEPS,
+    text_check(TextOp::Includes, "expected")
+);
+check_spec!(
+    EXCLUDES,
+    "excludes",
+    "check-excludes",
+    "Excludes Check",
     "Scores 1 if the agent's output text does NOT contain the substring",
-    "ExcludesCheck", TextOptions<UnwantedArg>, TextPre<Excluded>, STEPS, text_check(TextOp::Excludes, "unwanted"));
-check_spec!(EQUALS, "equals", "check-equals", "Equals Check",
+    "ExcludesCheck",
+    TextOptions<UnwantedArg>,
+    TextPre<Excluded>,
+    STEPS,
+    text_check(TextOp::Excludes, "unwanted")
+);
+check_spec!(
+    EQUALS,
+    "equals",
+    "check-equals",
+    "Equals Check",
     "Scores 1 if the output text exactly equals the expected string (after optional lower-casing)",
-    "EqualsCheck", TextOptions<ExpectedArg>, TextPre<IsEqual>, STEPS, text_check(TextOp::Equals, "expected"));
-check_spec!(MATCHES, "matches", "check-matches", "Matches Check",
+    "EqualsCheck",
+    TextOptions<ExpectedArg>,
+    TextPre<IsEqual>,
+    STEPS,
+    text_check(TextOp::Equals, "expected")
+);
+check_spec!(
+    MATCHES,
+    "matches",
+    "check-matches",
+    "Matches Check",
     "Scores 1 if the output matches the given regular expression (JavaScript semantics)",
-    "MatchesCheck", MatchesOptions, MatchesPre, STEPS, matches_check);
+    "MatchesCheck",
+    MatchesOptions,
+    MatchesPre,
+    STEPS,
+    matches_check
+);
 check_spec!(SIMILARITY, "similarity", "check-similarity", "Similarity Check",
     "The string similarity (0-1, Dice's coefficient of bigrams) of the output and an expected string",
     "SimilarityCheck", SimilarityOptions, SimilarityPre, SIMILARITY_STEPS, similarity_check);
-check_spec!(CALLED_TOOL, "calledTool", "check-called-tool", "Called Tool Check",
+check_spec!(
+    CALLED_TOOL,
+    "calledTool",
+    "check-called-tool",
+    "Called Tool Check",
     "Scores 1 if the agent called the tool (at least `times` times)",
-    "CalledToolCheck", CalledToolOptions, CalledToolPre, STEPS, called_tool_check);
-check_spec!(DID_NOT_CALL, "didNotCall", "check-did-not-call", "Did Not Call Check",
+    "CalledToolCheck",
+    CalledToolOptions,
+    CalledToolPre,
+    STEPS,
+    called_tool_check
+);
+check_spec!(
+    DID_NOT_CALL,
+    "didNotCall",
+    "check-did-not-call",
+    "Did Not Call Check",
     "Scores 1 if the agent did NOT call the tool",
-    "DidNotCallCheck", ToolNameOptions, DidNotCallPre, STEPS, did_not_call_check);
-check_spec!(TOOL_ORDER, "toolOrder", "check-tool-order", "Tool Order Check",
+    "DidNotCallCheck",
+    ToolNameOptions,
+    DidNotCallPre,
+    STEPS,
+    did_not_call_check
+);
+check_spec!(
+    TOOL_ORDER,
+    "toolOrder",
+    "check-tool-order",
+    "Tool Order Check",
     "Scores 1 if the tools were called in the given order (other calls may come between)",
-    "ToolOrderCheck", ToolOrderOptions, ToolOrderPre, STEPS, tool_order_check);
-check_spec!(MAX_TOOL_CALLS, "maxToolCalls", "check-max-tool-calls", "Max Tool Calls Check",
+    "ToolOrderCheck",
+    ToolOrderOptions,
+    ToolOrderPre,
+    STEPS,
+    tool_order_check
+);
+check_spec!(
+    MAX_TOOL_CALLS,
+    "maxToolCalls",
+    "check-max-tool-calls",
+    "Max Tool Calls Check",
     "Scores 1 if the agent made no more than `max` tool calls",
-    "MaxToolCallsCheck", MaxToolCallsOptions, MaxToolCallsPre, STEPS, max_tool_calls_check);
-check_spec!(USED_NO_TOOLS, "usedNoTools", "check-used-no-tools", "Used No Tools Check",
+    "MaxToolCallsCheck",
+    MaxToolCallsOptions,
+    MaxToolCallsPre,
+    STEPS,
+    max_tool_calls_check
+);
+check_spec!(
+    USED_NO_TOOLS,
+    "usedNoTools",
+    "check-used-no-tools",
+    "Used No Tools Check",
     "Scores 1 if the agent made no tool calls at all",
-    "UsedNoToolsCheck", NoOptions, UsedNoToolsPre, STEPS, |_| Ok((CheckKind::UsedNoTools, "Checks that no tools were called".into())));
+    "UsedNoToolsCheck",
+    NoOptions,
+    UsedNoToolsPre,
+    STEPS,
+    |_| Ok((
+        CheckKind::UsedNoTools,
+        "Checks that no tools were called".into()
+    ))
+);
 check_spec!(NO_TOOL_ERRORS, "noToolErrors", "check-no-tool-errors", "No Tool Errors Check",
     "Scores 1 if none of the tool invocations failed (output-error, an unfinished call, isError, result.error)",
     "NoToolErrorsCheck", NoOptions, NoToolErrorsPre, STEPS, |_| Ok((CheckKind::NoToolErrors, "Checks that no tool calls resulted in errors".into())));
 
 /// Every check, in Mastra's `checks` order.
 pub static ALL: [&ScorerSpec; 11] = [
-    &INCLUDES, &EXCLUDES, &EQUALS, &MATCHES, &SIMILARITY, &CALLED_TOOL, &DID_NOT_CALL,
-    &TOOL_ORDER, &MAX_TOOL_CALLS, &USED_NO_TOOLS, &NO_TOOL_ERRORS,
+    &INCLUDES,
+    &EXCLUDES,
+    &EQUALS,
+    &MATCHES,
+    &SIMILARITY,
+    &CALLED_TOOL,
+    &DID_NOT_CALL,
+    &TOOL_ORDER,
+    &MAX_TOOL_CALLS,
+    &USED_NO_TOOLS,
+    &NO_TOOL_ERRORS,
 ];
 
 // ---- options (the first positional argument is marked `x-oxeval-arg`) ----
@@ -320,13 +424,32 @@ enum TextOp {
 }
 
 enum CheckKind {
-    Text { op: TextOp, target: String, ignore_case: bool },
-    Matches { pattern: Pattern },
-    Similarity { target: String, ignore_case: bool, threshold: Option<f64> },
-    CalledTool { tool: Value, times: f64 },
-    DidNotCall { tool: Value },
-    ToolOrder { order: Vec<Value> },
-    MaxToolCalls { max: f64 },
+    Text {
+        op: TextOp,
+        target: String,
+        ignore_case: bool,
+    },
+    Matches {
+        pattern: Pattern,
+    },
+    Similarity {
+        target: String,
+        ignore_case: bool,
+        threshold: Option<f64>,
+    },
+    CalledTool {
+        tool: Value,
+        times: f64,
+    },
+    DidNotCall {
+        tool: Value,
+    },
+    ToolOrder {
+        order: Vec<Value>,
+    },
+    MaxToolCalls {
+        max: f64,
+    },
     UsedNoTools,
     NoToolErrors,
 }
@@ -348,24 +471,43 @@ fn string_arg(v: &Value, key: &str, spec: &ScorerSpec) -> Result<String, Invalid
         Some(Value::String(s)) => Ok(s.clone()),
         other => Err(factory_error(
             spec,
-            format!("{key} (its first argument) must be a string; got {}", other.map_or("undefined", type_name)),
+            format!(
+                "{key} (its first argument) must be a string; got {}",
+                other.map_or("undefined", type_name)
+            ),
         )),
     }
 }
 
-fn bool_opt(v: &Value, key: &str, default: bool, spec: &ScorerSpec) -> Result<bool, InvalidArgument> {
+fn bool_opt(
+    v: &Value,
+    key: &str,
+    default: bool,
+    spec: &ScorerSpec,
+) -> Result<bool, InvalidArgument> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(factory_error(spec, format!("options.{key} must be a boolean; got {}", type_name(other)))),
+        Some(other) => Err(factory_error(
+            spec,
+            format!("options.{key} must be a boolean; got {}", type_name(other)),
+        )),
     }
 }
 
-fn number_opt(v: &Value, key: &str, spec: &ScorerSpec, what: &str) -> Result<Option<f64>, InvalidArgument> {
+fn number_opt(
+    v: &Value,
+    key: &str,
+    spec: &ScorerSpec,
+    what: &str,
+) -> Result<Option<f64>, InvalidArgument> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(other) => Err(factory_error(spec, format!("{what} must be a number; got {}", type_name(other)))),
+        Some(other) => Err(factory_error(
+            spec,
+            format!("{what} must be a number; got {}", type_name(other)),
+        )),
     }
 }
 
@@ -383,20 +525,31 @@ fn text_check(op: TextOp, key: &'static str) -> impl Fn(&Value) -> Built {
             TextOp::Excludes => format!("Checks that output does not include \"{target}\""),
             TextOp::Equals => format!("Checks if output equals \"{target}\""),
         };
-        Ok((CheckKind::Text { op, target, ignore_case }, description))
+        Ok((
+            CheckKind::Text {
+                op,
+                target,
+                ignore_case,
+            },
+            description,
+        ))
     }
 }
 
 fn matches_check(v: &Value) -> Built {
     let spec = &MATCHES;
     let parts = v.get("pattern");
-    let (Some(Value::String(source)), Some(Value::String(flags))) =
-        (parts.and_then(|p| p.get("source")), parts.and_then(|p| p.get("flags")))
-    else {
-        return Err(factory_error(spec, format!(
-            "pattern (its first argument) must be a RegExp; got {}",
-            parts.map_or("undefined", type_name)
-        )));
+    let (Some(Value::String(source)), Some(Value::String(flags))) = (
+        parts.and_then(|p| p.get("source")),
+        parts.and_then(|p| p.get("flags")),
+    ) else {
+        return Err(factory_error(
+            spec,
+            format!(
+                "pattern (its first argument) must be a RegExp; got {}",
+                parts.map_or("undefined", type_name)
+            ),
+        ));
     };
     let exact = bool_opt(v, "exact", false, spec)?;
     let pattern = Pattern::new(source, flags, exact).map_err(|e| factory_error(spec, e))?;
@@ -410,16 +563,33 @@ fn similarity_check(v: &Value) -> Built {
     let ignore_case = bool_opt(v, "ignoreCase", true, spec)?;
     let threshold = number_opt(v, "threshold", spec, "options.threshold")?;
     let description = format!("Checks string similarity to \"{target}\"");
-    Ok((CheckKind::Similarity { target, ignore_case, threshold }, description))
+    Ok((
+        CheckKind::Similarity {
+            target,
+            ignore_case,
+            threshold,
+        },
+        description,
+    ))
 }
 
 fn called_tool_check(v: &Value) -> Built {
     let spec = &CALLED_TOOL;
     let tool = string_arg(v, "toolName", spec)?;
     let times = number_opt(v, "times", spec, "options.times")?.unwrap_or(1.0);
-    let more = if times > 1.0 { format!(" at least {} times", number_string(times)) } else { String::new() };
+    let more = if times > 1.0 {
+        format!(" at least {} times", number_string(times))
+    } else {
+        String::new()
+    };
     let description = format!("Checks that \"{tool}\" was called{more}");
-    Ok((CheckKind::CalledTool { tool: json!(tool), times }, description))
+    Ok((
+        CheckKind::CalledTool {
+            tool: json!(tool),
+            times,
+        },
+        description,
+    ))
 }
 
 fn did_not_call_check(v: &Value) -> Built {
@@ -433,26 +603,47 @@ fn tool_order_check(v: &Value) -> Built {
     let order = match v.get("expectedOrder") {
         Some(Value::Array(a)) if a.iter().all(Value::is_string) => a.clone(),
         other => {
-            return Err(factory_error(spec, format!(
-                "expectedOrder (its first argument) must be an array of tool names; got {}",
-                other.map_or("undefined", type_name)
-            )))
+            return Err(factory_error(
+                spec,
+                format!(
+                    "expectedOrder (its first argument) must be an array of tool names; got {}",
+                    other.map_or("undefined", type_name)
+                ),
+            ))
         }
     };
-    let description = format!("Checks tool call order: [{}]", order.iter().map(|t| template(Some(t))).collect::<Vec<_>>().join(" → "));
+    let description = format!(
+        "Checks tool call order: [{}]",
+        order
+            .iter()
+            .map(|t| template(Some(t)))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    );
     Ok((CheckKind::ToolOrder { order }, description))
 }
 
 fn max_tool_calls_check(v: &Value) -> Built {
     let spec = &MAX_TOOL_CALLS;
-    let max = number_opt(v, "max", spec, "max (its first argument)")?
-        .ok_or_else(|| factory_error(spec, "max (its first argument) must be a number; got undefined".into()))?;
-    let description = format!("Checks that no more than {} tool calls were made", number_string(max));
+    let max = number_opt(v, "max", spec, "max (its first argument)")?.ok_or_else(|| {
+        factory_error(
+            spec,
+            "max (its first argument) must be a number; got undefined".into(),
+        )
+    })?;
+    let description = format!(
+        "Checks that no more than {} tool calls were made",
+        number_string(max)
+    );
     Ok((CheckKind::MaxToolCalls { max }, description))
 }
 
 impl Check {
-    fn build(v: &Value, spec: &'static ScorerSpec, make: impl Fn(&Value) -> Built) -> Result<Check, InvalidArgument> {
+    fn build(
+        v: &Value,
+        spec: &'static ScorerSpec,
+        make: impl Fn(&Value) -> Built,
+    ) -> Result<Check, InvalidArgument> {
         crate::options::options_object(v, spec.factory)?;
         let (kind, description) = make(v)?;
         let mut meta = ScorerMeta::code(spec, "agent");
@@ -470,8 +661,16 @@ impl Check {
         let msgs = messages(run)?;
         let pass = |b: bool| if b { 1.0 } else { 0.0 };
         Ok(match &self.kind {
-            CheckKind::Text { op, target, ignore_case } => {
-                let sep = if matches!(op, TextOp::Equals) { "" } else { " " };
+            CheckKind::Text {
+                op,
+                target,
+                ignore_case,
+            } => {
+                let sep = if matches!(op, TextOp::Equals) {
+                    ""
+                } else {
+                    " "
+                };
                 let mut output = assistant_text_joined(&msgs, sep);
                 let mut target = target.clone();
                 if *ignore_case {
@@ -490,9 +689,16 @@ impl Check {
             CheckKind::Matches { pattern } => {
                 let output = assistant_text_joined(&msgs, "");
                 let matched = pattern.test(&output);
-                (pass(matched), json!({ "output": output, "pattern": pattern.display, "matched": matched }))
+                (
+                    pass(matched),
+                    json!({ "output": output, "pattern": pattern.display, "matched": matched }),
+                )
             }
-            CheckKind::Similarity { target, ignore_case, threshold } => {
+            CheckKind::Similarity {
+                target,
+                ignore_case,
+                threshold,
+            } => {
                 let mut output = assistant_text_joined(&msgs, " ");
                 let mut target = target.clone();
                 if *ignore_case {
@@ -511,13 +717,25 @@ impl Check {
                 (score, pre)
             }
             CheckKind::CalledTool { tool, times } => {
-                let count = tool_names(&msgs).into_iter().filter(|t| strict_eq(Some(t), Some(tool))).count();
+                let count = tool_names(&msgs)
+                    .into_iter()
+                    .filter(|t| strict_eq(Some(t), Some(tool)))
+                    .count();
                 let passed = count as f64 >= *times;
-                (pass(passed), json!({ "toolName": tool, "expectedTimes": num(*times), "actualCount": count, "passed": passed }))
+                (
+                    pass(passed),
+                    json!({ "toolName": tool, "expectedTimes": num(*times), "actualCount": count, "passed": passed }),
+                )
             }
             CheckKind::DidNotCall { tool } => {
-                let count = tool_names(&msgs).into_iter().filter(|t| strict_eq(Some(t), Some(tool))).count();
-                (pass(count == 0), json!({ "toolName": tool, "count": count, "passed": count == 0 }))
+                let count = tool_names(&msgs)
+                    .into_iter()
+                    .filter(|t| strict_eq(Some(t), Some(tool)))
+                    .count();
+                (
+                    pass(count == 0),
+                    json!({ "toolName": tool, "count": count, "passed": count == 0 }),
+                )
             }
             CheckKind::ToolOrder { order } => {
                 let tools = tool_names(&msgs);
@@ -528,16 +746,25 @@ impl Check {
                     }
                 }
                 let passed = idx == order.len();
-                (pass(passed), json!({ "actualTools": tools, "expectedOrder": order, "passed": passed }))
+                (
+                    pass(passed),
+                    json!({ "actualTools": tools, "expectedOrder": order, "passed": passed }),
+                )
             }
             CheckKind::MaxToolCalls { max } => {
                 let count = tool_names(&msgs).len();
                 let passed = count as f64 <= *max;
-                (pass(passed), json!({ "count": count, "max": num(*max), "passed": passed }))
+                (
+                    pass(passed),
+                    json!({ "count": count, "max": num(*max), "passed": passed }),
+                )
             }
             CheckKind::UsedNoTools => {
                 let count = tool_names(&msgs).len();
-                (pass(count == 0), json!({ "count": count, "passed": count == 0 }))
+                (
+                    pass(count == 0),
+                    json!({ "count": count, "passed": count == 0 }),
+                )
             }
             CheckKind::NoToolErrors => {
                 let (mut total, mut errors) = (0usize, 0usize);
@@ -549,7 +776,10 @@ impl Check {
                         }
                     }
                 }
-                (pass(errors == 0), json!({ "errorCount": errors, "totalCalls": total, "passed": errors == 0 }))
+                (
+                    pass(errors == 0),
+                    json!({ "errorCount": errors, "totalCalls": total, "passed": errors == 0 }),
+                )
             }
         })
     }

@@ -43,9 +43,15 @@ impl Pattern {
     pub fn test(&self, text: &str) -> bool {
         let units: Vec<u16> = text.encode_utf16().collect();
         let first = if self.unicode {
-            self.regex.find_from_utf16(&units, 0).next().map(|m| m.start())
+            self.regex
+                .find_from_utf16(&units, 0)
+                .next()
+                .map(|m| m.start())
         } else {
-            self.regex.find_from_ucs2(&units, 0).next().map(|m| m.start())
+            self.regex
+                .find_from_ucs2(&units, 0)
+                .next()
+                .map(|m| m.start())
         };
         match first {
             Some(start) => !self.sticky || start == 0,
@@ -64,7 +70,10 @@ mod tests {
             Pattern::new(src, flags, exact).unwrap().test(text)
         };
         assert!(t(r"\d+°F", "g", false, "It is 72°F"));
-        assert!(t(r"\d+°F", "g", false, "It is 72°F"), "no lastIndex carried over");
+        assert!(
+            t(r"\d+°F", "g", false, "It is 72°F"),
+            "no lastIndex carried over"
+        );
         assert!(!t(r"\d+°F", "y", false, "It is 72°F"));
         assert!(t(r"It", "y", false, "It is 72°F"));
         assert!(t(r"(?<=\$)\d+", "", false, "cost $42"));

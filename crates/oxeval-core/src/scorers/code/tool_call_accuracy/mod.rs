@@ -94,7 +94,8 @@ pub struct ToolCallAccuracyCode {
 /// else the FIRST occurrence of each expected tool exists and they strictly increase.
 pub fn check_tool_order(actual: &[Value], expected: &[Value], strict: bool) -> bool {
     if strict {
-        return Value::Array(actual.to_vec()).to_string() == Value::Array(expected.to_vec()).to_string();
+        return Value::Array(actual.to_vec()).to_string()
+            == Value::Array(expected.to_vec()).to_string();
     }
     let mut prev: Option<usize> = None;
     for e in expected {
@@ -113,7 +114,11 @@ impl ToolCallAccuracyCode {
     fn build(v: &Value) -> Result<Self, InvalidArgument> {
         crate::options::options_object(v, SPEC.factory)?;
         let bad = |k: &str, what: &str, got: &Value| {
-            InvalidArgument::options(format!("{}(): options.{k} must be {what}; got {}", SPEC.factory, type_name(got)))
+            InvalidArgument::options(format!(
+                "{}(): options.{k} must be {what}; got {}",
+                SPEC.factory,
+                type_name(got)
+            ))
         };
         let expected_tool = match v.get("expectedTool") {
             None | Some(Value::Null) => None,
@@ -139,7 +144,10 @@ impl ToolCallAccuracyCode {
         let description = match &order {
             Some(o) => format!(
                 "Evaluates whether the LLM called tools in the correct order: [{}]",
-                o.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")
+                o.iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             None => format!(
                 "Evaluates whether the LLM selected the correct tool ({}) from the available tools",
@@ -148,7 +156,12 @@ impl ToolCallAccuracyCode {
         };
         let mut meta = ScorerMeta::code(&SPEC, "agent");
         meta.description = description.into();
-        Ok(ToolCallAccuracyCode { meta, expected_tool, strict, order })
+        Ok(ToolCallAccuracyCode {
+            meta,
+            expected_tool,
+            strict,
+            order,
+        })
     }
 
     async fn run_inner(&self, run: RunInput, _ctx: RunContext) -> Result<ScoreResult, RunError> {
@@ -164,7 +177,11 @@ impl ToolCallAccuracyCode {
             _ => true,
         };
         if !input_ok || !output_ok {
-            return Err(step_error(run, "preprocess", "Input and output messages cannot be null or empty"));
+            return Err(step_error(
+                run,
+                "preprocess",
+                "Input and output messages cannot be null or empty",
+            ));
         }
         let msgs = messages(run)?;
         let calls = extract_tool_calls(&msgs);
@@ -180,11 +197,18 @@ impl ToolCallAccuracyCode {
             }
             _ => false,
         };
-        let order_called = self.order.as_ref().map(|o| check_tool_order(tools, o, self.strict));
+        let order_called = self
+            .order
+            .as_ref()
+            .map(|o| check_tool_order(tools, o, self.strict));
         let score = if tools.is_empty() {
             0.0
         } else if let Some(o) = self.order.as_ref().filter(|o| !o.is_empty()) {
-            if check_tool_order(tools, o, self.strict) { 1.0 } else { 0.0 }
+            if check_tool_order(tools, o, self.strict) {
+                1.0
+            } else {
+                0.0
+            }
         } else if correct {
             1.0
         } else {
@@ -202,7 +226,10 @@ impl ToolCallAccuracyCode {
         pre.insert("hasToolCalls".into(), json!(!tools.is_empty()));
         pre.insert("correctToolCalled".into(), json!(correct));
         pre.insert("toolCallInfos".into(), Value::Array(calls.tool_call_infos));
-        pre.insert("correctOrderCalled".into(), order_called.map_or(Value::Null, Value::Bool));
+        pre.insert(
+            "correctOrderCalled".into(),
+            order_called.map_or(Value::Null, Value::Bool),
+        );
         Ok((score, Value::Object(pre)))
     }
 }
@@ -222,23 +249,56 @@ mod tests {
     }
 
     fn score(o: Value, tools: &[&str]) -> f64 {
-        ToolCallAccuracyCode::build(&o).unwrap().evaluate(&run(json!("q"), tools)).ok().unwrap().0
+        ToolCallAccuracyCode::build(&o)
+            .unwrap()
+            .evaluate(&run(json!("q"), tools))
+            .ok()
+            .unwrap()
+            .0
     }
 
     #[test]
     fn score_table() {
         let cases = [
             (json!({"expectedTool": "a"}), vec!["b", "a"], 1.0),
-            (json!({"expectedTool": "a", "strictMode": true}), vec!["b", "a"], 0.0),
-            (json!({"expectedTool": "a", "strictMode": true}), vec!["a"], 1.0),
+            (
+                json!({"expectedTool": "a", "strictMode": true}),
+                vec!["b", "a"],
+                0.0,
+            ),
+            (
+                json!({"expectedTool": "a", "strictMode": true}),
+                vec!["a"],
+                1.0,
+            ),
             (json!({"expectedTool": "a"}), vec![], 0.0),
             // first occurrences: [a, b, a] vs [b, a] → 0 (checks.toolOrder gives 1)
-            (json!({"expectedToolOrder": ["b", "a"]}), vec!["a", "b", "a"], 0.0),
-            (json!({"expectedToolOrder": ["a", "b"]}), vec!["a", "x", "b"], 1.0),
-            (json!({"expectedToolOrder": ["a", "b"], "strictMode": true}), vec!["a", "x", "b"], 0.0),
-            (json!({"expectedToolOrder": ["a", "b"], "strictMode": true}), vec!["a", "b"], 1.0),
+            (
+                json!({"expectedToolOrder": ["b", "a"]}),
+                vec!["a", "b", "a"],
+                0.0,
+            ),
+            (
+                json!({"expectedToolOrder": ["a", "b"]}),
+                vec!["a", "x", "b"],
+                1.0,
+            ),
+            (
+                json!({"expectedToolOrder": ["a", "b"], "strictMode": true}),
+                vec!["a", "x", "b"],
+                0.0,
+            ),
+            (
+                json!({"expectedToolOrder": ["a", "b"], "strictMode": true}),
+                vec!["a", "b"],
+                1.0,
+            ),
             // an empty order falls back to expectedTool
-            (json!({"expectedToolOrder": [], "expectedTool": "b"}), vec!["b"], 1.0),
+            (
+                json!({"expectedToolOrder": [], "expectedTool": "b"}),
+                vec!["b"],
+                1.0,
+            ),
             (json!({"expectedToolOrder": []}), vec!["b"], 0.0),
         ];
         for (o, tools, want) in cases {
@@ -249,12 +309,21 @@ mod tests {
     #[test]
     fn throws_as_mastra() {
         let e = ToolCallAccuracyCode::build(&json!({})).err().unwrap();
-        assert!(e.message.contains("Either expectedTool or expectedToolOrder must be provided"));
+        assert!(e
+            .message
+            .contains("Either expectedTool or expectedToolOrder must be provided"));
         let s = ToolCallAccuracyCode::build(&json!({"expectedTool": "a"})).unwrap();
         for input in [json!({"inputMessages": []}), json!(""), json!({})] {
-            let Err(RunError::Failed(f)) = s.evaluate(&run(input, &["a"])) else { panic!() };
-            assert!(f.message.contains("Input and output messages cannot be null or empty"));
+            let Err(RunError::Failed(f)) = s.evaluate(&run(input, &["a"])) else {
+                panic!()
+            };
+            assert!(f
+                .message
+                .contains("Input and output messages cannot be null or empty"));
         }
-        assert_eq!(s.meta.description, "Evaluates whether the LLM selected the correct tool (a) from the available tools");
+        assert_eq!(
+            s.meta.description,
+            "Evaluates whether the LLM selected the correct tool (a) from the available tools"
+        );
     }
 }

@@ -97,7 +97,11 @@ impl TrajectoryCode {
     fn build(v: &Value) -> Result<Self, InvalidArgument> {
         crate::options::options_object(v, SPEC.factory)?;
         let bad = |k: &str, what: &str, got: &Value| {
-            InvalidArgument::options(format!("{}(): options.{k} must be {what}; got {}", SPEC.factory, type_name(got)))
+            InvalidArgument::options(format!(
+                "{}(): options.{k} must be {what}; got {}",
+                SPEC.factory,
+                type_name(got)
+            ))
         };
         let defaults = match v.get("defaults") {
             None | Some(Value::Null) => Map::new(),
@@ -160,9 +164,13 @@ impl TrajectoryCode {
             }
         };
         let d = dimensions(&actual, &config, path).map_err(fail)?;
-        let steps = config.get("steps").and_then(Value::as_array).filter(|s| !s.is_empty());
+        let steps = config
+            .get("steps")
+            .and_then(Value::as_array)
+            .filter(|s| !s.is_empty());
         let nested = match steps {
-            Some(s) => evaluate_nested_expectations(s, steps_of(&actual), &self.weights, path).map_err(fail)?,
+            Some(s) => evaluate_nested_expectations(s, steps_of(&actual), &self.weights, path)
+                .map_err(fail)?,
             None => Vec::new(),
         };
         let nested = (!nested.is_empty()).then_some(nested);
@@ -209,7 +217,12 @@ fn score(d: &Dimensions, nested: Option<&[Value]>, w: &Weights) -> f64 {
 
 fn joined(v: Option<&Value>, sep: &str) -> String {
     v.and_then(Value::as_array)
-        .map(|a| a.iter().map(|x| template(Some(x))).collect::<Vec<_>>().join(sep))
+        .map(|a| {
+            a.iter()
+                .map(|x| template(Some(x)))
+                .collect::<Vec<_>>()
+                .join(sep)
+        })
         .unwrap_or_default()
 }
 
@@ -230,7 +243,10 @@ fn reason(score: f64, d: &Dimensions, nested: Option<&[Value]>) -> String {
     if let Some(b) = d.blacklist.as_ref().filter(|b| score_of(b) == 0.0) {
         let mut v = Vec::new();
         if non_empty(b.get("violatedTools")) {
-            v.push(format!("forbidden tools used: {}", joined(b.get("violatedTools"), ", ")));
+            v.push(format!(
+                "forbidden tools used: {}",
+                joined(b.get("violatedTools"), ", ")
+            ));
         }
         if non_empty(b.get("violatedSequences")) {
             let seqs: Vec<String> = b["violatedSequences"]
@@ -250,7 +266,10 @@ fn reason(score: f64, d: &Dimensions, nested: Option<&[Value]>) -> String {
             .filter(|r| has_blacklist_violation(std::slice::from_ref(r)))
             .map(|r| template(r.get("stepName")))
             .collect();
-        parts.push(format!("Nested blacklist violation in: {}.", names.join(", ")));
+        parts.push(format!(
+            "Nested blacklist violation in: {}.",
+            names.join(", ")
+        ));
         return parts.join("\n");
     }
     if let Some(a) = &d.accuracy {
@@ -259,23 +278,40 @@ fn reason(score: f64, d: &Dimensions, nested: Option<&[Value]>) -> String {
             js(a.get("matchedSteps")),
             js(a.get("totalExpectedSteps"))
         )];
-        for (key, label) in [("missingSteps", "missing"), ("extraSteps", "extra"), ("outOfOrderSteps", "out of order")] {
+        for (key, label) in [
+            ("missingSteps", "missing"),
+            ("extraSteps", "extra"),
+            ("outOfOrderSteps", "out of order"),
+        ] {
             if non_empty(a.get(key)) {
                 det.push(format!("{label}: {}", joined(a.get(key), ", ")));
             }
         }
-        parts.push(format!("Accuracy ({}): {}.", js(a.get("score")), det.join(". ")));
+        parts.push(format!(
+            "Accuracy ({}): {}.",
+            js(a.get("score")),
+            det.join(". ")
+        ));
     }
     if let Some(e) = &d.efficiency {
         let mut det = Vec::new();
         if e["overStepBudget"] == true {
-            det.push(format!("over step budget ({} steps)", js(e.get("totalSteps"))));
+            det.push(format!(
+                "over step budget ({} steps)",
+                js(e.get("totalSteps"))
+            ));
         }
         if e["overTokenBudget"] == true {
-            det.push(format!("over token budget ({} tokens)", js(e.get("totalTokens"))));
+            det.push(format!(
+                "over token budget ({} tokens)",
+                js(e.get("totalTokens"))
+            ));
         }
         if e["overDurationBudget"] == true {
-            det.push(format!("over duration budget ({}ms)", js(e.get("totalDurationMs"))));
+            det.push(format!(
+                "over duration budget ({}ms)",
+                js(e.get("totalDurationMs"))
+            ));
         }
         if non_empty(e.get("redundantCalls")) {
             let names: Vec<String> = e["redundantCalls"]
@@ -287,21 +323,40 @@ fn reason(score: f64, d: &Dimensions, nested: Option<&[Value]>) -> String {
             det.push(format!("redundant calls: {}", names.join(", ")));
         }
         if det.is_empty() {
-            parts.push(format!("Efficiency ({}): all budgets met, no redundant calls.", js(e.get("score"))));
+            parts.push(format!(
+                "Efficiency ({}): all budgets met, no redundant calls.",
+                js(e.get("score"))
+            ));
         } else {
-            parts.push(format!("Efficiency ({}): {}.", js(e.get("score")), det.join(". ")));
+            parts.push(format!(
+                "Efficiency ({}): {}.",
+                js(e.get("score")),
+                det.join(". ")
+            ));
         }
     }
     let tf = &d.tool_failures;
     if non_empty(tf.get("patterns")) {
         let mut det = Vec::new();
-        if tf.get("totalRetries").and_then(Value::as_f64).unwrap_or(0.0) > 0.0 {
+        if tf
+            .get("totalRetries")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+            > 0.0
+        {
             det.push(format!("{} total retries", js(tf.get("totalRetries"))));
         }
         if non_empty(tf.get("excessiveRetryTools")) {
-            det.push(format!("excessive retries: {}", joined(tf.get("excessiveRetryTools"), ", ")));
+            det.push(format!(
+                "excessive retries: {}",
+                joined(tf.get("excessiveRetryTools"), ", ")
+            ));
         }
-        parts.push(format!("Tool failures ({}): {}.", js(tf.get("score")), det.join(". ")));
+        parts.push(format!(
+            "Tool failures ({}): {}.",
+            js(tf.get("score")),
+            det.join(". ")
+        ));
     }
     if let Some(n) = nested {
         let s: Vec<String> = n
@@ -332,23 +387,45 @@ mod tests {
     fn table() {
         let tr = json!({"steps": [{"stepType": "tool_call", "name": "s"}, {"stepType": "tool_call", "name": "m"}]});
         // the catalogue's observed case
-        let (score, pre, reason) = eval(json!({"defaults": {"steps": [{"name": "s"}, {"name": "m"}], "maxSteps": 1}}), json!({"output": tr}));
+        let (score, pre, reason) = eval(
+            json!({"defaults": {"steps": [{"name": "s"}, {"name": "m"}], "maxSteps": 1}}),
+            json!({"output": tr}),
+        );
         assert_eq!(score, 0.79);
         assert_eq!(reason, "Score: 0.79\nAccuracy (1): 2/2 expected steps matched.\nEfficiency (0.5): over step budget (2 steps).");
-        assert_eq!(pre["config"], json!({"steps": [{"name": "s"}, {"name": "m"}], "maxSteps": 1}));
+        assert_eq!(
+            pre["config"],
+            json!({"steps": [{"name": "s"}, {"name": "m"}], "maxSteps": 1})
+        );
         // nothing configured → 1
         let (score, _, reason) = eval(json!({}), json!({"output": tr}));
         assert_eq!((score, reason.as_str()), (1.0, "Score: 1"));
         // a blacklist hit → 0, and the reason stops there
-        let (score, _, reason) = eval(json!({}), json!({"output": tr, "expectedTrajectory": {"blacklistedSequences": [["s", "m"]]}}));
+        let (score, _, reason) = eval(
+            json!({}),
+            json!({"output": tr, "expectedTrajectory": {"blacklistedSequences": [["s", "m"]]}}),
+        );
         assert_eq!(score, 0.0);
-        assert_eq!(reason, "Score: 0\nBlacklist violation: forbidden sequences: s → m.");
+        assert_eq!(
+            reason,
+            "Score: 0\nBlacklist violation: forbidden sequences: s → m."
+        );
         // zero weights: the level is 1
-        let (score, _, _) = eval(json!({"weights": {"accuracy": 0, "efficiency": 0, "toolFailures": 0, "blacklist": 0}, "defaults": {"steps": [{"name": "x"}]}}), json!({"output": tr}));
+        let (score, _, _) = eval(
+            json!({"weights": {"accuracy": 0, "efficiency": 0, "toolFailures": 0, "blacklist": 0}, "defaults": {"steps": [{"name": "x"}]}}),
+            json!({"output": tr}),
+        );
         assert_eq!(score, 1.0);
         // an invalid budget throws as Mastra
-        let err = TrajectoryCode::build(&json!({})).unwrap().evaluate(&RunInput::from_value(json!({"output": tr, "expectedTrajectory": {"maxSteps": -1}})).unwrap());
-        let Err(RunError::Failed(f)) = err else { panic!() };
-        assert!(f.message.contains("Invalid maxSteps budget: expected a finite nonnegative number"));
+        let err = TrajectoryCode::build(&json!({})).unwrap().evaluate(
+            &RunInput::from_value(json!({"output": tr, "expectedTrajectory": {"maxSteps": -1}}))
+                .unwrap(),
+        );
+        let Err(RunError::Failed(f)) = err else {
+            panic!()
+        };
+        assert!(f
+            .message
+            .contains("Invalid maxSteps budget: expected a finite nonnegative number"));
     }
 }

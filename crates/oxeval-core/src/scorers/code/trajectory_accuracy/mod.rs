@@ -36,8 +36,14 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     preprocess: Some(schema_of::<Preprocess>),
     analyze: None,
     steps: &[
-        StepMeta::function("preprocess", "Compare the actual steps with the expected trajectory"),
-        StepMeta::function("generateScore", "The comparison's score (0 without an expected trajectory)"),
+        StepMeta::function(
+            "preprocess",
+            "Compare the actual steps with the expected trajectory",
+        ),
+        StepMeta::function(
+            "generateScore",
+            "The comparison's score (0 without an expected trajectory)",
+        ),
     ],
     build: |v, _| boxed(TrajectoryAccuracyCode::build(v)),
 };
@@ -108,21 +114,33 @@ fn to_expected(step: &Value) -> Value {
     }
     if let Some(Value::Array(children)) = m.get("children") {
         if !children.is_empty() {
-            out.insert("children".into(), json!({ "steps": children.iter().map(to_expected).collect::<Vec<_>>() }));
+            out.insert(
+                "children".into(),
+                json!({ "steps": children.iter().map(to_expected).collect::<Vec<_>>() }),
+            );
         }
     }
     Value::Object(out)
 }
 
 fn names(steps: &[Value]) -> Value {
-    Value::Array(steps.iter().map(|s| s.get("name").cloned().unwrap_or(Value::Null)).collect())
+    Value::Array(
+        steps
+            .iter()
+            .map(|s| s.get("name").cloned().unwrap_or(Value::Null))
+            .collect(),
+    )
 }
 
 impl TrajectoryAccuracyCode {
     fn build(v: &Value) -> Result<Self, InvalidArgument> {
         crate::options::options_object(v, SPEC.factory)?;
         let bad = |k: &str, what: &str, got: &Value| {
-            InvalidArgument::options(format!("{}(): options.{k} must be {what}; got {}", SPEC.factory, type_name(got)))
+            InvalidArgument::options(format!(
+                "{}(): options.{k} must be {what}; got {}",
+                SPEC.factory,
+                type_name(got)
+            ))
         };
         let steps = match v.get("expectedTrajectory") {
             None | Some(Value::Null) => None,
@@ -130,9 +148,21 @@ impl TrajectoryAccuracyCode {
             Some(t @ Value::Object(_)) => match t.get("steps") {
                 Some(Value::Array(a)) => Some(a.iter().map(to_expected).collect()),
                 Some(o) => return Err(bad("expectedTrajectory.steps", "an array of steps", o)),
-                None => return Err(bad("expectedTrajectory.steps", "an array of steps", &Value::Null)),
+                None => {
+                    return Err(bad(
+                        "expectedTrajectory.steps",
+                        "an array of steps",
+                        &Value::Null,
+                    ))
+                }
             },
-            Some(o) => return Err(bad("expectedTrajectory", "an array of expected steps or a trajectory { steps }", o)),
+            Some(o) => {
+                return Err(bad(
+                    "expectedTrajectory",
+                    "an array of expected steps or a trajectory { steps }",
+                    o,
+                ))
+            }
         };
         let comparison = match v.get("comparisonOptions") {
             None | Some(Value::Null) => Value::Object(Map::new()),
@@ -141,8 +171,16 @@ impl TrajectoryAccuracyCode {
         };
         let ordering = match comparison.get("ordering") {
             None | Some(Value::Null) => json!("relaxed"),
-            Some(Value::String(s)) if matches!(s.as_str(), "strict" | "relaxed" | "unordered") => json!(s),
-            Some(o) => return Err(bad("comparisonOptions.ordering", "'strict', 'relaxed' or 'unordered'", o)),
+            Some(Value::String(s)) if matches!(s.as_str(), "strict" | "relaxed" | "unordered") => {
+                json!(s)
+            }
+            Some(o) => {
+                return Err(bad(
+                    "comparisonOptions.ordering",
+                    "'strict', 'relaxed' or 'unordered'",
+                    o,
+                ))
+            }
         };
         let allow_repeated = match comparison.get("allowRepeatedSteps") {
             None | Some(Value::Null) => json!(true),
@@ -159,7 +197,12 @@ impl TrajectoryAccuracyCode {
         };
         let mut meta = ScorerMeta::code(&SPEC, "trajectory");
         meta.description = description.into();
-        Ok(TrajectoryAccuracyCode { meta, steps, ordering, allow_repeated })
+        Ok(TrajectoryAccuracyCode {
+            meta,
+            steps,
+            ordering,
+            allow_repeated,
+        })
     }
 
     async fn run_inner(&self, run: RunInput, _ctx: RunContext) -> Result<ScoreResult, RunError> {
@@ -196,9 +239,18 @@ impl TrajectoryAccuracyCode {
                 }),
             ));
         };
-        let ordering = item.and_then(|e| nullish(e.get("ordering"))).unwrap_or(&self.ordering);
-        let allow = item.and_then(|e| nullish(e.get("allowRepeatedSteps"))).unwrap_or(&self.allow_repeated);
-        let comparison = compare_trajectories(actual_steps, &expected, &template(Some(ordering)), truthy(Some(allow)));
+        let ordering = item
+            .and_then(|e| nullish(e.get("ordering")))
+            .unwrap_or(&self.ordering);
+        let allow = item
+            .and_then(|e| nullish(e.get("allowRepeatedSteps")))
+            .unwrap_or(&self.allow_repeated);
+        let comparison = compare_trajectories(
+            actual_steps,
+            &expected,
+            &template(Some(ordering)),
+            truthy(Some(allow)),
+        );
         let score = comparison["score"].as_f64().unwrap_or(0.0);
         Ok((
             score,
@@ -231,16 +283,32 @@ mod tests {
         let (score, pre) = s.evaluate(&run(json!({"output": tr}))).ok().unwrap();
         assert_eq!(score, 1.0);
         // durationMs dropped from the expected steps
-        assert_eq!(pre["expectedTrajectory"]["steps"][0], json!({"stepType": "tool_call", "name": "s"}));
+        assert_eq!(
+            pre["expectedTrajectory"]["steps"][0],
+            json!({"stepType": "tool_call", "name": "s"})
+        );
         // the item's ordering wins
         let rev = json!({"steps": [{"stepType": "tool_call", "name": "m"}, {"stepType": "tool_call", "name": "s"}]});
-        let (score, _) = s.evaluate(&run(json!({"output": rev, "expectedTrajectory": {"ordering": "unordered"}}))).ok().unwrap();
+        let (score, _) = s
+            .evaluate(&run(
+                json!({"output": rev, "expectedTrajectory": {"ordering": "unordered"}}),
+            ))
+            .ok()
+            .unwrap();
         assert_eq!(score, 1.0);
         let none = TrajectoryAccuracyCode::build(&json!({})).unwrap();
         let (score, pre) = none.evaluate(&run(json!({"output": tr}))).ok().unwrap();
         assert_eq!(score, 0.0);
-        assert!(pre["error"].as_str().unwrap().starts_with("No expected trajectory"));
-        let (score, _) = none.evaluate(&run(json!({"output": tr, "expectedTrajectory": {"steps": [{"name": "m"}]}}))).ok().unwrap();
+        assert!(pre["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("No expected trajectory"));
+        let (score, _) = none
+            .evaluate(&run(
+                json!({"output": tr, "expectedTrajectory": {"steps": [{"name": "m"}]}}),
+            ))
+            .ok()
+            .unwrap();
         assert_eq!(score, 1.0);
         // messages are read through extractTrajectory
         let msgs = json!([{"role": "assistant", "content": {"format": 2, "parts": [
@@ -248,6 +316,9 @@ mod tests {
         let (score, pre) = s.evaluate(&run(json!({"output": msgs}))).ok().unwrap();
         assert_eq!(score, 0.5);
         assert_eq!(pre["actualStepNames"], json!(["s"]));
-        assert!(TrajectoryAccuracyCode::build(&json!({"comparisonOptions": {"ordering": "loose"}})).is_err());
+        assert!(TrajectoryAccuracyCode::build(
+            &json!({"comparisonOptions": {"ordering": "loose"}})
+        )
+        .is_err());
     }
 }
