@@ -44,7 +44,21 @@ export declare class NativeScorer {
    * (its host calls carry it). Resolves to an outcome; never rejects.
    */
   run(run: string | undefined | null, serializeError: string | undefined | null, options: string, cancel?: CancelHandle | undefined | null): Promise<Record<string, unknown>>
+  /**
+   * A scorer without a judge that calls nothing back (a `code` scorer: checks,
+   * tool/trajectory scorers) in ONE synchronous call on this thread: no hop to the
+   * runtime and back (what a check costs is mostly that hop). Returns the outcome as JSON
+   * text (one string crossing instead of a JS object built field by field). The facade
+   * calls it only for such scorers; a judged one gets an internal failure.
+   */
+  runCode(run: string | undefined | null, serializeError: string | undefined | null, options: string): string
 }
+
+/**
+ * Call helper `name` with `args` (a JSON array): `{ ok: true, value? }` (no `value`:
+ * `undefined`) or `{ ok: false, name: 'TypeError' | 'Error', message }`.
+ */
+export declare function agentUtil(name: string, args: string): string
 
 /**
  * `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`

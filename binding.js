@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.CancelHandle = nativeBinding.CancelHandle
 module.exports.NativeEvalAccumulator = nativeBinding.NativeEvalAccumulator
 module.exports.NativeScorer = nativeBinding.NativeScorer
+module.exports.agentUtil = nativeBinding.agentUtil
 module.exports.compareScores = nativeBinding.compareScores
 module.exports.createCustomScorer = nativeBinding.createCustomScorer
 module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator

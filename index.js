@@ -12,6 +12,8 @@ const { runEvals, summarizeItems } = require('./lib/evals.js')
 const { createScorer, notScorable, isNotScorable } = require('./lib/custom.js')
 
 for (const spec of SCORERS) exports[spec.factory] = factory(spec)
+// Mastra's `checks` namespace: the same function objects as the named exports
+exports.checks = Object.freeze(Object.fromEntries(SCORERS.filter((s) => s.check).map((s) => [s.factory, exports[s.factory]])))
 exports.runEvals = runEvals
 exports.summarizeItems = summarizeItems
 exports.ScorerRunError = ScorerRunError

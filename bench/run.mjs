@@ -1,6 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,custom|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,custom|all]
+//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
@@ -188,6 +189,32 @@ if (want('runevals')) {
       await fast.stopAndWait()
     }
   }
+}
+
+// The code scorers and checks (bench/code.mjs): each oxeval vs @mastra/evals on the same
+// generated inputs, CPU per run; then runEvals with four checks as gates over 1 000 items.
+if (want('code')) {
+  const n = flag('code-runs', '5000')
+  const items = flag('code-items', '1000')
+  const lines = (args) => {
+    const r = spawnSync('node', ['bench/code.mjs', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    if (r.status !== 0) throw new Error(`bench/code.mjs ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`)
+    return r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  }
+  const ox = lines(['scorers', 'oxeval', n])
+  const ma = lines(['scorers', 'mastra', n])
+  console.log(`\ncode scorers and checks: ${n} runs each (sequential, awaited; after 300 warm-up runs), CPU µs per run`)
+  console.log('| scorer | oxeval CPU µs/run | Mastra CPU µs/run | Mastra/oxeval | same mean score (runs both reject) |')
+  console.log('|---|---|---|---|---|')
+  for (const o of ox) {
+    const m = ma.find((x) => x.scorer === o.scorer)
+    console.log(`| ${o.scorer} | ${f(o.cpuUsPerRun, 1)} | ${f(m.cpuUsPerRun, 1)} | ${f(m.cpuUsPerRun / o.cpuUsPerRun, 1)}× | ${Math.abs(o.meanScore - m.meanScore) < 1e-9 ? 'yes' : `no (${o.meanScore} vs ${m.meanScore})`} (${o.errors} / ${m.errors}) |`)
+  }
+  const [nat] = lines(['native', '200000'])
+  console.log(`the N-API crossing: a bare native call ${f(nat.bareCallUs, 2)} µs, a utils helper on one message ${f(nat.helperCallUs, 2)} µs`)
+  const [eo] = lines(['evals', 'oxeval', items])
+  const [em] = lines(['evals', 'mastra', items])
+  console.log(`runEvals, ${items} items, gates calledTool/includes/noToolErrors/maxToolCalls, concurrency 8: oxeval ${f(eo.cpuMs, 0)} ms CPU (${f(eo.wallMs, 0)} ms wall); Mastra ${f(em.cpuMs, 0)} ms CPU (${f(em.wallMs, 0)} ms wall, its mock-Agent target included; the same run with one trivial gate: ${f(em.targetOnlyCpuMs, 0)} ms CPU) → Mastra/oxeval CPU ${f(em.cpuMs / eo.cpuMs, 1)}×, gates alone ${f((em.cpuMs - em.targetOnlyCpuMs) / eo.cpuMs, 1)}×`)
 }
 
 // oxeval vs ragas 0.4.3 (ragas.metrics.collections, Python): FactualCorrectness (mode f1) and

@@ -48,6 +48,7 @@ export function publicUrl(url) {
 
 /** The model as the header records it: `'provider/model'` or `{ id, url }` (public URL). */
 export function publicModel(model) {
+  // a run of checks and code scorers only has no judge model
   if (model === undefined || model === null) return null
   if (typeof model === 'string') return model
   return { id: model.id, url: publicUrl(model.url) }

@@ -13,6 +13,7 @@ import { MAX_DEPTH, newFingerprint, parseShard, scanDataset, shardItems } from '
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
 import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText, writeReports } from './results.mjs'
 import { sayer } from './terminal.mjs'
+import { createCheck, isCheckExpression, parseCheckExpression } from './checks.mjs'
 import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
@@ -93,7 +94,11 @@ Scorers and judge
       --option S.KEY=VALUE   a factory option of scorer S (KEY may be dotted: modelSettings.maxRetries;
                              S may be * for every scorer); VALUE is JSON when it parses, else text
   -t, --threshold S=V        fail (exit 1) when S's mean is below V; also S=<=V (a maximum), S=LO..HI
-      --gate NAME            a scorer every item must pass with score 1 (else exit 1)
+      --gate NAME            a scorer every item must pass with score 1 (else exit 1); a check
+                             is written as a call: --gate 'calledTool(get_weather)',
+                             'includes("Paris")', 'matches(/\d+°F/)', 'toolOrder([search, send])',
+                             'maxToolCalls(3)', 'noToolErrors()' (also as --scorer, e.g.
+                             'similarity("Sunny, 72°F")'); checks and code scorers need no --model
       --max-errors N         items that may go unscored (a judge error, no output, a bad row)
                              before the run fails (default 0); a replay-cache miss always fails
       --min-coverage F       fail when a scorer scored under this share (0-1) of the items
@@ -174,22 +179,27 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
   const modules = (values.scorers || []).map((p) => resolve(p))
   if (names.length === 0 && gateNames.length === 0 && modules.length === 0 && preloaded === 0) throw new UsageError('at least one --scorer NAME is required (or --scorers MODULE)')
   const scorers = []
+  // a check written as a call (`calledTool(get_weather)`) is keyed by its text
+  const sameAs = (a, b) => (a.check || b.check ? a.check?.text === b.check?.text : a.spec === b.spec)
   for (const n of names) {
-    const spec = resolveScorer(n)
-    if (scorers.some((s) => s.spec === spec)) throw new UsageError(`--scorer ${n}: given twice`)
-    scorers.push({ spec, threshold: undefined, options: {} })
+    const check = isCheckExpression(n) ? parseCheckExpression(n, '--scorer') : undefined
+    const entry = { spec: check ? check.spec : resolveScorer(n), check, threshold: undefined, options: {} }
+    if (scorers.some((s) => sameAs(s, entry))) throw new UsageError(`--scorer ${n}: given twice`)
+    scorers.push(entry)
   }
   const gates = []
   for (const n of gateNames) {
-    const spec = resolveScorer(n, '--gate')
-    if (scorers.some((s) => s.spec === spec) || gates.some((g) => g.spec === spec)) {
+    const check = isCheckExpression(n) ? parseCheckExpression(n, '--gate') : undefined
+    const entry = { spec: check ? check.spec : resolveScorer(n, '--gate'), check, options: {} }
+    if (scorers.some((s) => sameAs(s, entry)) || gates.some((g) => sameAs(g, entry))) {
       throw new UsageError(`--gate ${n}: this scorer is already a --scorer or a --gate (results are keyed by scorer id)`)
     }
-    gates.push({ spec, options: {} })
+    gates.push(entry)
   }
   for (const t of values.threshold || []) {
-    const { spec, threshold } = parseThreshold(t)
-    const s = scorers.find((x) => x.spec === spec)
+    const byText = scorers.find((x) => x.check && t.startsWith(`${x.check.text}=`))
+    const { spec, threshold } = byText ? { spec: byText.spec, threshold: parseThreshold(`${byText.spec.id}${t.slice(byText.check.text.length)}`).threshold } : parseThreshold(t)
+    const s = byText ?? scorers.find((x) => x.spec === spec && !x.check)
     if (!s) throw new UsageError(`--threshold ${t}: ${spec.id} is not one of the --scorer scorers`)
     s.threshold = threshold
   }
@@ -200,8 +210,9 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     for (const s of targets) setPath(s.options, path, value)
   }
   const modelId = values.model || env.OXEVAL_MODEL
-  // a module's scorers bring their own judges: --model is for the built-in scorers
-  if (!modelId && (scorers.length || gates.length || (!modules.length && !preloaded))) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
+  // code scorers and checks need no judge; a module's or a config's scorers bring their own
+  const judged = [...scorers, ...gates].some((s) => s.spec && s.spec.kind !== 'code')
+  if (!modelId && judged) throw new UsageError('--model PROVIDER/MODEL is required (or set OXEVAL_MODEL)')
   if (modelId && !modelId.includes('/')) throw new UsageError(`--model must be 'provider/model' (e.g. openai/gpt-4o-mini); got "${modelId}"`)
   let model = modelId
   if (modelId && (values['model-url'] !== undefined || values['api-key-env'] !== undefined)) {
@@ -321,7 +332,7 @@ function cachedTarget(target, dir) {
 
 /** Builds a scorer from its registry entry (a factory TypeError is a usage error). */
 function createScorer(oxeval, spec, cfg, options) {
-  const opts = { ...options, model: options.model ?? cfg.model }
+  const opts = spec.kind === 'code' ? { ...options } : { ...options, model: options.model ?? cfg.model }
   if (cfg.cache && opts.cache === undefined) opts.cache = cfg.cache
   try {
     return oxeval[spec.factory](opts)
@@ -358,14 +369,14 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
 
   const oxeval = loadOxeval()
   const scorerEntries = cfg.scorers.map((s) => {
-    const scorer = createScorer(oxeval, s.spec, cfg, s.options)
+    const scorer = s.check ? createCheck(oxeval, s.check, '--scorer') : createScorer(oxeval, s.spec, cfg, s.options)
     return s.threshold !== undefined ? { scorer, threshold: s.threshold } : scorer
   })
   for (const e of [...extra.scorers, ...(await loadScorerModules(cfg.modules))]) {
     if (scorerEntries.some((x) => (x.scorer || x).id === e.scorer.id)) throw new UsageError(`--scorers: two scorers have the id "${e.scorer.id}" (results are keyed by id)`)
     scorerEntries.push(e.threshold !== undefined ? e : e.scorer)
   }
-  const gateScorers = [...cfg.gates.map((g) => createScorer(oxeval, g.spec, cfg, g.options)), ...extra.gates.map((g) => g.scorer)]
+  const gateScorers = [...cfg.gates.map((g) => (g.check ? createCheck(oxeval, g.check, '--gate') : createScorer(oxeval, g.spec, cfg, g.options))), ...extra.gates.map((g) => g.scorer)]
   const scorerList = scorerEntries.map((e) => {
     const id = (e.scorer || e).id
     return e.scorer && e.threshold !== undefined ? { id, threshold: e.threshold } : { id }

@@ -1,7 +1,8 @@
-// `npm run demo`: score the bundled Q&A dataset with EVERY scorer of the registry, through the
+// `npm run demo`: score the bundled Q&A dataset with EVERY LLM scorer of the registry, through the
 // same path a user takes from a terminal: `oxeval run` (cli/oxeval.mjs) → runEvals → the Rust
 // pipelines. It prints the CLI's summary table and writes the results (JSONL) and the HTML
-// report under .demo/.
+// report under .demo/. Then the tool-calling agent runs of examples/tool-calls.json go through
+// Mastra's checks as gates and the code scorers (no judge).
 //
 // With OXEVAL_MODEL set (e.g. OXEVAL_MODEL=openai/gpt-4o-mini plus OPENAI_API_KEY) it uses that
 // real judge. Without it, it starts oxeval's local SCRIPTED judge on 127.0.0.1 (a word-overlap
@@ -36,7 +37,7 @@ const args = [
   'run',
   '--data',
   'examples/dataset.json',
-  ...SCORERS.flatMap((s) => ['--scorer', s.id]),
+  ...SCORERS.filter((s) => s.kind !== 'code').flatMap((s) => ['--scorer', s.id]),
   ...modelArgs,
   '--concurrency',
   '8',
@@ -53,5 +54,39 @@ console.log(`$ oxeval ${args.slice(1).join(' ')}\n`)
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, OXEVAL_DEMO_KEY: 'scripted-judge-needs-no-key' } })
 const [code] = await new Promise((resolve) => child.on('exit', (...a) => resolve(a)))
 await server?.close()
-console.log(`\n${SCORERS.length} scorers over the bundled dataset; open ${outDir}report.html for the per-item report.`)
-process.exit(code ?? 1)
+const judged = SCORERS.filter((s) => s.kind !== 'code').length
+console.log(`\n${judged} LLM scorers over the bundled dataset; open ${outDir}report.html for the per-item report.`)
+
+// tool-calling items: checks as gates, the code scorers and a check as scorers (no judge, no --model)
+const toolArgs = [
+  'cli/oxeval.mjs',
+  'run',
+  '--data',
+  'examples/tool-calls.json',
+  '--gate',
+  'calledTool(get_weather)',
+  '--gate',
+  'didNotCall(delete_user)',
+  '--gate',
+  'maxToolCalls(3)',
+  '--gate',
+  'matches(/\\d+°[FC]/)',
+  '--scorer',
+  'noToolErrors()',
+  '--scorer',
+  'code-tool-call-accuracy-scorer',
+  '--option',
+  'code-tool-call-accuracy-scorer.expectedTool=get_weather',
+  '--scorer',
+  'code-trajectory-accuracy-scorer',
+  '--scorer',
+  'code-trajectory-scorer',
+  '--worst',
+  '1',
+  '--out',
+  `${outDir}tool-calls.jsonl`,
+]
+console.log(`\n$ oxeval ${toolArgs.slice(1).map((a) => (/[\s()"]/.test(a) ? `'${a}'` : a)).join(' ')}\n`)
+const tools = spawn(process.execPath, toolArgs, { cwd: root, stdio: 'inherit' })
+const [toolCode] = await new Promise((resolve) => tools.on('exit', (...a) => resolve(a)))
+process.exit(code || toolCode || 0)

@@ -41,6 +41,15 @@ import type {
   SummarizationAnalysis,
   SummarizationPreprocess,
   SummarizationScorerOptions,
+  ToolCallAccuracyCodeAnalysis,
+  ToolCallAccuracyCodePreprocess,
+  ToolCallAccuracyCodeScorerOptions,
+  TrajectoryAccuracyCodeAnalysis,
+  TrajectoryAccuracyCodePreprocess,
+  TrajectoryAccuracyCodeScorerOptions,
+  TrajectoryCodeAnalysis,
+  TrajectoryCodePreprocess,
+  TrajectoryCodeScorerOptions,
 } from '../index'
 
 export declare function createAnswerRelevancyScorer<TID extends string = 'answer-relevancy-scorer'>(
@@ -82,3 +91,12 @@ export declare function createSummarizationScorer<TID extends string = 'summariz
 export declare function createNoiseSensitivityScorerLLM<TID extends string = 'noise-sensitivity-scorer'>(
   options: NoiseSensitivityLLMScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>
+export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
+  options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>
+export declare function createTrajectoryAccuracyScorerCode<TID extends string = 'code-trajectory-accuracy-scorer'>(
+  options: TrajectoryAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, TrajectoryAccuracyCodePreprocess, TrajectoryAccuracyCodeAnalysis>
+export declare function createTrajectoryScorerCode<TID extends string = 'code-trajectory-scorer'>(
+  options: TrajectoryCodeScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, TrajectoryCodePreprocess, TrajectoryCodeAnalysis>

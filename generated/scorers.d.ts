@@ -1214,3 +1214,567 @@ export type NoiseSensitivityLLMScorer = Scorer<NoiseSensitivityLLMPreprocess, No
 
 /** Evaluates how robust an agent is when exposed to irrelevant, distracting, or misleading information, with an LLM judge. Default id `noise-sensitivity-scorer`. */
 export declare function createNoiseSensitivityScorerLLM(options: NoiseSensitivityLLMScorerOptions): NoiseSensitivityLLMScorer
+
+// --------------------------------------------------------------------------------------
+// createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
+
+/**
+ * Options of `createToolCallAccuracyScorerCode` (one of `expectedTool`,
+ * `expectedToolOrder` is required, as in Mastra).
+ */
+export interface ToolCallAccuracyCodeOwnOptions {
+  /**
+   * The tool the agent should call.
+   */
+  expectedTool?: string
+  /**
+   * Strict: exactly one call, to `expectedTool`; with `expectedToolOrder`, exactly that
+   * sequence of calls. Default false.
+   */
+  strictMode?: boolean
+  /**
+   * The tools in the order they should be called (first calls, strictly increasing).
+   */
+  expectedToolOrder?: string[]
+}
+
+/** Options of `createToolCallAccuracyScorerCode`. */
+export interface ToolCallAccuracyCodeScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, ToolCallAccuracyCodeOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface ToolCallAccuracyCodePreprocess {
+  expectedTool: string | null
+  actualTools: string[]
+  strictMode: boolean
+  expectedToolOrder: string[] | null
+  hasToolCalls: boolean
+  correctToolCalled: boolean
+  toolCallInfos: {
+    toolName: string
+    toolCallId: string
+    messageIndex: number
+    invocationIndex: number
+  }[]
+  correctOrderCalled: boolean | null
+}
+
+export type ToolCallAccuracyCodeAnalysis = undefined
+
+/** A run of `createToolCallAccuracyScorerCode`. */
+export type ToolCallAccuracyCodeRun = ScorerRun & {}
+
+export type ToolCallAccuracyCodeResult<R extends ToolCallAccuracyCodeRun = ToolCallAccuracyCodeRun> = ScorerResult<R, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>
+
+export type ToolCallAccuracyCodeScorer = Scorer<ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis, ToolCallAccuracyCodeRun>
+
+/** Evaluates whether the LLM selected the correct tool, or called the expected tools in order, from its tool calls. Default id `code-tool-call-accuracy-scorer`. */
+export declare function createToolCallAccuracyScorerCode(options: ToolCallAccuracyCodeScorerOptions): ToolCallAccuracyCodeScorer
+
+// --------------------------------------------------------------------------------------
+// createTrajectoryAccuracyScorerCode (mastra): code-trajectory-accuracy-scorer
+
+/**
+ * Options of `createTrajectoryAccuracyScorerCode`.
+ */
+export interface TrajectoryAccuracyCodeOwnOptions {
+  /**
+   * The expected steps (an array of expected steps, or a trajectory `{ steps }` whose
+   * steps lose `durationMs` / `metadata`); else each run's `expectedTrajectory`.
+   */
+  expectedTrajectory?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * `{ ordering: 'strict' | 'relaxed' | 'unordered' (default relaxed), allowRepeatedSteps
+   * (default true) }`.
+   */
+  comparisonOptions?: {
+    ordering?: string
+    allowRepeatedSteps?: boolean
+  }
+}
+
+/** Options of `createTrajectoryAccuracyScorerCode`. */
+export interface TrajectoryAccuracyCodeScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, TrajectoryAccuracyCodeOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface TrajectoryAccuracyCodePreprocess {
+  actualTrajectory: unknown
+  expectedTrajectory: unknown
+  comparison: unknown
+  actualStepNames: unknown[]
+  expectedStepNames: unknown[]
+  error: string | null
+}
+
+export type TrajectoryAccuracyCodeAnalysis = undefined
+
+/**
+ * The run field the trajectory scorers read.
+ */
+export interface TrajectoryAccuracyCodeRunFields {
+  /**
+   * The dataset item's expected trajectory (`{ steps, ordering?, allowRepeatedSteps?,
+   * maxSteps?, … }`); its `ordering` / `allowRepeatedSteps` win over the options.
+   */
+  expectedTrajectory?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** A run of `createTrajectoryAccuracyScorerCode`. */
+export type TrajectoryAccuracyCodeRun = ScorerRun & {} & TrajectoryAccuracyCodeRunFields
+
+export type TrajectoryAccuracyCodeResult<R extends TrajectoryAccuracyCodeRun = TrajectoryAccuracyCodeRun> = ScorerResult<R, TrajectoryAccuracyCodePreprocess, TrajectoryAccuracyCodeAnalysis>
+
+export type TrajectoryAccuracyCodeScorer = Scorer<TrajectoryAccuracyCodePreprocess, TrajectoryAccuracyCodeAnalysis, TrajectoryAccuracyCodeRun>
+
+/** Evaluates whether the trajectory (the agent's steps) matches the expected path. Default id `code-trajectory-accuracy-scorer`. */
+export declare function createTrajectoryAccuracyScorerCode(options: TrajectoryAccuracyCodeScorerOptions): TrajectoryAccuracyCodeScorer
+
+// --------------------------------------------------------------------------------------
+// createTrajectoryScorerCode (mastra): code-trajectory-scorer
+
+/**
+ * Options of `createTrajectoryScorerCode`.
+ */
+export interface TrajectoryCodeOwnOptions {
+  /**
+   * The expectation every run starts from (`{ steps?, ordering?, allowRepeatedSteps?,
+   * maxSteps?, maxTotalTokens?, maxTotalDurationMs?, noRedundantCalls?,
+   * blacklistedTools?, blacklistedSequences?, maxRetriesPerTool? }`); a run's
+   * `expectedTrajectory` wins per key.
+   */
+  defaults?: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * Dimension weights (each `max(0, w)`): accuracy 0.4, efficiency 0.3, toolFailures 0.2,
+   * blacklist 0.1.
+   */
+  weights?: {
+    accuracy?: number
+    efficiency?: number
+    toolFailures?: number
+    blacklist?: number
+  }
+}
+
+/** Options of `createTrajectoryScorerCode`. */
+export interface TrajectoryCodeScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, TrajectoryCodeOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface TrajectoryCodePreprocess {
+  accuracy: unknown
+  efficiency: unknown
+  blacklist: unknown
+  toolFailures: unknown
+  nested: unknown[] | null
+  config: unknown
+}
+
+export type TrajectoryCodeAnalysis = undefined
+
+export type TrajectoryCodeRunFields = TrajectoryAccuracyCodeRunFields
+
+/** A run of `createTrajectoryScorerCode`. */
+export type TrajectoryCodeRun = ScorerRun & {} & TrajectoryCodeRunFields
+
+export type TrajectoryCodeResult<R extends TrajectoryCodeRun = TrajectoryCodeRun> = ScorerResult<R, TrajectoryCodePreprocess, TrajectoryCodeAnalysis>
+
+export type TrajectoryCodeScorer = Scorer<TrajectoryCodePreprocess, TrajectoryCodeAnalysis, TrajectoryCodeRun>
+
+/** Multi-dimensional trajectory evaluation: accuracy, efficiency, blacklist, and tool failures. Default id `code-trajectory-scorer`. */
+export declare function createTrajectoryScorerCode(options: TrajectoryCodeScorerOptions): TrajectoryCodeScorer
+
+// --------------------------------------------------------------------------------------
+// includes (mastra): check-includes
+
+/**
+ * A text check's options: its first argument and `ignoreCase`.
+ */
+export interface IncludesCheckOwnOptions {
+  /**
+   * The expected text (the check's first argument).
+   */
+  expected: string
+  /**
+   * Compare lower-cased texts. Default true.
+   */
+  ignoreCase?: boolean
+}
+
+/** Options of `includes`. */
+export interface IncludesCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, IncludesCheckOwnOptions {}
+
+/**
+ * `{ output, target, <verdict> }`: the texts as compared (lower-cased with ignoreCase).
+ */
+export interface IncludesCheckPreprocess {
+  output: string
+  target: string
+  found: boolean
+}
+
+export type IncludesCheckAnalysis = undefined
+
+/** A run of `includes`. */
+export type IncludesCheckRun = ScorerRun & {}
+
+export type IncludesCheckResult<R extends IncludesCheckRun = IncludesCheckRun> = ScorerResult<R, IncludesCheckPreprocess, IncludesCheckAnalysis>
+
+export type IncludesCheckScorer = Scorer<IncludesCheckPreprocess, IncludesCheckAnalysis, IncludesCheckRun>
+
+/** Scores 1 if the agent's output text contains the expected substring. Default id `check-includes`. */
+export declare function includes(expected: IncludesCheckOwnOptions['expected'], options?: Omit<IncludesCheckScorerOptions, 'expected'>): IncludesCheckScorer
+
+// --------------------------------------------------------------------------------------
+// excludes (mastra): check-excludes
+
+/**
+ * A text check's options: its first argument and `ignoreCase`.
+ */
+export interface ExcludesCheckOwnOptions {
+  /**
+   * The text that must not appear (the check's first argument).
+   */
+  unwanted: string
+  /**
+   * Compare lower-cased texts. Default true.
+   */
+  ignoreCase?: boolean
+}
+
+/** Options of `excludes`. */
+export interface ExcludesCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, ExcludesCheckOwnOptions {}
+
+/**
+ * `{ output, target, <verdict> }`: the texts as compared (lower-cased with ignoreCase).
+ */
+export interface ExcludesCheckPreprocess {
+  output: string
+  target: string
+  excluded: boolean
+}
+
+export type ExcludesCheckAnalysis = undefined
+
+/** A run of `excludes`. */
+export type ExcludesCheckRun = ScorerRun & {}
+
+export type ExcludesCheckResult<R extends ExcludesCheckRun = ExcludesCheckRun> = ScorerResult<R, ExcludesCheckPreprocess, ExcludesCheckAnalysis>
+
+export type ExcludesCheckScorer = Scorer<ExcludesCheckPreprocess, ExcludesCheckAnalysis, ExcludesCheckRun>
+
+/** Scores 1 if the agent's output text does NOT contain the substring. Default id `check-excludes`. */
+export declare function excludes(unwanted: ExcludesCheckOwnOptions['unwanted'], options?: Omit<ExcludesCheckScorerOptions, 'unwanted'>): ExcludesCheckScorer
+
+// --------------------------------------------------------------------------------------
+// equals (mastra): check-equals
+
+export type EqualsCheckOwnOptions = IncludesCheckOwnOptions
+
+/** Options of `equals`. */
+export interface EqualsCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, EqualsCheckOwnOptions {}
+
+/**
+ * `{ output, target, <verdict> }`: the texts as compared (lower-cased with ignoreCase).
+ */
+export interface EqualsCheckPreprocess {
+  output: string
+  target: string
+  isEqual: boolean
+}
+
+export type EqualsCheckAnalysis = undefined
+
+/** A run of `equals`. */
+export type EqualsCheckRun = ScorerRun & {}
+
+export type EqualsCheckResult<R extends EqualsCheckRun = EqualsCheckRun> = ScorerResult<R, EqualsCheckPreprocess, EqualsCheckAnalysis>
+
+export type EqualsCheckScorer = Scorer<EqualsCheckPreprocess, EqualsCheckAnalysis, EqualsCheckRun>
+
+/** Scores 1 if the output text exactly equals the expected string (after optional lower-casing). Default id `check-equals`. */
+export declare function equals(expected: EqualsCheckOwnOptions['expected'], options?: Omit<EqualsCheckScorerOptions, 'expected'>): EqualsCheckScorer
+
+// --------------------------------------------------------------------------------------
+// matches (mastra): check-matches
+
+export interface MatchesCheckOwnOptions {
+  /**
+   * The RegExp (the check's first argument; it crosses to the core as its `source` and
+   * `flags`).
+   */
+  pattern: RegExp
+  /**
+   * Match the whole text (`^(?:source)$` as Mastra builds it: `^${source}$`). Default false.
+   */
+  exact?: boolean
+}
+
+/** Options of `matches`. */
+export interface MatchesCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, MatchesCheckOwnOptions {}
+
+export interface MatchesCheckPreprocess {
+  output: string
+  /**
+   * `pattern.toString()`.
+   */
+  pattern: string
+  matched: boolean
+}
+
+export type MatchesCheckAnalysis = undefined
+
+/** A run of `matches`. */
+export type MatchesCheckRun = ScorerRun & {}
+
+export type MatchesCheckResult<R extends MatchesCheckRun = MatchesCheckRun> = ScorerResult<R, MatchesCheckPreprocess, MatchesCheckAnalysis>
+
+export type MatchesCheckScorer = Scorer<MatchesCheckPreprocess, MatchesCheckAnalysis, MatchesCheckRun>
+
+/** Scores 1 if the output matches the given regular expression (JavaScript semantics). Default id `check-matches`. */
+export declare function matches(pattern: MatchesCheckOwnOptions['pattern'], options?: Omit<MatchesCheckScorerOptions, 'pattern'>): MatchesCheckScorer
+
+// --------------------------------------------------------------------------------------
+// similarity (mastra): check-similarity
+
+export interface SimilarityCheckOwnOptions {
+  /**
+   * The expected text (the check's first argument).
+   */
+  expected: string
+  /**
+   * Compare lower-cased texts. Default true.
+   */
+  ignoreCase?: boolean
+  /**
+   * With a threshold the score is 1 when the similarity reaches it, else 0; without
+   * one the score is the similarity.
+   */
+  threshold?: number
+}
+
+/** Options of `similarity`. */
+export interface SimilarityCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, SimilarityCheckOwnOptions {}
+
+export interface SimilarityCheckPreprocess {
+  output: string
+  target: string
+  score: number
+  threshold: number | null
+}
+
+export type SimilarityCheckAnalysis = undefined
+
+/** A run of `similarity`. */
+export type SimilarityCheckRun = ScorerRun & {}
+
+export type SimilarityCheckResult<R extends SimilarityCheckRun = SimilarityCheckRun> = ScorerResult<R, SimilarityCheckPreprocess, SimilarityCheckAnalysis>
+
+export type SimilarityCheckScorer = Scorer<SimilarityCheckPreprocess, SimilarityCheckAnalysis, SimilarityCheckRun>
+
+/** The string similarity (0-1, Dice's coefficient of bigrams) of the output and an expected string. Default id `check-similarity`. */
+export declare function similarity(expected: SimilarityCheckOwnOptions['expected'], options?: Omit<SimilarityCheckScorerOptions, 'expected'>): SimilarityCheckScorer
+
+// --------------------------------------------------------------------------------------
+// calledTool (mastra): check-called-tool
+
+export interface CalledToolCheckOwnOptions {
+  /**
+   * The tool's name (the check's first argument).
+   */
+  toolName: string
+  /**
+   * How many calls at least. Default 1.
+   */
+  times?: number
+}
+
+/** Options of `calledTool`. */
+export interface CalledToolCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, CalledToolCheckOwnOptions {}
+
+export interface CalledToolCheckPreprocess {
+  toolName: string
+  expectedTimes: number
+  actualCount: number
+  passed: boolean
+}
+
+export type CalledToolCheckAnalysis = undefined
+
+/** A run of `calledTool`. */
+export type CalledToolCheckRun = ScorerRun & {}
+
+export type CalledToolCheckResult<R extends CalledToolCheckRun = CalledToolCheckRun> = ScorerResult<R, CalledToolCheckPreprocess, CalledToolCheckAnalysis>
+
+export type CalledToolCheckScorer = Scorer<CalledToolCheckPreprocess, CalledToolCheckAnalysis, CalledToolCheckRun>
+
+/** Scores 1 if the agent called the tool (at least `times` times). Default id `check-called-tool`. */
+export declare function calledTool(toolName: CalledToolCheckOwnOptions['toolName'], options?: Omit<CalledToolCheckScorerOptions, 'toolName'>): CalledToolCheckScorer
+
+// --------------------------------------------------------------------------------------
+// didNotCall (mastra): check-did-not-call
+
+export interface DidNotCallCheckOwnOptions {
+  /**
+   * The tool's name (the check's first argument).
+   */
+  toolName: string
+}
+
+/** Options of `didNotCall`. */
+export interface DidNotCallCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, DidNotCallCheckOwnOptions {}
+
+export interface DidNotCallCheckPreprocess {
+  toolName: string
+  count: number
+  passed: boolean
+}
+
+export type DidNotCallCheckAnalysis = undefined
+
+/** A run of `didNotCall`. */
+export type DidNotCallCheckRun = ScorerRun & {}
+
+export type DidNotCallCheckResult<R extends DidNotCallCheckRun = DidNotCallCheckRun> = ScorerResult<R, DidNotCallCheckPreprocess, DidNotCallCheckAnalysis>
+
+export type DidNotCallCheckScorer = Scorer<DidNotCallCheckPreprocess, DidNotCallCheckAnalysis, DidNotCallCheckRun>
+
+/** Scores 1 if the agent did NOT call the tool. Default id `check-did-not-call`. */
+export declare function didNotCall(toolName: DidNotCallCheckOwnOptions['toolName'], options?: Omit<DidNotCallCheckScorerOptions, 'toolName'>): DidNotCallCheckScorer
+
+// --------------------------------------------------------------------------------------
+// toolOrder (mastra): check-tool-order
+
+export interface ToolOrderCheckOwnOptions {
+  /**
+   * The tools in the order they must be called (the check's first argument).
+   */
+  expectedOrder: string[]
+}
+
+/** Options of `toolOrder`. */
+export interface ToolOrderCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, ToolOrderCheckOwnOptions {}
+
+export interface ToolOrderCheckPreprocess {
+  actualTools: string[]
+  expectedOrder: string[]
+  passed: boolean
+}
+
+export type ToolOrderCheckAnalysis = undefined
+
+/** A run of `toolOrder`. */
+export type ToolOrderCheckRun = ScorerRun & {}
+
+export type ToolOrderCheckResult<R extends ToolOrderCheckRun = ToolOrderCheckRun> = ScorerResult<R, ToolOrderCheckPreprocess, ToolOrderCheckAnalysis>
+
+export type ToolOrderCheckScorer = Scorer<ToolOrderCheckPreprocess, ToolOrderCheckAnalysis, ToolOrderCheckRun>
+
+/** Scores 1 if the tools were called in the given order (other calls may come between). Default id `check-tool-order`. */
+export declare function toolOrder(expectedOrder: ToolOrderCheckOwnOptions['expectedOrder'], options?: Omit<ToolOrderCheckScorerOptions, 'expectedOrder'>): ToolOrderCheckScorer
+
+// --------------------------------------------------------------------------------------
+// maxToolCalls (mastra): check-max-tool-calls
+
+export interface MaxToolCallsCheckOwnOptions {
+  /**
+   * The most tool calls allowed (the check's first argument).
+   */
+  max: number
+}
+
+/** Options of `maxToolCalls`. */
+export interface MaxToolCallsCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, MaxToolCallsCheckOwnOptions {}
+
+export interface MaxToolCallsCheckPreprocess {
+  count: number
+  max: number
+  passed: boolean
+}
+
+export type MaxToolCallsCheckAnalysis = undefined
+
+/** A run of `maxToolCalls`. */
+export type MaxToolCallsCheckRun = ScorerRun & {}
+
+export type MaxToolCallsCheckResult<R extends MaxToolCallsCheckRun = MaxToolCallsCheckRun> = ScorerResult<R, MaxToolCallsCheckPreprocess, MaxToolCallsCheckAnalysis>
+
+export type MaxToolCallsCheckScorer = Scorer<MaxToolCallsCheckPreprocess, MaxToolCallsCheckAnalysis, MaxToolCallsCheckRun>
+
+/** Scores 1 if the agent made no more than `max` tool calls. Default id `check-max-tool-calls`. */
+export declare function maxToolCalls(max: MaxToolCallsCheckOwnOptions['max'], options?: Omit<MaxToolCallsCheckScorerOptions, 'max'>): MaxToolCallsCheckScorer
+
+// --------------------------------------------------------------------------------------
+// usedNoTools (mastra): check-used-no-tools
+
+export interface UsedNoToolsCheckOwnOptions {}
+
+/** Options of `usedNoTools`. */
+export interface UsedNoToolsCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, UsedNoToolsCheckOwnOptions {}
+
+export interface UsedNoToolsCheckPreprocess {
+  count: number
+  passed: boolean
+}
+
+export type UsedNoToolsCheckAnalysis = undefined
+
+/** A run of `usedNoTools`. */
+export type UsedNoToolsCheckRun = ScorerRun & {}
+
+export type UsedNoToolsCheckResult<R extends UsedNoToolsCheckRun = UsedNoToolsCheckRun> = ScorerResult<R, UsedNoToolsCheckPreprocess, UsedNoToolsCheckAnalysis>
+
+export type UsedNoToolsCheckScorer = Scorer<UsedNoToolsCheckPreprocess, UsedNoToolsCheckAnalysis, UsedNoToolsCheckRun>
+
+/** Scores 1 if the agent made no tool calls at all. Default id `check-used-no-tools`. */
+export declare function usedNoTools(options?: UsedNoToolsCheckScorerOptions): UsedNoToolsCheckScorer
+
+// --------------------------------------------------------------------------------------
+// noToolErrors (mastra): check-no-tool-errors
+
+export type NoToolErrorsCheckOwnOptions = UsedNoToolsCheckOwnOptions
+
+/** Options of `noToolErrors`. */
+export interface NoToolErrorsCheckScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, NoToolErrorsCheckOwnOptions {}
+
+export interface NoToolErrorsCheckPreprocess {
+  errorCount: number
+  totalCalls: number
+  passed: boolean
+}
+
+export type NoToolErrorsCheckAnalysis = undefined
+
+/** A run of `noToolErrors`. */
+export type NoToolErrorsCheckRun = ScorerRun & {}
+
+export type NoToolErrorsCheckResult<R extends NoToolErrorsCheckRun = NoToolErrorsCheckRun> = ScorerResult<R, NoToolErrorsCheckPreprocess, NoToolErrorsCheckAnalysis>
+
+export type NoToolErrorsCheckScorer = Scorer<NoToolErrorsCheckPreprocess, NoToolErrorsCheckAnalysis, NoToolErrorsCheckRun>
+
+/** Scores 1 if none of the tool invocations failed (output-error, an unfinished call, isError, result.error). Default id `check-no-tool-errors`. */
+export declare function noToolErrors(options?: NoToolErrorsCheckScorerOptions): NoToolErrorsCheckScorer
+
+/** Mastra's quick checks, as one object (the same functions as the named exports). */
+export declare const checks: {
+  includes: typeof includes
+  excludes: typeof excludes
+  equals: typeof equals
+  matches: typeof matches
+  similarity: typeof similarity
+  calledTool: typeof calledTool
+  didNotCall: typeof didNotCall
+  toolOrder: typeof toolOrder
+  maxToolCalls: typeof maxToolCalls
+  usedNoTools: typeof usedNoTools
+  noToolErrors: typeof noToolErrors
+}

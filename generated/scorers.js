@@ -440,5 +440,361 @@ module.exports = Object.freeze([
       "noisyQuery",
       "noiseType"
     ]
+  },
+  {
+    "factory": "createToolCallAccuracyScorerCode",
+    "id": "code-tool-call-accuracy-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Extract the tool calls and check them against the expectation"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the expected tool (or order) was called, else 0"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
+    "factory": "createTrajectoryAccuracyScorerCode",
+    "id": "code-trajectory-accuracy-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Compare the actual steps with the expected trajectory"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The comparison's score (0 without an expected trajectory)"
+      }
+    ],
+    "runFields": [
+      "output",
+      "expectedTrajectory"
+    ]
+  },
+  {
+    "factory": "createTrajectoryScorerCode",
+    "id": "code-trajectory-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Accuracy, efficiency, blacklist, tool failures and nested expectations"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Weighted dimensions; 0 on a blacklist hit; nested results weigh 0.3"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "One line per dimension"
+      }
+    ],
+    "runFields": [
+      "output",
+      "expectedTrajectory"
+    ]
+  },
+  {
+    "factory": "includes",
+    "id": "check-includes",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "expected"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "excludes",
+    "id": "check-excludes",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "unwanted"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "equals",
+    "id": "check-equals",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "expected"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "matches",
+    "id": "check-matches",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "pattern"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "similarity",
+    "id": "check-similarity",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "expected"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Dice similarity of the output's text and the expected text"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The similarity, or 1/0 against the threshold"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "calledTool",
+    "id": "check-called-tool",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "toolName"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "didNotCall",
+    "id": "check-did-not-call",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "toolName"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "toolOrder",
+    "id": "check-tool-order",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "expectedOrder"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "maxToolCalls",
+    "id": "check-max-tool-calls",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [
+      "max"
+    ],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "usedNoTools",
+    "id": "check-used-no-tools",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "noToolErrors",
+    "id": "check-no-tool-errors",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "check": true,
+    "args": [],
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the output's text or tool calls and check it"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the check passed, else 0"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
   }
 ].map(Object.freeze))

@@ -70,6 +70,14 @@ class Scorer {
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
     const { json, error } = toJson(run)
+    // a scorer without a judge (checks, code scorers) that calls nothing back does no I/O: it
+    // runs in one call on this thread (no hop to the runtime and back; the outcome as one
+    // JSON string)
+    if (!this.#meta.judge && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
+      const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc)))
+      if (outcome.ok) return shapeResult(run, outcome.result)
+      raise(outcome, run, signal)
+    }
     const key = nextRunKey()
     desc.runKey = key
     let handle
@@ -102,8 +110,33 @@ class Scorer {
   }
 }
 
+/**
+ * A check's arguments as its options object: the registry's `args` (Mastra's positional
+ * arguments, `includes(expected, options)`) onto the trailing options object. A RegExp
+ * crosses as `{ source, flags }` (the core runs it with ECMAScript semantics).
+ */
+function checkOptions(spec, args) {
+  const n = spec.args.length
+  const rest = args[n]
+  if (rest !== undefined && rest !== null && (typeof rest !== 'object' || Array.isArray(rest))) return rest
+  const options = { ...(rest ?? {}) }
+  spec.args.forEach((name, i) => {
+    const v = args[i]
+    options[name] = v instanceof RegExp ? { source: v.source, flags: v.flags } : v
+  })
+  return options
+}
+
 /** The factory of one registry entry. */
 function factory(spec) {
+  if (spec.check) {
+    const plain = factory({ ...spec, check: false })
+    const check = function (...args) {
+      return plain(checkOptions(spec, args))
+    }
+    Object.defineProperty(check, 'name', { value: spec.factory })
+    return check
+  }
   const create = function (options) {
     const { json, d, host, keepRun } = describeOptions(options)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)

@@ -233,7 +233,8 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
   }
 
   const out = {}
-  for (const spec of SCORERS) out[spec.factory] = factory(spec)
+  // a check keeps its positional form (oxeval/checks): not wrapped here
+  for (const spec of SCORERS) if (!spec.check) out[spec.factory] = factory(spec)
   /** Mastra's createScorer on oxeval's engine, returning MastraScorers (prepareRun runs in Mastra's run, once). */
   out.createScorer = (config) => {
     const inner = oxeval.createScorer(config !== null && typeof config === 'object' ? { ...config, prepareRun: undefined } : config)

@@ -38,6 +38,17 @@ function withNested(s) {
 function optionsSchema(s) {
   return walk(structuredClone(s), { dropNull: true, allRequired: false })
 }
+/**
+ * A check's positional arguments (Mastra's `includes(expected, options)`): the option
+ * names marked `x-oxeval-arg` (their position) in its options schema; the facade maps the
+ * arguments onto the options object (lib/scorer.js).
+ */
+function argsOf(s) {
+  return Object.entries(s.options.properties ?? {})
+    .filter(([, p]) => Number.isInteger(p['x-oxeval-arg']))
+    .sort(([, a], [, b]) => a['x-oxeval-arg'] - b['x-oxeval-arg'])
+    .map(([name]) => name)
+}
 /** Step results: every key present (null where the Rust type is an Option). */
 function resultSchema(s) {
   return walk(structuredClone(s), { dropNull: false, allRequired: true })
@@ -48,6 +59,12 @@ function walk(s, mode) {
   delete s.$schema
   delete s.title
   delete s.format
+  // a property whose TypeScript type is not its JSON form (a RegExp crosses as { source, flags })
+  if (typeof s['x-oxeval-ts'] === 'string') {
+    s.tsType = s['x-oxeval-ts']
+    delete s['x-oxeval-ts']
+  }
+  delete s['x-oxeval-arg']
   if (mode.dropNull) {
     if (Array.isArray(s.type)) {
       const t = s.type.filter((x) => x !== 'null')
@@ -124,8 +141,18 @@ for (const s of scorers) {
   parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}${own}`)
   parts.push(`export type ${T}Result<R extends ${T}Run = ${T}Run> = ScorerResult<R, ${T}Preprocess, ${T}Analysis>`)
   parts.push(`export type ${T}Scorer = Scorer<${T}Preprocess, ${T}Analysis, ${T}Run>`)
-  parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options: ${T}ScorerOptions): ${T}Scorer\n`)
+  const args = argsOf(s)
+  if (args.length > 0 || s.id.startsWith('check-')) {
+    // a check: Mastra's positional arguments, then the other options
+    const params = args.map((a) => `${a}: ${T}OwnOptions['${a}']`)
+    const rest = args.length > 0 ? `Omit<${T}ScorerOptions, ${args.map((a) => `'${a}'`).join(' | ')}>` : `${T}ScorerOptions`
+    parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(${[...params, `options?: ${rest}`].join(', ')}): ${T}Scorer\n`)
+  } else {
+    parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options: ${T}ScorerOptions): ${T}Scorer\n`)
+  }
 }
+const checkScorers = scorers.filter((s) => s.id.startsWith('check-'))
+parts.push(`/** Mastra's quick checks, as one object (the same functions as the named exports). */\nexport declare const checks: {\n${checkScorers.map((s) => `  ${s.factory}: typeof ${s.factory}`).join('\n')}\n}\n`)
 const dts = parts.join('\n\n').replace(/\n{3,}/g, '\n\n')
 
 const list = scorers.map((s) => ({
@@ -134,16 +161,19 @@ const list = scorers.map((s) => ({
   contextExtractor: s.contextExtractor,
   extractors: s.extractors,
   kind: s.kind,
+  ...(s.id.startsWith('check-') ? { check: true, args: argsOf(s) } : {}),
   steps: s.steps,
   runFields: s.runFields,
 }))
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
-const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'createScorer', 'notScorable', 'isNotScorable', 'defineConfig']
+const names = [...scorers.map((s) => s.factory), 'checks', 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'createScorer', 'notScorable', 'isNotScorable', 'defineConfig']
+// oxeval/mastra wraps the option-object factories (a check's positional form stays oxeval's)
+const mastraScorers = scorers.filter((s) => !s.id.startsWith('check-'))
 const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxeval from './index.js'\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = oxeval\nexport default oxeval\n`
 
 // oxeval/mastra: the ESM entry's named exports and the factories' declarations
-const mastraNames = [...scorers.map((s) => s.factory), 'OxevalMastraScorer', 'ScorerRunError', 'AbortError', 'createScorer', 'notScorable', 'isNotScorable']
+const mastraNames = [...mastraScorers.map((s) => s.factory), 'OxevalMastraScorer', 'ScorerRunError', 'AbortError', 'createScorer', 'notScorable', 'isNotScorable']
 const mastraMjs = `${HEADER}// \`oxeval/mastra\`, ESM: built over the ESM build of @mastra/core, so \`instanceof\` holds
 // against the classes an ESM application imports. See core.js.
 import { MastraScorer, ScorerRunError as MastraScorerRunError } from '@mastra/core/evals'
@@ -157,14 +187,14 @@ ${mastraNames.map((n) => `  ${n},`).join('\n')}
 } = m
 export default m
 `
-const mastraTypes = scorers.flatMap((s) => [`${s.typeName}ScorerOptions`, `${s.typeName}Preprocess`, `${s.typeName}Analysis`]).sort()
+const mastraTypes = mastraScorers.flatMap((s) => [`${s.typeName}ScorerOptions`, `${s.typeName}Preprocess`, `${s.typeName}Analysis`]).sort()
 const mastraDts = `${HEADER}// The factories of \`oxeval/mastra\` (re-exported by mastra/index.d.ts).
 import type { MastraScorerOptions, OxevalMastraScorer } from '../mastra/index'
 import type {
 ${mastraTypes.map((t) => `  ${t},`).join('\n')}
 } from '../index'
 
-${scorers
+${mastraScorers
   .map(
     (s) => `export declare function ${s.factory}<TID extends string = '${s.id}'>(
   options: ${s.typeName}ScorerOptions & MastraScorerOptions<TID>,

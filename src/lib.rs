@@ -4,6 +4,7 @@
 //! back as plain data (`{ ok, … }`) that the facade turns into results, `TypeError`s,
 //! `ScorerRunError`s and `AbortError`s. One protocol for sync and async calls.
 
+mod agent;
 mod error;
 mod evals;
 mod model;

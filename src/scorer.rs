@@ -1,10 +1,12 @@
 //! The native scorer object shared by every scorer (one `run` call per run) and the cancel
 //! handle.
 
-use crate::error::{invalid_outcome, outcome, panic_outcome, Outcome};
+use crate::error::{failure_outcome, invalid_outcome, outcome, panic_outcome, Outcome};
 use futures::FutureExt;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use oxeval_core::error::ErrorCode;
+use oxeval_core::pipeline::ScorerFailure;
 use oxeval_core::run::{RunOptionsDescriptor, StartError, StartedRun};
 use oxeval_core::{RunContext, Scorer};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -79,65 +81,131 @@ impl NativeScorer {
     ) -> Result<PromiseRaw<'env, Outcome>> {
         let scorer = self.inner.clone();
         let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
-        let d: RunOptionsDescriptor = serde_json::from_str(&options).unwrap_or_default();
-        let started = catch_unwind(AssertUnwindSafe(|| {
-            let json = match (&run, &serialize_error) {
-                (Some(text), _) => Ok(text.as_str()),
-                (None, Some(why)) => Err(why.as_str()),
-                (None, None) => Err("it is undefined"),
-            };
-            StartedRun::start(json, &d)
-        }));
+        let started = start(run, serialize_error, &options);
         env.spawn_future(async move {
-            let mut started = match started {
-                Ok(Ok(started)) => started,
-                Ok(Err(StartError::Invalid(e))) => return Ok(Outcome::Other(invalid_outcome(e))),
-                Ok(Err(StartError::AbortedBeforeStart)) => {
-                    return Ok(Outcome::Other(crate::error::aborted_before_start()))
-                }
-                Err(panic) => return Ok(Outcome::Other(panic_outcome(None, panic))),
-            };
-            let run_id = started.input.run_id.clone();
-            if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
-                let f = oxeval_core::pipeline::ScorerFailure::outside(
-                    Some(run_id),
-                    "run",
-                    oxeval_core::error::ErrorCode::Deadline,
-                    "the run's deadline passed",
-                    "",
-                );
-                return Ok(Outcome::Other(crate::error::failure_outcome(f)));
-            }
-            let ctx = RunContext {
-                cancel: token,
-                deadline: started.deadline,
-                ..RunContext::default()
-            }
-            .with_item(started.item_id.take());
-            let key: Arc<str> = Arc::from(d.run_key.as_deref().unwrap_or(run_id.as_str()));
-            // the bound of each host function call (contextExtractor, getContext) of this run
-            let callback_timeout = started.callback_timeout;
-            let fut = AssertUnwindSafe(
-                oxeval_core::provider::external::RUN_KEY.scope(
-                    key,
-                    oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
-                        .scope(callback_timeout, scorer.run(started.input, ctx)),
-                ),
-            );
-            let mut value = match fut.catch_unwind().await {
-                Ok(r) => outcome(r),
-                Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
-            };
-            // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
-            value.set_warnings(
-                scorer
-                    .judge()
-                    .map(|j| j.take_warnings())
-                    .unwrap_or_default(),
-            );
-            Ok(value)
+            Ok(match started {
+                Ok((started, key)) => execute(scorer, started, key, token).await,
+                Err(outcome) => outcome,
+            })
         })
     }
+
+    /// A scorer without a judge that calls nothing back (a `code` scorer: checks,
+    /// tool/trajectory scorers) in ONE synchronous call on this thread: no hop to the
+    /// runtime and back (what a check costs is mostly that hop). Returns the outcome as JSON
+    /// text (one string crossing instead of a JS object built field by field). The facade
+    /// calls it only for such scorers; a judged one gets an internal failure.
+    #[napi(catch_unwind)]
+    pub fn run_code(
+        &self,
+        run: Option<String>,
+        serialize_error: Option<String>,
+        options: String,
+    ) -> String {
+        let outcome = if self.inner.judge().is_some() {
+            let f = ScorerFailure::outside(
+                None,
+                "run",
+                ErrorCode::Internal,
+                "runCode is for scorers without a judge",
+                "",
+            );
+            Outcome::Other(failure_outcome(f))
+        } else {
+            match start(run, serialize_error, &options) {
+                Ok((started, key)) => futures::executor::block_on(execute(
+                    self.inner.clone(),
+                    started,
+                    key,
+                    CancellationToken::new(),
+                )),
+                Err(outcome) => outcome,
+            }
+        };
+        serde_json::to_string(&outcome).unwrap_or_else(|e| {
+            serde_json::json!({ "ok": false, "kind": "scorer", "code": "OXEVAL_INTERNAL", "message": format!("the result could not be serialized: {e}") }).to_string()
+        })
+    }
+}
+
+/// Accept a run (check the run options and the run, take its `runId`, start its deadline):
+/// the started run and its host key, or the outcome to return.
+fn start(
+    run: Option<String>,
+    serialize_error: Option<String>,
+    options: &str,
+) -> std::result::Result<(StartedRun, Arc<str>), Outcome> {
+    let d: RunOptionsDescriptor = serde_json::from_str(options).unwrap_or_default();
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        let json = match (&run, &serialize_error) {
+            (Some(text), _) => Ok(text.as_str()),
+            (None, Some(why)) => Err(why.as_str()),
+            (None, None) => Err("it is undefined"),
+        };
+        StartedRun::start(json, &d)
+    }));
+    match started {
+        Ok(Ok(started)) => {
+            let key: Arc<str> = Arc::from(
+                d.run_key
+                    .as_deref()
+                    .unwrap_or(started.input.run_id.as_str()),
+            );
+            Ok((started, key))
+        }
+        Ok(Err(StartError::Invalid(e))) => Err(Outcome::Other(invalid_outcome(e))),
+        Ok(Err(StartError::AbortedBeforeStart)) => {
+            Err(Outcome::Other(crate::error::aborted_before_start()))
+        }
+        Err(panic) => Err(Outcome::Other(panic_outcome(None, panic))),
+    }
+}
+
+/// One accepted run of `scorer` (the body of `run` and `run_code`).
+async fn execute(
+    scorer: Arc<dyn Scorer>,
+    mut started: StartedRun,
+    key: Arc<str>,
+    token: CancellationToken,
+) -> Outcome {
+    let run_id = started.input.run_id.clone();
+    if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
+        let f = ScorerFailure::outside(
+            Some(run_id),
+            "run",
+            ErrorCode::Deadline,
+            "the run's deadline passed",
+            "",
+        );
+        return Outcome::Other(failure_outcome(f));
+    }
+    let ctx = RunContext {
+        cancel: token,
+        deadline: started.deadline,
+        ..RunContext::default()
+    }
+    .with_item(started.item_id.take());
+    // the bound of each host function call (contextExtractor, getContext) of this run
+    let callback_timeout = started.callback_timeout;
+    let fut = AssertUnwindSafe(
+        oxeval_core::provider::external::RUN_KEY.scope(
+            key,
+            oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
+                .scope(callback_timeout, scorer.run(started.input, ctx)),
+        ),
+    );
+    let mut value = match fut.catch_unwind().await {
+        Ok(r) => outcome(r),
+        Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
+    };
+    // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
+    value.set_warnings(
+        scorer
+            .judge()
+            .map(|j| j.take_warnings())
+            .unwrap_or_default(),
+    );
+    value
 }
 
 /// runEvals' bounds from its options (JSON text of `{ callbackTimeoutMs, targetTimeoutMs }`):

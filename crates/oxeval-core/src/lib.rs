@@ -4,6 +4,7 @@
 //! [`engine`] (structured output, parsing, validation, fallback, retries) → [`pipeline`]
 //! (steps and records) → [`scorers`] (prompts and score math).
 
+pub mod agent;
 pub mod compare;
 pub mod engine;
 pub mod error;
@@ -16,6 +17,7 @@ pub mod provider;
 pub mod redact;
 pub mod run;
 pub mod scorers;
+pub mod similarity;
 pub mod text;
 
 pub use engine::{Judge, ModelSettings, RunContext};

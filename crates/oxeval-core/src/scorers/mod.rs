@@ -1,5 +1,6 @@
 //! Scorers. One folder per scorer, prompts beside the code.
 
+pub mod code;
 pub mod custom;
 pub mod extract;
 pub mod llm;
@@ -29,7 +30,9 @@ pub struct ScorerMeta {
     pub id: std::borrow::Cow<'static, str>,
     /// The spec's name, or the factory's `name` option.
     pub name: std::borrow::Cow<'static, str>,
-    pub description: &'static str,
+    /// The spec's description, or one made from the factory's arguments (Mastra's checks
+    /// and tool-call scorers name what they check).
+    pub description: std::borrow::Cow<'static, str>,
     #[serde(rename = "type")]
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,7 +77,7 @@ impl ScorerMeta {
         ScorerMeta {
             id: spec.id.into(),
             name: spec.name.into(),
-            description: spec.description,
+            description: spec.description.into(),
             kind,
             judge: None,
             steps: spec.steps,
@@ -115,12 +118,13 @@ pub trait Scorer: Send + Sync {
 #[macro_export]
 macro_rules! impl_scorer {
     ($t:ty) => {
-        $crate::impl_scorer!(@impl $t, s => Some(&s.judge));
+        $crate::impl_scorer!(@impl $t, s => Some(&s.judge), true);
     };
+    // no judge, so no response cache: no call site to name (its item digest hashes the run)
     ($t:ty, code) => {
-        $crate::impl_scorer!(@impl $t, _s => None);
+        $crate::impl_scorer!(@impl $t, _s => None, false);
     };
-    (@impl $t:ty, $s:ident => $judge:expr) => {
+    (@impl $t:ty, $s:ident => $judge:expr, $site:literal) => {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
@@ -143,7 +147,11 @@ macro_rules! impl_scorer {
                 'a,
                 Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError>,
             > {
-                let ctx = ctx.for_scorer(&self.meta.id, &run);
+                let ctx = if $site {
+                    ctx.for_scorer(&self.meta.id, &run)
+                } else {
+                    ctx
+                };
                 Box::pin(self.run_inner(run, ctx))
             }
         }

@@ -4,6 +4,7 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
+use crate::scorers::code::{checks, tool_call_accuracy, trajectory, trajectory_accuracy};
 use crate::scorers::llm::{
     answer_relevancy, answer_similarity, context_precision, context_recall, context_relevance_llm,
     factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
@@ -30,6 +31,20 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &answer_similarity::SPEC,
     &summarization::SPEC,
     &noise_sensitivity::SPEC,
+    &tool_call_accuracy::SPEC,
+    &trajectory_accuracy::SPEC,
+    &trajectory::SPEC,
+    &checks::INCLUDES,
+    &checks::EXCLUDES,
+    &checks::EQUALS,
+    &checks::MATCHES,
+    &checks::SIMILARITY,
+    &checks::CALLED_TOOL,
+    &checks::DID_NOT_CALL,
+    &checks::TOOL_ORDER,
+    &checks::MAX_TOOL_CALLS,
+    &checks::USED_NO_TOOLS,
+    &checks::NO_TOOL_ERRORS,
 ];
 
 /// The spec of a factory name.
@@ -152,9 +167,13 @@ mod tests {
         assert_eq!(ids.len(), REGISTRY.len());
         for (item, spec) in items.iter().zip(REGISTRY) {
             // Mastra's names: `create…Scorer`, or `create…ScorerLLM` for its LLM variants
+            // (a check keeps Mastra's short name: `includes`, `calledTool`, …)
             assert!(
-                spec.factory.starts_with("create")
-                    && (spec.factory.ends_with("Scorer") || spec.factory.ends_with("ScorerLLM"))
+                (spec.factory.starts_with("create")
+                    && ["Scorer", "ScorerLLM", "ScorerCode"]
+                        .iter()
+                        .any(|s| spec.factory.ends_with(s)))
+                    || spec.id.starts_with("check-")
             );
             assert_eq!(item["options"]["type"], "object", "{}", spec.factory);
             // the nested form is derived by the generator, never declared twice
@@ -239,6 +258,9 @@ mod tests {
         );
         assert_eq!(ns["steps"][0]["schema"], "noise_sensitivity_analysis");
         for item in d["scorers"].as_array().unwrap() {
+            if item["kind"] == "code" {
+                continue;
+            }
             // every judge step but a free-text one names the schema it sends
             assert!(item["steps"]
                 .as_array()
@@ -250,7 +272,7 @@ mod tests {
 
     #[test]
     fn a_spec_builds_its_scorer_with_its_own_id() {
-        for spec in REGISTRY {
+        for spec in REGISTRY.iter().filter(|s| s.kind == Kind::Llm) {
             let s = (spec.build)(
                 &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
                 &BuildContext::default(),

@@ -220,7 +220,7 @@ pub fn build(definition: &Value, host: Arc<dyn Host>) -> Result<CustomScorer, In
         meta: ScorerMeta {
             id: id.into(),
             name: name.into(),
-            description: "",
+            description: "".into(),
             kind: "custom",
             judge: None,
             steps: &[],
