@@ -16,7 +16,7 @@ use super::context::{context_option, nonempty_context_option};
 pub use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
-use crate::error::InvalidArgument;
+use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
@@ -36,6 +36,84 @@ pub trait ClaimList: StepOutput {
 /// One verdict as the judge sends it: its label is free text on the wire (as in Mastra).
 pub trait VerdictItem: Serialize + Send + Sync {
     fn label(&self) -> &str;
+    /// The claim the judge repeated in this verdict, for members whose prompt asks for it
+    /// (faithfulness); `None` otherwise.
+    fn claim(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// A claim as compared for alignment: case, surrounding space, inner runs of whitespace and
+/// trailing punctuation or quotes do not matter.
+fn claim_key(s: &str) -> String {
+    s.trim()
+        .trim_end_matches(|c: char| matches!(c, '.' | '!' | '?' | '"' | '\'' | ' '))
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The verdicts in claim order, using the claim each verdict repeats.
+///
+/// - Some verdict repeats no claim: kept as sent (positional, Mastra's behaviour).
+/// - Every claim has a verdict with its text: the verdicts in claim order; verdicts naming
+///   no claim (a duplicate or an invented one) are dropped, so none shifts another.
+/// - A claim has no verdict while the count differs from the claims': an error naming the
+///   claims left without a verdict (positional verdicts would be shifted onto wrong claims).
+/// - The counts agree but the texts differ (the judge reworded a claim): positional.
+pub fn align_verdicts<I: VerdictItem>(
+    claims: &[String],
+    verdicts: Vec<I>,
+) -> Result<Vec<I>, String> {
+    let Some(texts) = verdicts
+        .iter()
+        .map(|v| v.claim().map(claim_key))
+        .collect::<Option<Vec<String>>>()
+    else {
+        return Ok(verdicts);
+    };
+    let wanted: Vec<String> = claims.iter().map(|c| claim_key(c)).collect();
+    if texts == wanted {
+        return Ok(verdicts);
+    }
+    let mut used = vec![false; texts.len()];
+    let mut order = Vec::with_capacity(wanted.len());
+    let mut missing = Vec::new();
+    for (i, w) in wanted.iter().enumerate() {
+        match (0..texts.len()).find(|&j| !used[j] && texts[j] == *w) {
+            Some(j) => {
+                used[j] = true;
+                order.push(j);
+            }
+            None => missing.push(i),
+        }
+    }
+    if missing.is_empty() {
+        let mut slots: Vec<Option<I>> = verdicts.into_iter().map(Some).collect();
+        return Ok(order.into_iter().filter_map(|j| slots[j].take()).collect());
+    }
+    if verdicts.len() == claims.len() {
+        return Ok(verdicts);
+    }
+    let named: Vec<String> = missing
+        .iter()
+        .map(|&i| format!("claim {} ({:?})", i + 1, claims[i]))
+        .collect();
+    Err(format!(
+        "the judge gave {} for {} and no verdict for {}",
+        plural(verdicts.len(), "verdict"),
+        plural(claims.len(), "claim"),
+        named.join(", ")
+    ))
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// The judge's verdicts (`{ verdicts: [...] }`).
@@ -282,8 +360,10 @@ impl<M: ClaimMetric> ClaimScorer<M> {
                 })
                 .await?;
             p.result.analyze_prompt = Some(prompt);
-            p.result.analyze_step_result = Some(analyze_step::<M>(judged.value.items()));
-            judged.value.into_items()
+            let items = align_verdicts(&claims, judged.value.into_items())
+                .map_err(|msg| p.fail("analyze", JudgeError::new(ErrorCode::JudgeOutput, msg)))?;
+            p.result.analyze_step_result = Some(analyze_step::<M>(&items));
+            items
         };
         p.complete("analyze");
 
@@ -336,7 +416,7 @@ impl<M: ClaimMetric> crate::scorers::Scorer for ClaimScorer<M> {
 /// validation); `$item` has a `verdict: String` label.
 #[macro_export]
 macro_rules! claim_steps {
-    ($(#[$claims_doc:meta])* $claims:literal, $verdicts:literal, $item:ty) => {
+    ($(#[$claims_doc:meta])* $claims:literal, $verdicts:literal, $item:ty $(, claim: $claim:ident)?) => {
         $(#[$claims_doc])*
         #[derive(Debug, Clone, ::serde::Serialize, ::serde::Deserialize, ::schemars::JsonSchema)]
         pub struct Claims {
@@ -373,6 +453,11 @@ macro_rules! claim_steps {
             fn label(&self) -> &str {
                 &self.verdict
             }
+            $(
+                fn claim(&self) -> Option<&str> {
+                    self.$claim.as_deref()
+                }
+            )?
         }
     };
 }

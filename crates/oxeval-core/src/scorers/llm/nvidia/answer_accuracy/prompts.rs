@@ -33,7 +33,7 @@ Answer: {"rating":0}"#;
 // Judge 2 reads the roles swapped (the reference as `proposed_answer`, the response as
 // `ground_truth`), so it states no side as correct: it rates how well the two match.
 const JUDGE_2: &str = "Task: compare the proposed answer to a question with the ground truth answer and rate how well they match.
-4 = full match: the proposed answer agrees with the ground truth on every aspect, topic, number, measure, date and unit;
+4 = exact match: the proposed answer is fully consistent with the ground truth and covers every aspect, topic, number, measure, date and unit of it (a shorter answer that leaves some of them out is a partial match);
 2 = partial match: the proposed answer mostly agrees with the ground truth, with minor differences in places;
 0 = no match: the proposed answer is inaccurate, incomplete or unrelated to the ground truth, or does not address the question.
 Give the rating without any explanation. Return JSON and nothing else: {\"rating\": 0 | 2 | 4}";
@@ -100,7 +100,7 @@ mod tests {
             (
                 "judge 2",
                 judge_2(QUESTION, RESPONSE, REFERENCE),
-                "54e07f7413a8daf0910fa11464cd79967311cf960660eadc77cce6e233341a08",
+                "58488be62167bee79fba044dc2820de90fa64b1eba66baabeb89b61c45e0216c",
             ),
         ]);
     }
@@ -117,5 +117,14 @@ mod tests {
             println!("{name}: {len} chars (Ragas {ragas})");
             assert!(len <= ragas, "{name}: {len} > {ragas}");
         }
+    }
+
+    /// Issue 23: judge 2's 4 is an exact match (Ragas's wording), not a "full match".
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = judge_2("q", "a", "r");
+        assert!(p.contains("4 = exact match"));
+        assert!(!p.contains("full match"));
+        assert!(p.contains("a shorter answer that leaves some of them out is a partial match"));
     }
 }
