@@ -4,6 +4,7 @@
 //! [`engine`] (structured output, parsing, validation, fallback, retries) → [`pipeline`]
 //! (steps and records) → [`scorers`] (prompts and score math).
 
+pub mod agreement;
 pub mod engine;
 pub mod error;
 pub mod evals;
