@@ -140,3 +140,88 @@ describe('Mastra prompts carry the anchor’s side of each boundary', () => {
     expect(r.analyzePrompt).toContain('false or untrustworthy')
   })
 })
+
+describe('the calibration set (offline part of `npm run calibrate`)', () => {
+  it('loads, routes every case to an existing scorer and step, at least 10 per scorer', async () => {
+    const { checkCases, loadCases, MIN_PER_SCORER } = await import('../calibrate/cases.mjs')
+    const cases = loadCases()
+    expect(checkCases(cases, oxeval)).toEqual([])
+    const per = new Map<string, number>()
+    for (const c of cases) per.set(c.scorer, (per.get(c.scorer) ?? 0) + 1)
+    // every scorer whose prompt issue 23 changed has its boundary cases
+    expect([...per.keys()].sort()).toEqual(
+      [
+        'createAnswerAccuracyScorer',
+        'createAnswerRelevancyScorer',
+        'createAnswerSimilarityScorer',
+        'createContextRecallScorer',
+        'createContextRelevanceScorer',
+        'createContextRelevanceScorerLLM',
+        'createFactualCorrectnessScorer',
+        'createFaithfulnessScorer',
+        'createNoiseSensitivityScorerLLM',
+        'createResponseGroundednessScorer',
+        'createSummarizationScorer',
+      ].sort(),
+    )
+    for (const n of per.values()) expect(n).toBeGreaterThanOrEqual(MIN_PER_SCORER)
+    // both sides of the rules are represented per scorer
+    for (const s of per.keys()) {
+      const labels = new Set(cases.filter((c: Any) => c.scorer === s).map((c: Any) => c.expected))
+      expect([s, [...labels].sort()]).toEqual([s, ['fail', 'pass']])
+    }
+  })
+
+  it('every case runs through its oxeval scorer end to end (the offline heuristic judge on 127.0.0.1)', async () => {
+    const { loadCases } = await import('../calibrate/cases.mjs')
+    const { startJudgeServer, heuristicJudge } = await import('../testing/judge-server.mjs')
+    const judge = await startJudgeServer({ handler: heuristicJudge })
+    try {
+      const model = { id: 'openai/calibrate-offline', url: judge.url, apiKey: 'offline' }
+      const failed: string[] = []
+      for (const c of loadCases()) {
+        try {
+          const r: Any = await (oxeval as Any)[c.scorer]({ ...(c.options ?? {}), model, modelSettings: { retryDelayMs: 1 } }).run({ ...c.run })
+          if (typeof r.score !== 'number') failed.push(`${c.id}: no score`)
+        } catch (e: Any) {
+          failed.push(`${c.id}: ${e.code}: ${e.message}`)
+        }
+      }
+      expect(failed).toEqual([])
+    } finally {
+      await judge.close()
+    }
+  }, 60_000)
+
+  it('reports a broken case: unknown scorer, unknown step, bad label, too few cases', async () => {
+    const { checkCases } = await import('../calibrate/cases.mjs')
+    const base = { file: 'x.jsonl', rule: 'r', side: 's', anchor: 'mastra', cut: 0.5, run: { output: 'o' } }
+    const problems = checkCases(
+      [
+        { ...base, line: 1, id: 'a', scorer: 'createNoSuchScorer', step: 'analyze', expected: 'pass' },
+        { ...base, line: 2, id: 'b', scorer: 'createFaithfulnessScorer', step: 'judge', expected: 'pass', options: { context: ['c'] } },
+        { ...base, line: 3, id: 'b', scorer: 'createFaithfulnessScorer', step: 'analyze', expected: 'yes', options: { context: ['c'] } },
+        { ...base, line: 4, id: 'd', scorer: 'createFaithfulnessScorer', step: 'analyze', expected: 'fail', run: { answer: 'o' }, options: { context: ['c'] } },
+      ],
+      oxeval,
+    )
+    expect(problems).toEqual([
+      'x.jsonl:1 (a): scorer createNoSuchScorer is not an oxeval factory',
+      'x.jsonl:2 (b): step judge is not a step of createFaithfulnessScorer (preprocess, analyze, generateScore, generateReason)',
+      'x.jsonl:3 (b): id appears twice',
+      "x.jsonl:3 (b): expected must be 'pass' or 'fail'",
+      'x.jsonl:4 (d): run.answer is not a run field (input, output, groundTruth, context)',
+      'createFaithfulnessScorer: 3 cases, at least 10 needed',
+    ])
+  })
+
+  it('without a key the run says so and exits 0 (never a live call in npm test)', async () => {
+    const { spawnSync } = await import('node:child_process')
+    const env = { ...process.env, OPENAI_API_KEY: '' }
+    const p = spawnSync(process.execPath, ['calibrate/run.mjs'], { env, encoding: 'utf8' })
+    expect(p.status).toBe(0)
+    expect(p.stdout).toMatch(/^calibrate: skipped: no OPENAI_API_KEY in the environment/)
+    const { loadCases } = await import('../calibrate/cases.mjs')
+    expect(p.stdout).toContain(`${loadCases().length} cases loaded and routed.`)
+  })
+})
