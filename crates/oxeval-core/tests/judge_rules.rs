@@ -84,6 +84,43 @@ async fn faithfulness_a_skipped_claim_fails_the_step_naming_it() {
         f.message
     );
     assert_eq!(f.completed_steps, ["preprocess"]);
+    // the re-ask told the judge which claim it skipped
+    let reasks: Vec<Seen> = requests(&server)
+        .await
+        .into_iter()
+        .filter(|s| s.fallback && s.schema == "faithfulness_verdicts")
+        .collect();
+    assert_eq!(reasks.len(), 1);
+    assert!(
+        reasks[0]
+            .prompt
+            // on the REJECTED line, as a JSON string
+            .contains(r#"no verdict for claim 2 (\"Paris has 9 million people.\")"#),
+        "{}",
+        reasks[0].prompt
+    );
+}
+
+/// The judge rewords a claim but gives one verdict per claim: positional, no error.
+#[tokio::test]
+async fn faithfulness_reworded_claims_with_the_right_count_stay_positional() {
+    let server = faithfulness_server(
+        r#"{"verdicts":[
+            {"claim":"Paris lies in France","verdict":"yes","reason":"a"},
+            {"claim":"Paris has 9 million people.","verdict":"no","reason":"b"},
+            {"claim":"Paris is on the Seine.","verdict":"yes","reason":"c"}]}"#,
+    )
+    .await;
+    let r = score(&faithfulness(&server), json!({"output": OUTPUT})).await;
+    let v = r.analyze_step_result.unwrap();
+    let reasons: Vec<&str> = v["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["a", "b", "c"]);
+    assert_eq!(r.score, Some(0.67));
 }
 
 /// Without claim texts the verdicts stay positional (Mastra's behaviour), with the count

@@ -54,28 +54,29 @@ fn claim_key(s: &str) -> String {
         .to_lowercase()
 }
 
-/// The verdicts in claim order, using the claim each verdict repeats.
+/// How the verdicts line up with the claims, by the claim each verdict repeats: `None` to keep
+/// them as sent, `Some(order)` for the verdict indices in claim order.
 ///
 /// - Some verdict repeats no claim: kept as sent (positional, Mastra's behaviour).
 /// - Every claim has a verdict with its text: the verdicts in claim order; verdicts naming
-///   no claim (a duplicate or an invented one) are dropped, so none shifts another.
+///   no claim (a duplicate or an invented one) are left out, so none shifts another.
 /// - A claim has no verdict while the count differs from the claims': an error naming the
 ///   claims left without a verdict (positional verdicts would be shifted onto wrong claims).
-/// - The counts agree but the texts differ (the judge reworded a claim): positional.
-pub fn align_verdicts<I: VerdictItem>(
+/// - The counts agree but some text differs (the judge reworded a claim): positional.
+pub fn alignment<I: VerdictItem>(
     claims: &[String],
-    verdicts: Vec<I>,
-) -> Result<Vec<I>, String> {
+    verdicts: &[I],
+) -> Result<Option<Vec<usize>>, String> {
     let Some(texts) = verdicts
         .iter()
         .map(|v| v.claim().map(claim_key))
         .collect::<Option<Vec<String>>>()
     else {
-        return Ok(verdicts);
+        return Ok(None);
     };
     let wanted: Vec<String> = claims.iter().map(|c| claim_key(c)).collect();
     if texts == wanted {
-        return Ok(verdicts);
+        return Ok(None);
     }
     let mut used = vec![false; texts.len()];
     let mut order = Vec::with_capacity(wanted.len());
@@ -90,11 +91,10 @@ pub fn align_verdicts<I: VerdictItem>(
         }
     }
     if missing.is_empty() {
-        let mut slots: Vec<Option<I>> = verdicts.into_iter().map(Some).collect();
-        return Ok(order.into_iter().filter_map(|j| slots[j].take()).collect());
+        return Ok(Some(order));
     }
     if verdicts.len() == claims.len() {
-        return Ok(verdicts);
+        return Ok(None);
     }
     let named: Vec<String> = missing
         .iter()
@@ -106,6 +106,20 @@ pub fn align_verdicts<I: VerdictItem>(
         plural(claims.len(), "claim"),
         named.join(", ")
     ))
+}
+
+/// The verdicts in claim order (see [`alignment`]).
+pub fn align_verdicts<I: VerdictItem>(
+    claims: &[String],
+    verdicts: Vec<I>,
+) -> Result<Vec<I>, String> {
+    match alignment(claims, &verdicts)? {
+        None => Ok(verdicts),
+        Some(order) => {
+            let mut slots: Vec<Option<I>> = verdicts.into_iter().map(Some).collect();
+            Ok(order.into_iter().filter_map(|j| slots[j].take()).collect())
+        }
+    }
 }
 
 fn plural(n: usize, noun: &str) -> String {
@@ -356,7 +370,10 @@ impl<M: ClaimMetric> ClaimScorer<M> {
             let want = claims.len();
             let judged = p
                 .structured_expect::<M::Verdicts>("analyze", M::INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem::<M>(v, want)
+                    // the re-ask names a skipped claim when the verdicts repeat theirs
+                    alignment(&claims, v.items())
+                        .err()
+                        .or_else(|| verdict_problem::<M>(v, want))
                 })
                 .await?;
             p.result.analyze_prompt = Some(prompt);
