@@ -47,7 +47,7 @@ pub trait VerdictItem: Serialize + Send + Sync {
 /// trailing punctuation or quotes do not matter.
 fn claim_key(s: &str) -> String {
     s.trim()
-        .trim_end_matches(|c: char| matches!(c, '.' | '!' | '?' | '"' | '\'' | ' '))
+        .trim_end_matches(['.', '!', '?', '"', '\'', ' '])
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
