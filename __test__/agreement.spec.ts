@@ -3,11 +3,13 @@
 // the same numbers, the CLI summary lines, the HTML report card and `toAgreeWithLabels`. The
 // expected values are computed here with independent formulas (κ from the 2×2 table, ρ by the
 // rank-difference formula), not read back from oxeval.
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { formatSummary } from '../cli/summary.mjs'
 import { renderHtmlReport } from '../report/html.mjs'
 import { evalMatchers, registerEvalMatchers } from '../vitest/index.mjs'
-import { failure, oxeval, type Any } from './helpers/setup'
+import { failure, oxeval, useJudgeServer, type Any } from './helpers/setup'
+import { jsonl, judgeArgs, readOut, runCli, tempDir } from './helpers/cli'
+import { heuristicJudge } from '../testing/judge-server.mjs'
 
 const { runEvals, summarizeItems } = oxeval
 
@@ -124,5 +126,37 @@ describe('surfaces', () => {
     registerEvalMatchers()
     expect(r).toAgreeWithLabels(0.4)
     expect(r).not.toAgreeWithLabels(0.9)
+  })
+})
+
+describe('the CLI: run and merge report agreement from a dataset’s labels', () => {
+  const server = useJudgeServer({ handler: heuristicJudge })
+  const dir = tempDir('oxeval-agreement-')
+  afterAll(() => dir.remove())
+
+  it('prints one line per labeled scorer, keeps the labels in --out, and merge recomputes them', async () => {
+    const id = 'answer-relevancy-scorer'
+    // the heuristic judge: word overlap, so 1 for the on-topic answers and 0 for the others
+    const data = dir.write(
+      'data.jsonl',
+      jsonl([
+        { input: 'What is the capital of France?', output: 'Paris is the capital of France.', expected: { [id]: 'pass' } },
+        { input: 'How many legs does a spider have?', output: 'I like turtles.', expected: { [id]: 0 } },
+        { input: 'Who wrote Hamlet?', output: 'Shakespeare wrote Hamlet.', expected: { [id]: 1 } },
+        { input: 'What is 2 + 2?', output: 'The weather is nice.', expected: { [id]: 'pass' } },
+      ]),
+    )
+    const out = dir.p('out.jsonl')
+    const r = await runCli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--threshold', 'answer-relevancy=0.5', '--out', out])
+    expect(r.code).toBe(0)
+    // pass/pass 2, fail/fail 1, fail/pass 1: pₒ = 3/4, pₑ = ½·¾ + ½·¼ = ½, κ = 0.5
+    const line = `${id}: κ 0.50 at >= 0.5 (judge/label pass/pass 2, fail/fail 1, pass/fail 0, fail/pass 1), MAE 0.00, ρ 1.00, 4 of 4 labeled items scored`
+    expect(r.stdout).toContain(`agreement with your labels:\n  ${line}`)
+    // items are written as they finish: compare in index order
+    const written = readOut(out).items.sort((a: Any, b: Any) => a.index - b.index)
+    expect(written.map((it: Any) => it.expected[id])).toEqual(['pass', 0, 1, 'pass'])
+    const m = await runCli(['merge', out])
+    expect(m.code).toBe(0)
+    expect(m.stdout).toContain(line)
   })
 })
