@@ -96,8 +96,15 @@ describe('runEvals agreement', () => {
     expect(a.spearmanReason).toMatch(/at least 2 scored items with numeric labels, got 0/)
   })
 
-  it('a bad label or an unknown scorer id fails the run with a clear error', async () => {
-    const bad = await failure(runEvals({ data: [{ input: 'a', output: 'o', judged: 1, expected: { j: 'yes' } }], scorers: [tableScorer('j')] }))
+  it('a bad label or an unknown scorer id fails the run with a clear error, before the item’s target and scorers run', async () => {
+    let calls = 0
+    const counting = { id: 'j', async run() { calls++; return { score: 1 } } }
+    const target = async () => {
+      calls++
+      return 'o'
+    }
+    const bad = await failure(runEvals({ data: [{ input: 'a', judged: 1, expected: { j: 'yes' } }], scorers: [counting], target }))
+    expect(calls).toBe(0)
     expect(String(bad.message)).toContain(`item 0: expected["j"] must be a number, 'pass' or 'fail', got the string "yes"`)
     const unknown = await failure(runEvals({ data: [{ input: 'a', output: 'o', judged: 1, expected: { k: 1 } }], scorers: [tableScorer('j')] }))
     expect(String(unknown.message)).toContain('expected names the scorer "k", which is not in this run (scorers: j)')

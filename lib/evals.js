@@ -350,6 +350,8 @@ async function runEvals(config) {
     const t0 = performance.now()
     const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
     const item = isObj ? raw : {}
+    // the core checks the labels before the target or any judge call for this item
+    if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
     const r = { index }
     if (isObj && item.id !== undefined) r.id = item.id
     r.input = item.input

@@ -1090,6 +1090,13 @@ impl EvalAccumulator {
         out
     }
 
+    /// Whether an item's labels (`{ index, expected? }`) are usable, before its scorers run
+    /// (runEvals asks first, so a bad label costs no judge call).
+    pub fn check_labels(&self, item: &Value) -> Result<(), InvalidArgument> {
+        let index = item.get("index").and_then(Value::as_u64).unwrap_or(0);
+        self.labels_of(item, index).map(|_| ())
+    }
+
     /// The item's `expected` labels (`{ [scorerId]: number | 'pass' | 'fail' }`), checked:
     /// each key a scorer of this run, each value a label.
     fn labels_of(&self, item: &Value, index: u64) -> Result<Vec<(String, Label)>, InvalidArgument> {
