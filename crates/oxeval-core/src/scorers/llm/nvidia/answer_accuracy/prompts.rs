@@ -33,7 +33,7 @@ Answer: {"rating":0}"#;
 // Judge 2 reads the roles swapped (the reference as `proposed_answer`, the response as
 // `ground_truth`), so it states no side as correct: it rates how well the two match.
 const JUDGE_2: &str = "Task: compare the proposed answer to a question with the ground truth answer and rate how well they match.
-4 = exact match: the proposed answer is fully consistent with the ground truth and covers every aspect, topic, number, measure, date and unit of it (a shorter answer that leaves some of them out is a partial match);
+4 = exact match: the proposed answer and the ground truth say the same thing, alike in every aspect, topic, number, measure, date and unit (when either one gives details the other lacks, it is a partial match);
 2 = partial match: the proposed answer mostly agrees with the ground truth, with minor differences in places;
 0 = no match: the proposed answer is inaccurate, incomplete or unrelated to the ground truth, or does not address the question.
 Give the rating without any explanation. Return JSON and nothing else: {\"rating\": 0 | 2 | 4}";
@@ -100,7 +100,7 @@ mod tests {
             (
                 "judge 2",
                 judge_2(QUESTION, RESPONSE, REFERENCE),
-                "58488be62167bee79fba044dc2820de90fa64b1eba66baabeb89b61c45e0216c",
+                "fffd3bdc0f33c54008a2e539cf98245724b311b5a0ca852742dbfdd4e8e1f4f4",
             ),
         ]);
     }
@@ -125,6 +125,6 @@ mod tests {
         let p = judge_2("q", "a", "r");
         assert!(p.contains("4 = exact match"));
         assert!(!p.contains("full match"));
-        assert!(p.contains("a shorter answer that leaves some of them out is a partial match"));
+        assert!(p.contains("when either one gives details the other lacks, it is a partial match"));
     }
 }
