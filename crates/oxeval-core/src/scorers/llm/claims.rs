@@ -57,7 +57,8 @@ fn claim_key(s: &str) -> String {
 /// How the verdicts line up with the claims, by the claim each verdict repeats: `None` to keep
 /// them as sent, `Some(order)` for the verdict indices in claim order.
 ///
-/// - Some verdict repeats no claim: kept as sent (positional, Mastra's behaviour).
+/// - No verdict, or some verdict repeats no claim: kept as sent (positional, Mastra's
+///   behaviour; the count check warns).
 /// - Every claim has a verdict with its text: the verdicts in claim order; verdicts naming
 ///   no claim (a duplicate or an invented one) are left out, so none shifts another.
 /// - A claim has no verdict while the count differs from the claims': an error naming the
@@ -67,6 +68,9 @@ pub fn alignment<I: VerdictItem>(
     claims: &[String],
     verdicts: &[I],
 ) -> Result<Option<Vec<usize>>, String> {
+    if verdicts.is_empty() {
+        return Ok(None);
+    }
     let Some(texts) = verdicts
         .iter()
         .map(|v| v.claim().map(claim_key))
@@ -477,4 +481,88 @@ macro_rules! claim_steps {
             )?
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scorers::llm::faithfulness::Verdict;
+
+    fn v(claim: Option<&str>, reason: &str) -> Verdict {
+        Verdict {
+            claim: claim.map(str::to_string),
+            verdict: "yes".into(),
+            reason: reason.into(),
+        }
+    }
+
+    fn reasons(vs: &[Verdict]) -> Vec<&str> {
+        vs.iter().map(|x| x.reason.as_str()).collect()
+    }
+
+    fn claims(cs: &[&str]) -> Vec<String> {
+        cs.iter().map(|c| c.to_string()).collect()
+    }
+
+    #[test]
+    fn alignment_table() {
+        let cs = claims(&["A is 1.", "B is 2.", "A is 1."]);
+        // in order: kept as sent
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("A is 1."), "a"),
+                v(Some("B is 2."), "b"),
+                v(Some("A is 1."), "c"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a", "b", "c"]);
+        // out of order, case and final punctuation differ, a duplicate claim matched once each
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("b is 2"), "b"),
+                v(Some("A is 1"), "a1"),
+                v(Some(" a  is 1. "), "a2"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a1", "b", "a2"]);
+        // an extra verdict naming no claim is left out once every claim has its own
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("A is 1."), "a"),
+                v(Some("C is 3."), "x"),
+                v(Some("B is 2."), "b"),
+                v(Some("A is 1."), "c"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a", "b", "c"]);
+        // one verdict without its claim: positional, whatever the count
+        let got = align_verdicts(&cs, vec![v(Some("B is 2."), "b"), v(None, "n")]).unwrap();
+        assert_eq!(reasons(&got), ["b", "n"]);
+        // a reworded claim with the right count: positional
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("A equals 1"), "a"),
+                v(Some("B is 2."), "b"),
+                v(Some("A is 1."), "c"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a", "b", "c"]);
+        // a skipped claim with a short list: the error names it
+        let e = align_verdicts(&cs, vec![v(Some("A is 1."), "a"), v(Some("A is 1."), "c")])
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "the judge gave 2 verdicts for 3 claims and no verdict for claim 2 (\"B is 2.\")"
+        );
+        // no verdict at all: nothing says which claims were meant, the count check warns instead
+        assert!(align_verdicts::<Verdict>(&cs, vec![]).unwrap().is_empty());
+    }
 }
