@@ -9,6 +9,8 @@ import json
 import math
 import sys
 
+CASE_TIMEOUT_S = 180
+
 
 async def main(model: str) -> None:
     from openai import AsyncOpenAI
@@ -53,7 +55,8 @@ async def main(model: str) -> None:
             continue
         case = json.loads(line)
         try:
-            value = await score(case)
+            # a case that does not finish in time is reported, the run goes on
+            value = await asyncio.wait_for(score(case), timeout=CASE_TIMEOUT_S)
             ok = isinstance(value, (int, float)) and math.isfinite(value)
             out = {"id": case["id"], "score": value} if ok else {"id": case["id"], "error": f"ragas gave {value!r}"}
         except Exception as e:  # the case's failure is reported, the run goes on

@@ -12,6 +12,7 @@
 //                     [--concurrency 4] [--out calibrate/last-run.json]
 //                     [--base-url http://127.0.0.1:PORT/v1]   (an OpenAI-compatible server for both
 //                     sides, e.g. oxeval/testing's scripted judge: checks the plumbing, no figures)
+//                     [--python /path/to/venv/bin/python]      (the Python with ragas 0.4.3)
 import { spawnSync, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -26,7 +27,7 @@ export const DEFAULT_MODEL = 'openai/gpt-4o-mini-2024-07-18'
 const KEY_ENV = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', google: 'GOOGLE_GENERATIVE_AI_API_KEY' }
 
 function args(argv) {
-  const o = { model: DEFAULT_MODEL, only: null, anchor: true, concurrency: 4, out: fileURLToPath(new URL('./last-run.json', import.meta.url)), baseUrl: null }
+  const o = { model: DEFAULT_MODEL, only: null, anchor: true, concurrency: 4, out: fileURLToPath(new URL('./last-run.json', import.meta.url)), baseUrl: null, python: 'python3' }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -39,6 +40,7 @@ function args(argv) {
     else if (a === '--concurrency') o.concurrency = Math.max(1, Number.parseInt(next(), 10) || 1)
     else if (a === '--out') o.out = next()
     else if (a === '--base-url') o.baseUrl = next()
+    else if (a === '--python') o.python = next()
     else throw new TypeError(`unknown argument ${a} (see the header of calibrate/run.mjs)`)
   }
   return o
@@ -84,15 +86,17 @@ async function mastraScores(cases, model, concurrency) {
 }
 
 /** ragas through Python (calibrate/ragas_anchor.py), or why not. */
-function ragasAvailable() {
-  const p = spawnSync('python3', ['-c', 'import ragas, sys; sys.stdout.write(ragas.__version__)'], { encoding: 'utf8' })
-  return p.status === 0 ? { version: p.stdout.trim() } : { why: 'python3 cannot import ragas (pip install ragas==0.4.3 langchain-community==0.4.1)' }
+function ragasAvailable(python) {
+  const p = spawnSync(python, ['-c', 'import ragas, sys; sys.stdout.write(ragas.__version__)'], { encoding: 'utf8' })
+  return p.status === 0 ? { version: p.stdout.trim() } : { why: `${python} cannot import ragas (pip install ragas==0.4.3 langchain-community==0.4.1, or --python PATH)` }
 }
 
-function ragasScores(cases, model) {
+function ragasScores(cases, model, o) {
   return new Promise((resolve) => {
     const script = fileURLToPath(new URL('./ragas_anchor.py', import.meta.url))
-    const child = spawn('python3', [script, model.replace(/^openai\//, '')], { stdio: ['pipe', 'pipe', 'inherit'] })
+    // the OpenAI client ragas uses reads its endpoint and key from the environment
+    const env = o.baseUrl ? { ...process.env, OPENAI_BASE_URL: o.baseUrl, OPENAI_API_KEY: process.env.OPENAI_API_KEY || 'local' } : process.env
+    const child = spawn(o.python, [script, model.replace(/^openai\//, '')], { stdio: ['pipe', 'pipe', 'inherit'], env })
     let text = ''
     child.stdout.on('data', (d) => (text += d))
     child.on('close', () => {
@@ -149,17 +153,17 @@ async function main() {
   const model = { id: o.model, apiKey: key, ...(o.baseUrl ? { url: o.baseUrl } : {}) }
   const ox = await pool(cases, o.concurrency, (c) => oxevalScore(c, model))
   const anchor = new Array(cases.length).fill(null)
-  const ragas = ragasAvailable()
+  const ragas = ragasAvailable(o.python)
   if (o.anchor) {
     const mi = cases.map((c, i) => (c.anchor === 'mastra' ? i : -1)).filter((i) => i >= 0)
     const mr = await mastraScores(mi.map((i) => cases[i]), model, o.concurrency)
     mi.forEach((i, k) => (anchor[i] = mr[k]))
     const ri = cases.map((c, i) => (c.anchor === 'ragas' ? i : -1)).filter((i) => i >= 0)
-    if (ri.length && ragas.version && !o.baseUrl) {
-      const rr = await ragasScores(ri.map((i) => cases[i]), o.model)
+    if (ri.length && ragas.version) {
+      const rr = await ragasScores(ri.map((i) => cases[i]), o.model, o)
       ri.forEach((i, k) => (anchor[i] = rr[k]))
     } else if (ri.length) {
-      console.log(`calibrate: the ragas anchor is skipped: ${o.baseUrl ? 'a --base-url run checks the plumbing only' : ragas.why}`)
+      console.log(`calibrate: the ragas anchor is skipped: ${ragas.why}`)
     }
   }
   const rows = cases.map((c, i) => ({
