@@ -22,6 +22,11 @@ export declare class NativeEvalAccumulator {
    */
   add(item: string): Record<string, unknown>
   /**
+   * Check an item's labels (`{ index, expected? }` as JSON text) before its scorers run →
+   * `{ ok, value: null }`, or the TypeError outcome naming the item and the label.
+   */
+  checkLabels(item: string): Record<string, unknown>
+  /**
    * The run summary so far, with its outcome → `{ ok, value }`. `end`: JSON text
    * `{ aborted?, unfinished? }` from the runner (absent: a run that finished).
    */

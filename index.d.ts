@@ -447,8 +447,43 @@ export interface EvalItem {
   groundTruth?: unknown
   context?: string[]
   requestContext?: unknown
+  /** Your own labels per scorer id: a score, or `'pass'` / `'fail'` at the scorer's threshold.
+   * The result's `agreement` then says how far the judge agrees with them. Not passed to the
+   * scorers' runs. */
+  expected?: Record<string, EvalLabel>
   /** Any other field is passed to every scorer's run (e.g. summarization's `source`). */
   [field: string]: unknown
+}
+
+/** A human label for one scorer on one item. */
+export type EvalLabel = number | 'pass' | 'fail'
+
+/**
+ * How far a scorer's judge agrees with the items' `expected` labels (only scored items count;
+ * an unscored item is never agreement). MAE and Spearman's ρ (ties by average ranks) over
+ * numeric labels; Cohen's κ at the threshold over every label. An undefined statistic is
+ * `null` with its reason, never NaN.
+ */
+export interface EvalAgreement {
+  /** Items with a label for this scorer. */
+  labeled: number
+  /** Of those, items the scorer scored (the pairs). */
+  scored: number
+  unscored: number
+  /** Scored items with a numeric label. */
+  numeric: number
+  /** Mean |judge score − label| over numeric labels. */
+  mae: number | null
+  spearman: number | null
+  spearmanReason?: string
+  /** The pass/fail line: the scorer's threshold, else half its scale (a gate: 1). */
+  threshold: string
+  kappa: number | null
+  kappaReason?: string
+  /** Share of scored items on the same side of the threshold. */
+  observedAgreement: number | null
+  /** Judge × label at the threshold. */
+  confusion: { bothPass: number; bothFail: number; judgePassLabelFail: number; judgeFailLabelPass: number }
 }
 
 /**
@@ -510,6 +545,8 @@ export interface EvalItemResult {
   input: unknown
   output: unknown
   groundTruth?: unknown
+  /** The item's labels, as given. */
+  expected?: Record<string, EvalLabel>
   /** The target threw (or the item was unusable): no scorer ran for it. */
   targetError?: EvalErrorJson
   /** Each scorer's full result (with trials, the first successful trial's). */
@@ -624,6 +661,8 @@ export interface RunEvalsResult {
   stopped?: { code: 'OXEVAL_RUN_STOPPED'; message: string }
   gateResults?: Array<{ id: string; passed: boolean; score: number }>
   thresholdResults?: EvalThresholdResult[]
+  /** Per scorer with labels (items' `expected`): agreement of its judge with them. */
+  agreement?: Record<string, EvalAgreement>
   /** Failed runs per scorer (never turned into a 0). */
   errors: Record<string, number>
   coverage: Record<string, { scored: number; total: number }>

@@ -1,7 +1,7 @@
 // The summary printed on stdout after a run or a merge: one row per scorer (mean, coverage,
 // errors, std, 95% CI, threshold, tokens), gates and the verdict, then the worst items.
 import { safeText } from './terminal.mjs'
-import { asText, badness, itemError, itemPasses, itemReason, itemScore, outcomeOf, thresholdText, usageCost } from '../report/items.mjs'
+import { agreementText, asText, badness, itemError, itemPasses, itemReason, itemScore, outcomeOf, thresholdText, usageCost } from '../report/items.mjs'
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-')
 const int = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '-')
@@ -104,6 +104,13 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
   if (ns && Object.keys(ns).length) {
     // Mastra 1.71's notScorable: out of the mean and of coverage's count
     out.push(`not scorable (left out of mean and coverage): ${Object.entries(ns).map(([id, n]) => `${id} ${n}`).join(', ')}`)
+  }
+  const agreement = Object.entries(run.agreement || {})
+  if (agreement.length > 0) {
+    // items' `expected` labels: how far each judge agrees with them
+    out.push('')
+    out.push('agreement with your labels:')
+    for (const [id, a] of agreement) out.push(`  ${agreementText(id, a)}`)
   }
   out.push('')
   out.push(...outcomeLines(run, { shard }))

@@ -447,7 +447,9 @@ export interface FaithfulnessPreprocess {
  */
 export interface FaithfulnessAnalysis {
   /**
-   * Items: One claim's verdict in `analyzeStepResult`.
+   * Items: One claim's verdict in `analyzeStepResult` (a verdict the judge sent with its `claim`
+   * keeps it there too, as in Mastra's raw verdicts; the result type documents the two fields
+   * every verdict has).
    */
   verdicts: {
     /**

@@ -350,6 +350,8 @@ async function runEvals(config) {
     const t0 = performance.now()
     const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
     const item = isObj ? raw : {}
+    // the core checks the labels before the target or any judge call for this item
+    if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
     const r = { index }
     if (isObj && item.id !== undefined) r.id = item.id
     r.input = item.input
@@ -371,6 +373,7 @@ async function runEvals(config) {
     }
     r.output = output
     if (item.groundTruth !== undefined) r.groundTruth = item.groundTruth
+    if (item.expected !== undefined) r.expected = item.expected
     r.results = {}
     r.errors = {}
     const runs = {}
@@ -378,7 +381,8 @@ async function runEvals(config) {
       // the item's own fields reach the scorers (groundTruth, context, requestContext, and any
       // field a scorer reads from its run, e.g. summarization's `source`); `id` is the item's
       const runInput = {}
-      for (const k of Object.keys(item)) if (k !== 'id' && item[k] !== undefined) runInput[k] = item[k]
+      // `expected` holds the user's labels for the agreement report, not a run field
+      for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && item[k] !== undefined) runInput[k] = item[k]
       runInput.input = item.input
       runInput.output = output
       const custom = itemIdOf ? itemIdOf(raw, index) : undefined
@@ -398,7 +402,7 @@ async function runEvals(config) {
         else r.errors[e.id] = errorJson(o[0].error)
       })
     }
-    const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs })))
+    const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected })))
     finishedItems++
     if (added.stop && !stoppedEarly) {
       // the core's early stop: no new item starts, the work in flight is cut, the rest is recorded as not run
@@ -523,7 +527,7 @@ function summarizeItems(config) {
         runs[id] = list
       }
     }
-    unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs })))
+    unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs, expected: item.expected })))
   }
   return unwrap(acc.summary(JSON.stringify({ aborted: config.aborted === true })))
 }

@@ -12,7 +12,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeChunks } from './write.mjs'
-import { itemError, itemScore, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
+import { agreementText, itemError, itemScore, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
 
 /** HTML text (element content or a quoted attribute value). */
 export function escapeHtml(value) {
@@ -323,6 +323,9 @@ function scorerCard(s, { summary, scores, prices, gate }) {
       ? `<div>threshold ${escapeHtml(thresholdText(tr.threshold))}: <span class="${tr.passed ? 'pass' : 'fail'}">${tr.passed ? 'PASS' : 'FAIL'}</span></div>`
       : ''
   const cost = usageCost(usage, prices)
+  // the items' `expected` labels: the judge's agreement with them (κ, confusion, MAE, ρ)
+  const ag = summary.agreement && summary.agreement[s.id]
+  const agreement = ag ? `<div class="kv agreement">agreement with your labels: ${escapeHtml(agreementText(s.id, ag).slice(s.id.length + 2))}</div>` : ''
   const lines = [
     `<section class="card" data-scorer="${escapeHtml(s.id)}">`,
     `<h2>${escapeHtml(s.id)}</h2>`,
@@ -330,6 +333,7 @@ function scorerCard(s, { summary, scores, prices, gate }) {
       st.ci95 ? `, 95% CI [${fmt(st.ci95[0])}, ${fmt(st.ci95[1])}]` : ''
     }</span></div>`,
     verdict,
+    agreement,
     `<div class="kv">std ${fmt(st.std)} · min ${fmt(st.min)} · max ${fmt(st.max)} · errors ${int(summary.errors ? summary.errors[s.id] ?? 0 : 0)}</div>`,
     usage
       ? `<div class="kv">tokens ${int(usage.totalTokens)} (in ${int(usage.inputTokens)}, out ${int(usage.outputTokens)}${usage.reasoningTokens ? `, reasoning ${int(usage.reasoningTokens)}` : ''}${

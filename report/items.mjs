@@ -117,3 +117,23 @@ export function scorerViews(scorers, gates, summary) {
     }),
   ]
 }
+
+/** A number for an agreement line: 2 decimals, or `n/a` (with no NaN ever shown). */
+const stat = (x) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(2) : 'n/a')
+
+/**
+ * One scorer's agreement with the items' labels (`result.agreement[id]`) in one line:
+ * κ at the threshold with the confusion counts, MAE, Spearman's ρ, and the reason of any
+ * undefined statistic.
+ */
+export function agreementText(id, a) {
+  const c = a.confusion
+  const parts = [
+    `κ ${stat(a.kappa)} at ${a.threshold} (judge/label pass/pass ${c.bothPass}, fail/fail ${c.bothFail}, pass/fail ${c.judgePassLabelFail}, fail/pass ${c.judgeFailLabelPass})`,
+    `MAE ${stat(a.mae)}`,
+    `ρ ${stat(a.spearman)}`,
+    `${a.scored} of ${a.labeled} labeled items scored`,
+  ]
+  const why = [a.kappaReason && `κ: ${a.kappaReason}`, a.spearmanReason && a.numeric > 0 && `ρ: ${a.spearmanReason}`].filter(Boolean)
+  return `${id}: ${parts.join(', ')}${why.length ? ` (${why.join('; ')})` : ''}`
+}

@@ -59,6 +59,17 @@ impl NativeEvalAccumulator {
         })
     }
 
+    /// Check an item's labels (`{ index, expected? }` as JSON text) before its scorers run →
+    /// `{ ok, value: null }`, or the TypeError outcome naming the item and the label.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn check_labels(&self, item: String) -> Value {
+        guarded(|| {
+            let v = parse(&item, "an eval item")?;
+            let a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            a.check_labels(&v).map(|()| Value::Null)
+        })
+    }
+
     /// The run summary so far, with its outcome → `{ ok, value }`. `end`: JSON text
     /// `{ aborted?, unfinished? }` from the runner (absent: a run that finished).
     #[napi(ts_return_type = "Record<string, unknown>")]

@@ -60,6 +60,10 @@ export interface EvalMatchers<R = unknown> {
   toPassGates(): R
   /** All thresholds passed (fails when none were configured). */
   toPassThresholds(): R
+  /** Cohen's κ between each labeled scorer's judge and the items' `expected` labels (at the
+   * scorer's threshold) is at least `minKappa`; `scorerId` checks one scorer. The failure names
+   * the scorer, κ and the confusion counts. */
+  toAgreeWithLabels(minKappa: number, scorerId?: string): R
 }
 
 type MatcherResult = { pass: boolean; message: () => string }
@@ -69,6 +73,7 @@ export declare const evalMatchers: {
   toHaveScoreBelow(received: unknown, scorerOrMax: string | number, max?: number): MatcherResult
   toPassGates(received: unknown): MatcherResult
   toPassThresholds(received: unknown): MatcherResult
+  toAgreeWithLabels(received: unknown, minKappa: number, scorerId?: string): MatcherResult
 }
 
 /** Registers the matchers on Vitest's `expect` (or use `setupFiles: ['oxeval/vitest/setup']`). */

@@ -4,7 +4,7 @@
 // prints per-scorer means, coverage and the worst items at the end of the run.
 import { expect } from 'vitest'
 import oxeval from '../index.js'
-import { badness, directionOf, itemError, itemPasses, itemReason, itemScore, outcomeOf, scaleOf } from '../report/items.mjs'
+import { agreementText, badness, directionOf, itemError, itemPasses, itemReason, itemScore, outcomeOf, scaleOf } from '../report/items.mjs'
 
 const { runEvals } = oxeval
 const WORST = 5
@@ -133,6 +133,30 @@ export const evalMatchers = {
         failed.length === 0
           ? `expected at least one gate to fail, but all ${gates.length} passed`
           : [`expected all gates to pass, but ${failed.length} failed:`, ...failed.flatMap((g) => [`  ✗ ${g.id}: pass rate ${rate(g.score)}${coverageText(received, g.id)}`, ...worstLines(received, g.id)])].join('\n'),
+    }
+  },
+  /**
+   * Every scorer with labels (items' `expected`) agrees with them at least `minKappa` (Cohen's
+   * κ at its threshold); `scorerId` narrows it to one scorer. An undefined κ fails, with its
+   * reason.
+   */
+  toAgreeWithLabels(received, minKappa, scorerId) {
+    if (!isRunResult(received)) return invalid('toAgreeWithLabels', received)
+    if (typeof minKappa !== 'number' || !(minKappa >= -1 && minKappa <= 1)) {
+      throw new TypeError(`toAgreeWithLabels(minKappa): minKappa must be a number in [-1, 1], got ${String(minKappa)}`)
+    }
+    const all = received.agreement ?? {}
+    const ids = scorerId === undefined ? Object.keys(all) : [scorerId]
+    if (ids.length === 0) return { pass: false, message: () => 'toAgreeWithLabels: no item of this run carries labels (`expected: { [scorerId]: number | \'pass\' | \'fail\' }`)' }
+    const missing = ids.filter((id) => !all[id])
+    if (missing.length > 0) return { pass: false, message: () => `toAgreeWithLabels: scorer "${missing[0]}" has no labels in this run. Labeled: ${Object.keys(all).join(', ') || '(none)'}` }
+    const failed = ids.filter((id) => !(typeof all[id].kappa === 'number' && all[id].kappa >= minKappa))
+    return {
+      pass: failed.length === 0,
+      message: () =>
+        failed.length === 0
+          ? [`expected a scorer's κ below ${minKappa}, but all agree at least that well:`, ...ids.map((id) => `  ${agreementText(id, all[id])}`)].join('\n')
+          : [`expected κ ≥ ${minKappa} with the labels, but ${failed.length} scorer${failed.length === 1 ? '' : 's'} fell short:`, ...failed.map((id) => `  ✗ ${agreementText(id, all[id])}`)].join('\n'),
     }
   },
   toPassThresholds(received) {

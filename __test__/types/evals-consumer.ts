@@ -42,6 +42,14 @@ export async function positive(): Promise<number | null> {
   expect({ score: 1 }).toHaveScoreBelow(2)
   expect(r).toPassThresholds()
   expect(r).toHaveVerdict('passed')
+  // labels: agreement per scorer, the matcher
+  const labeled = await runEvals({ data: [{ input: 'q', output: 'a', expected: { custom: 'pass' } }, { input: 'r', output: 'b', expected: { custom: 0.2 } }], scorers: [custom] })
+  const kappa: number | null | undefined = labeled.agreement?.custom.kappa
+  const counts: number | undefined = labeled.agreement?.custom.confusion.judgePassLabelFail
+  void kappa
+  void counts
+  expect(labeled).toAgreeWithLabels(0.6)
+  expect(labeled).toAgreeWithLabels(0.6, 'custom')
   const passed: RunEvalsResult = await expectEvals({ data: [{ input: 'q', output: 'a' }], scorers: [custom] }).toPass(0.9)
   await expectEval({ data: { input: 'q', output: 'a' }, scorers: [custom] }).toPass()
   void passed
@@ -63,6 +71,10 @@ export async function negative(): Promise<void> {
   void m
   // @ts-expect-error not a verdict
   expect(r).toHaveVerdict('ok')
+  // @ts-expect-error a label is a number, 'pass' or 'fail'
+  await runEvals({ data: [{ input: 'q', output: 'a', expected: { x: 'yes' } }], scorers: [s] })
+  // @ts-expect-error minKappa is a number
+  expect(r).toAgreeWithLabels('high')
   // @ts-expect-error a rule needs one of json/text/fault/reply
   await createTestJudge({ rules: [{ step: 'x', json: {}, fault: 'hang' }] })
   // @ts-expect-error unknown fault

@@ -11,7 +11,9 @@ function supportVerdicts(data, faith) {
   const verdicts = claims.map((c) => {
     const o = overlap(c, ctx)
     const verdict = o > 0.5 ? 'yes' : faith && o > 0.2 ? 'unsure' : 'no'
-    return { verdict, reason: `${Math.round(o * 100)}% of the claim's content words appear in the context.` }
+    const reason = `${Math.round(o * 100)}% of the claim's content words appear in the context.`
+    // faithfulness repeats each claim in its verdict (its prompt asks for it, as Mastra's does)
+    return faith ? { claim: String(c), verdict, reason } : { verdict, reason }
   })
   return { json: { verdicts } }
 }

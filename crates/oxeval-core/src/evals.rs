@@ -31,6 +31,7 @@
 //!   ([`bounded_ci`]: Wilson's interval, with an effective sample size for scores between the
 //!   ends); `null` below two values.
 
+use crate::agreement::{Label, Labels};
 use crate::error::{type_name, InvalidArgument};
 use crate::scorers::Direction;
 use indexmap::IndexMap;
@@ -399,7 +400,7 @@ fn clip(s: &str, n: usize) -> String {
 }
 
 /// A number as a person reads it in a message (at most 3 decimals).
-fn num(x: f64) -> String {
+pub(crate) fn num(x: f64) -> String {
     let s = format!("{x:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s.is_empty() || s == "-" {
@@ -441,6 +442,8 @@ struct Tally {
     usage: UsageTotals,
     /// Signatures of the first runs' persistent failures (`None`: a run that did not fail so).
     early: Vec<Option<String>>,
+    /// The user's labels (`expected[id]`) with the judge's item score.
+    labels: Labels,
 }
 
 /// What the run allows and how it is judged (see the module docs).
@@ -645,6 +648,7 @@ impl EvalAccumulator {
                         not_scorable: 0,
                         usage: UsageTotals::default(),
                         early: Vec::new(),
+                        labels: Labels::default(),
                     },
                 );
             }
@@ -691,6 +695,8 @@ impl EvalAccumulator {
                 )))
             }
         };
+        // checked before anything is counted: a bad label leaves the accumulator unchanged
+        let labels = self.labels_of(item, index)?;
         if !self.seen.insert(index) {
             return Err(InvalidArgument::input(format!(
                 "item index {index} appears twice (shards overlap, or one file was given twice)"
@@ -720,8 +726,12 @@ impl EvalAccumulator {
         self.total_items += 1;
         for (id, tally) in self.scorers.iter_mut() {
             tally.total += 1;
+            let label = labels.iter().find(|(k, _)| k == id).map(|(_, l)| *l);
             let trials = runs.get(id).and_then(Value::as_array);
             let Some(trials) = trials else {
+                if let Some(l) = label {
+                    tally.labels.push(index, None, l);
+                }
                 failed = true;
                 unscored = true;
                 if tally.gate {
@@ -820,6 +830,9 @@ impl EvalAccumulator {
             tally.usage.add(&used);
             item_usage.insert(id.clone(), serde_json::to_value(&used).unwrap_or_default());
             let st = stats(&ok, tally.scale);
+            if let Some(l) = label {
+                tally.labels.push(index, st.mean, l);
+            }
             match st.mean {
                 Some(m) => {
                     tally.scores.push((index, m));
@@ -1110,7 +1123,81 @@ impl EvalAccumulator {
         if let Some(s) = &self.stopped {
             out["stopped"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
         }
+        let agreement: Map<String, Value> = self
+            .scorers
+            .iter()
+            .filter(|(_, t)| !t.labels.is_empty())
+            .map(|(id, t)| (id.clone(), t.agreement()))
+            .collect();
+        if !agreement.is_empty() {
+            out["agreement"] = Value::Object(agreement);
+        }
         out
+    }
+
+    /// Whether an item's labels (`{ index, expected? }`) are usable, before its scorers run
+    /// (runEvals asks first, so a bad label costs no judge call).
+    pub fn check_labels(&self, item: &Value) -> Result<(), InvalidArgument> {
+        let index = item.get("index").and_then(Value::as_u64).unwrap_or(0);
+        self.labels_of(item, index).map(|_| ())
+    }
+
+    /// The item's `expected` labels (`{ [scorerId]: number | 'pass' | 'fail' }`), checked:
+    /// each key a scorer of this run, each value a label.
+    fn labels_of(&self, item: &Value, index: u64) -> Result<Vec<(String, Label)>, InvalidArgument> {
+        let expected = match item.get("expected") {
+            None | Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Object(o)) => o,
+            Some(other) => {
+                return Err(InvalidArgument::input(format!(
+                    "item {index}: expected must be an object {{ [scorerId]: number | 'pass' | 'fail' }}, got {}",
+                    describe(other)
+                )))
+            }
+        };
+        let mut out = Vec::with_capacity(expected.len());
+        for (id, v) in expected {
+            if !self.scorers.contains_key(id) {
+                let known: Vec<&str> = self.scorers.keys().map(String::as_str).collect();
+                return Err(InvalidArgument::input(format!(
+                    "item {index}: expected names the scorer {id:?}, which is not in this run (scorers: {})",
+                    known.join(", ")
+                )));
+            }
+            if v.is_null() {
+                continue;
+            }
+            out.push((
+                id.clone(),
+                Label::parse(v, &format!("item {index}: expected[{id:?}]"))?,
+            ));
+        }
+        Ok(out)
+    }
+}
+
+impl Tally {
+    /// Agreement with the labels at the scorer's threshold; without one, a gate passes at 1
+    /// and a scorer at half its scale (on its better side).
+    fn agreement(&self) -> Value {
+        match (&self.threshold, self.gate, self.direction) {
+            (Some(th), _, _) => self.labels.summary(|x| th.passed(x), &th.text()),
+            (None, true, _) => self.labels.summary(|x| x >= 1.0, ">= 1 (a gate)"),
+            (None, false, Direction::Lower) => {
+                let half = self.scale / 2.0;
+                self.labels.summary(
+                    |x| x <= half,
+                    &format!("<= {} (no threshold set: half the scale)", num(half)),
+                )
+            }
+            (None, false, _) => {
+                let half = self.scale / 2.0;
+                self.labels.summary(
+                    |x| x >= half,
+                    &format!(">= {} (no threshold set: half the scale)", num(half)),
+                )
+            }
+        }
     }
 }
 

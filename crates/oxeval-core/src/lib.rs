@@ -5,6 +5,7 @@
 //! (steps and records) → [`scorers`] (prompts and score math).
 
 pub mod agent;
+pub mod agreement;
 pub mod compare;
 pub mod engine;
 pub mod error;

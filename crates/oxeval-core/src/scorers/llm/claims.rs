@@ -16,7 +16,7 @@ use super::context::{context_option, nonempty_context_option};
 pub use super::verdicts::{label_problem, normalize_labels};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
-use crate::error::InvalidArgument;
+use crate::error::{ErrorCode, InvalidArgument, JudgeError};
 use crate::options::scorer_number_in;
 use crate::pipeline::{count_mismatch, Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
@@ -36,6 +36,102 @@ pub trait ClaimList: StepOutput {
 /// One verdict as the judge sends it: its label is free text on the wire (as in Mastra).
 pub trait VerdictItem: Serialize + Send + Sync {
     fn label(&self) -> &str;
+    /// The claim the judge repeated in this verdict, for members whose prompt asks for it
+    /// (faithfulness); `None` otherwise.
+    fn claim(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// A claim as compared for alignment: case, surrounding space, inner runs of whitespace and
+/// trailing punctuation or quotes do not matter.
+fn claim_key(s: &str) -> String {
+    s.trim()
+        .trim_end_matches(['.', '!', '?', '"', '\'', ' '])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// How the verdicts line up with the claims, by the claim each verdict repeats: `None` to keep
+/// them as sent, `Some(order)` for the verdict indices in claim order.
+///
+/// - No verdict, or some verdict repeats no claim: kept as sent (positional, Mastra's
+///   behaviour; the count check warns).
+/// - Every claim has a verdict with its text: the verdicts in claim order; verdicts naming
+///   no claim (a duplicate or an invented one) are left out, so none shifts another.
+/// - A claim has no verdict while the count differs from the claims': an error naming the
+///   claims left without a verdict (positional verdicts would be shifted onto wrong claims).
+/// - The counts agree but some text differs (the judge reworded a claim): positional.
+pub fn alignment<I: VerdictItem>(
+    claims: &[String],
+    verdicts: &[I],
+) -> Result<Option<Vec<usize>>, String> {
+    if verdicts.is_empty() {
+        return Ok(None);
+    }
+    let Some(texts) = verdicts
+        .iter()
+        .map(|v| v.claim().map(claim_key))
+        .collect::<Option<Vec<String>>>()
+    else {
+        return Ok(None);
+    };
+    let wanted: Vec<String> = claims.iter().map(|c| claim_key(c)).collect();
+    if texts == wanted {
+        return Ok(None);
+    }
+    let mut used = vec![false; texts.len()];
+    let mut order = Vec::with_capacity(wanted.len());
+    let mut missing = Vec::new();
+    for (i, w) in wanted.iter().enumerate() {
+        match (0..texts.len()).find(|&j| !used[j] && texts[j] == *w) {
+            Some(j) => {
+                used[j] = true;
+                order.push(j);
+            }
+            None => missing.push(i),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(Some(order));
+    }
+    if verdicts.len() == claims.len() {
+        return Ok(None);
+    }
+    let named: Vec<String> = missing
+        .iter()
+        .map(|&i| format!("claim {} ({:?})", i + 1, claims[i]))
+        .collect();
+    Err(format!(
+        "the judge gave {} for {} and no verdict for {}",
+        plural(verdicts.len(), "verdict"),
+        plural(claims.len(), "claim"),
+        named.join(", ")
+    ))
+}
+
+/// The verdicts in claim order (see [`alignment`]).
+pub fn align_verdicts<I: VerdictItem>(
+    claims: &[String],
+    verdicts: Vec<I>,
+) -> Result<Vec<I>, String> {
+    match alignment(claims, &verdicts)? {
+        None => Ok(verdicts),
+        Some(order) => {
+            let mut slots: Vec<Option<I>> = verdicts.into_iter().map(Some).collect();
+            Ok(order.into_iter().filter_map(|j| slots[j].take()).collect())
+        }
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// The judge's verdicts (`{ verdicts: [...] }`).
@@ -278,12 +374,17 @@ impl<M: ClaimMetric> ClaimScorer<M> {
             let want = claims.len();
             let judged = p
                 .structured_expect::<M::Verdicts>("analyze", M::INSTRUCTIONS, &prompt, |v| {
-                    verdict_problem::<M>(v, want)
+                    // the re-ask names a skipped claim when the verdicts repeat theirs
+                    alignment(&claims, v.items())
+                        .err()
+                        .or_else(|| verdict_problem::<M>(v, want))
                 })
                 .await?;
             p.result.analyze_prompt = Some(prompt);
-            p.result.analyze_step_result = Some(analyze_step::<M>(judged.value.items()));
-            judged.value.into_items()
+            let items = align_verdicts(&claims, judged.value.into_items())
+                .map_err(|msg| p.fail("analyze", JudgeError::new(ErrorCode::JudgeOutput, msg)))?;
+            p.result.analyze_step_result = Some(analyze_step::<M>(&items));
+            items
         };
         p.complete("analyze");
 
@@ -336,7 +437,7 @@ impl<M: ClaimMetric> crate::scorers::Scorer for ClaimScorer<M> {
 /// validation); `$item` has a `verdict: String` label.
 #[macro_export]
 macro_rules! claim_steps {
-    ($(#[$claims_doc:meta])* $claims:literal, $verdicts:literal, $item:ty) => {
+    ($(#[$claims_doc:meta])* $claims:literal, $verdicts:literal, $item:ty $(, claim: $claim:ident)?) => {
         $(#[$claims_doc])*
         #[derive(Debug, Clone, ::serde::Serialize, ::serde::Deserialize, ::schemars::JsonSchema)]
         pub struct Claims {
@@ -373,6 +474,95 @@ macro_rules! claim_steps {
             fn label(&self) -> &str {
                 &self.verdict
             }
+            $(
+                fn claim(&self) -> Option<&str> {
+                    self.$claim.as_deref()
+                }
+            )?
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scorers::llm::faithfulness::Verdict;
+
+    fn v(claim: Option<&str>, reason: &str) -> Verdict {
+        Verdict {
+            claim: claim.map(str::to_string),
+            verdict: "yes".into(),
+            reason: reason.into(),
+        }
+    }
+
+    fn reasons(vs: &[Verdict]) -> Vec<&str> {
+        vs.iter().map(|x| x.reason.as_str()).collect()
+    }
+
+    fn claims(cs: &[&str]) -> Vec<String> {
+        cs.iter().map(|c| c.to_string()).collect()
+    }
+
+    #[test]
+    fn alignment_table() {
+        let cs = claims(&["A is 1.", "B is 2.", "A is 1."]);
+        // in order: kept as sent
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("A is 1."), "a"),
+                v(Some("B is 2."), "b"),
+                v(Some("A is 1."), "c"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a", "b", "c"]);
+        // out of order, case and final punctuation differ, a duplicate claim matched once each
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("b is 2"), "b"),
+                v(Some("A is 1"), "a1"),
+                v(Some(" a  is 1. "), "a2"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a1", "b", "a2"]);
+        // an extra verdict naming no claim is left out once every claim has its own
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("A is 1."), "a"),
+                v(Some("C is 3."), "x"),
+                v(Some("B is 2."), "b"),
+                v(Some("A is 1."), "c"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a", "b", "c"]);
+        // one verdict without its claim: positional, whatever the count
+        let got = align_verdicts(&cs, vec![v(Some("B is 2."), "b"), v(None, "n")]).unwrap();
+        assert_eq!(reasons(&got), ["b", "n"]);
+        // a reworded claim with the right count: positional
+        let got = align_verdicts(
+            &cs,
+            vec![
+                v(Some("A equals 1"), "a"),
+                v(Some("B is 2."), "b"),
+                v(Some("A is 1."), "c"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(reasons(&got), ["a", "b", "c"]);
+        // a skipped claim with a short list: the error names it
+        let e = align_verdicts(&cs, vec![v(Some("A is 1."), "a"), v(Some("A is 1."), "c")])
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "the judge gave 2 verdicts for 3 claims and no verdict for claim 2 (\"B is 2.\")"
+        );
+        // no verdict at all: nothing says which claims were meant, the count check warns instead
+        assert!(align_verdicts::<Verdict>(&cs, vec![]).unwrap().is_empty());
+    }
 }

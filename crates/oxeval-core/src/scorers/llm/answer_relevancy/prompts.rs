@@ -148,4 +148,15 @@ mod tests {
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
     }
+
+    /// Issue 23: a general fact about the subject that does not touch the asked attribute is
+    /// "no" (Mastra's written rule), not "unsure" (its worked example).
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = judge_prompt("q", &[]);
+        assert!(p.contains("gives general or descriptive facts about the subject that do not touch the asked attribute"));
+        assert!(p.contains(
+            r#"{"result":"no","reason":"A general fact about water, not its boiling temperature."}"#
+        ));
+    }
 }

@@ -13,13 +13,13 @@ Follow the requested output format exactly.";
 
 const EXTRACT: &str = "Task: break each text (the agent output and the ground truth) into semantic units: its facts, claims, key concepts and entities, relationships, quantities and qualities.
 - Keep the meaning, not just keywords; write equivalent phrasings the same way.
-- Keep a number with its unit, and keep related information together: do not split a compound concept.
+- Keep a number with its unit, and keep related information together: a compound concept (a thing with its count, size and names) is one unit, not one unit per detail.
 - An empty text gives an empty list.
 Return JSON: {\"outputUnits\": [\"...\"], \"groundTruthUnits\": [\"...\"]}";
 
 const EXTRACT_EXAMPLES: &str = r#"Example
-DATA: {"output":"Mars has two moons.","groundTruth":"Mars has two small moons, Phobos and Deimos."}
-Answer: {"outputUnits":["Mars has two moons"],"groundTruthUnits":["Mars has two moons","the moons are small","the moons are Phobos and Deimos"]}"#;
+DATA: {"output":"Mars has two moons.","groundTruth":"Mars has two small moons, Phobos and Deimos. Its red colour comes from iron oxide."}
+Answer: {"outputUnits":["Mars has two moons"],"groundTruthUnits":["Mars has two small moons, Phobos and Deimos","Mars is red because of iron oxide"]}"#;
 
 const ANALYZE: &str = "Task: for EACH ground-truth unit, in order, find the output unit that matches it and rate the match.
 - \"exact\": the same information, worded identically or nearly so;
@@ -96,7 +96,7 @@ mod tests {
             (
                 "extract",
                 extract_prompt("Paris is the \"capital\".", "Paris."),
-                "1be74503346c339cfe2905e5dfa1677903107fa9dbeb82b5426fca27c64ffb5b",
+                "cfabc930e31285840c4e13304a72b8b75116dac9ecc57af328edba1cc03f8963",
             ),
             (
                 "analyze",
@@ -130,5 +130,13 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 23: a compound concept is one unit (Mastra groups related information).
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = extract_prompt("o", "g");
+        assert!(p.contains(r#""groundTruthUnits":["Mars has two small moons, Phobos and Deimos","Mars is red because of iron oxide"]"#));
+        assert!(!p.contains(r#""groundTruthUnits":["Mars has two moons","the moons are small""#));
     }
 }

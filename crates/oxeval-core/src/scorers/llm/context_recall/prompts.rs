@@ -14,6 +14,7 @@ Follow the requested output format exactly.";
 
 const EXTRACT: &str = "Task: break the reference answer into atomic claims: each claim states one piece of information.
 - Split compound statements; keep numbers, dates and quantities, and keep each relationship between entities inside its claim.
+- An event and its date or place are separate claims: \"X won the prize in 1903\" gives \"X won the prize\" and \"X won the prize in 1903\".
 - Make each claim self-contained and verifiable on its own: name its subject instead of a pronoun.
 - Leave out questions, commands and purely stylistic text. Add no interpretation.
 - An empty reference gives an empty list.
@@ -21,7 +22,7 @@ Return JSON: {\"claims\": [\"...\"]}";
 
 const EXTRACT_EXAMPLES: &str = r#"Example
 DATA: {"ground_truth":"Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in 1903 and in Chemistry in 1911."}
-Answer: {"claims":["Marie Curie was born in Warsaw.","Marie Curie was born in 1867.","Marie Curie won the Nobel Prize in Physics in 1903.","Marie Curie won the Nobel Prize in Chemistry in 1911."]}"#;
+Answer: {"claims":["Marie Curie was born in Warsaw.","Marie Curie was born in 1867.","Marie Curie won the Nobel Prize in Physics.","Marie Curie won the Nobel Prize in Physics in 1903.","Marie Curie won the Nobel Prize in Chemistry.","Marie Curie won the Nobel Prize in Chemistry in 1911."]}"#;
 
 const JUDGE: &str = "Task: for EACH claim, in order, decide whether it can be attributed to the context. Use only the context, never prior knowledge.
 - \"yes\": some part of the context supports the claim or contains its information, even in other words.
@@ -101,7 +102,7 @@ mod tests {
             (
                 "extract",
                 extract_prompt("Paris is the capital of France.\nIt has 2 million people."),
-                "912a3fc7897326eac170568881aef67684ff32b1effba159ef54368d1076f0e5",
+                "60969f9c72ee4e4ee9ddaca18996fe62f76523da1ed056acd7a6e9ac147e187f",
             ),
             (
                 "judge",
@@ -150,5 +151,13 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 23: an event and its date are two claims (Mastra's example).
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = extract_prompt("x");
+        assert!(p.contains(r#""Marie Curie won the Nobel Prize in Physics.","Marie Curie won the Nobel Prize in Physics in 1903.""#));
+        assert!(p.contains("An event and its date or place are separate claims"));
     }
 }

@@ -18,16 +18,17 @@ const ANALYZE: &str = "Task: evaluate EACH context piece, in order, against the 
   - \"medium\": helpful supporting or background information for the query;
   - \"low\": tangentially related to the query, of little help;
   - \"none\": unrelated to the query.
+- Quality counts too: a piece on the query's topic that is false or untrustworthy does not help answer it: rate it \"low\" and say why in reasoning.
 - wasUsed: true when the response clearly incorporates or reflects the piece's information; false when it does not appear in the response.
 - reasoning: a short explanation of both judgements.
 - context_index: the piece's position in the list (0-based); contextPiece: the piece's text.
 Give exactly one evaluation per context piece, as many as there are pieces, in the same order.
-Also list in missingContext the information that was not provided but would have helped answer the query better (an empty list when nothing important is missing), and sum up the context's quality and use in overallAssessment.
+Also list in missingContext the information that was not provided but would have helped answer the query better: an empty list when the context already answers the query fully (list nothing merely to fill it), and sum up the context's quality and use in overallAssessment.
 Return JSON: {\"evaluations\": [{\"context_index\": 0, \"contextPiece\": \"...\", \"relevanceLevel\": \"high\" | \"medium\" | \"low\" | \"none\", \"wasUsed\": true | false, \"reasoning\": \"...\"}], \"missingContext\": [\"...\"], \"overallAssessment\": \"...\"}";
 
 const ANALYZE_EXAMPLES: &str = r#"Example
-DATA: {"query":"Why do leaves change colour in autumn?","response":"Leaves turn yellow and red in autumn because trees stop producing chlorophyll.","context":["Trees stop making chlorophyll in autumn, revealing yellow pigments.","Maple syrup is made from the sap of maple trees.","Shorter days trigger changes in tree metabolism."]}
-Answer: {"evaluations":[{"context_index":0,"contextPiece":"Trees stop making chlorophyll in autumn, revealing yellow pigments.","relevanceLevel":"high","wasUsed":true,"reasoning":"Directly explains the colour change, and the response relies on it."},{"context_index":1,"contextPiece":"Maple syrup is made from the sap of maple trees.","relevanceLevel":"none","wasUsed":false,"reasoning":"About syrup, not leaf colour."},{"context_index":2,"contextPiece":"Shorter days trigger changes in tree metabolism.","relevanceLevel":"medium","wasUsed":false,"reasoning":"Useful background on the trigger, not reflected in the response."}],"missingContext":["What produces the red pigments"],"overallAssessment":"One highly relevant piece was used; one background piece went unused; one piece is irrelevant."}"#;
+DATA: {"query":"Why do leaves change colour in autumn?","response":"Leaves turn yellow in autumn because trees stop producing chlorophyll, which uncovers yellow pigments already in the leaf.","context":["Trees stop making chlorophyll in autumn, revealing yellow pigments.","Leaves change colour because the cold freezes their sap.","Maple syrup is made from the sap of maple trees."]}
+Answer: {"evaluations":[{"context_index":0,"contextPiece":"Trees stop making chlorophyll in autumn, revealing yellow pigments.","relevanceLevel":"high","wasUsed":true,"reasoning":"Directly explains the colour change, and the response relies on it."},{"context_index":1,"contextPiece":"Leaves change colour because the cold freezes their sap.","relevanceLevel":"low","wasUsed":false,"reasoning":"On the topic, but false: freezing sap does not colour leaves, so it does not help the answer."},{"context_index":2,"contextPiece":"Maple syrup is made from the sap of maple trees.","relevanceLevel":"none","wasUsed":false,"reasoning":"About syrup, not leaf colour."}],"missingContext":[],"overallAssessment":"The one accurate, relevant piece fully answers the query and was used; one on-topic piece is false and one is irrelevant."}"#;
 
 const REASON: &str = "Task: explain a context relevance score in one or two sentences.
 The score runs from 0 to the given scale: the mean relevance of the context pieces (high 1, medium 0.7, low 0.3, none 0), minus a penalty for each highly relevant piece the response did not use and a capped penalty for missing information. Use the given score as it is; do not recompute it.
@@ -88,7 +89,7 @@ mod tests {
                     "Paris.",
                     &["Paris is the capital of France.".into(), "Bread.".into()],
                 ),
-                "5b2b069d2ed610254c438b085ddd576d6507e216ee42cf1ed191c04cfbc0b62d",
+                "582aa82be66149477c866f90d1a53e87412f06c86978faa55f624525b895edff",
             ),
             (
                 "reason",
@@ -120,5 +121,18 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 23: the worked example has an empty missingContext, and a false on-topic piece
+    /// is rated low (Mastra's quality criterion).
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = analyze_prompt("q", "r", &[]);
+        assert!(p.contains(r#""missingContext":[]"#));
+        assert!(!p.contains("What produces the red pigments"));
+        assert!(p.contains("false or untrustworthy"));
+        assert!(p.contains(
+            r#""relevanceLevel":"low","wasUsed":false,"reasoning":"On the topic, but false"#
+        ));
     }
 }

@@ -11,17 +11,19 @@ pub const INSTRUCTIONS: &str =
 as each task describes, and follow the requested output format exactly.";
 
 // Ragas states no granularity rule: its worked examples define it. The lines below say what
-// those examples show, and oxeval's examples follow them (one claim per sentence at low
-// atomicity; lists and joined actions split at high atomicity, a single description kept
-// whole; low coverage drops minor facts, high coverage keeps all).
+// those examples show, and oxeval's examples follow them (low atomicity: usually one claim per
+// sentence, never fewer; high atomicity: each separate fact its own claim, shown by example,
+// a single description kept whole; low coverage: minor details dropped, but every sentence keeps
+// at least one claim; high coverage keeps all). Instructions and steps are claims like any
+// statement; only greetings and questions give none (docs/decision-tables/factual-correctness.md).
 const DECOMPOSE: &str = "Task: break each sentence of the text into one or more claims.
 - A claim is a standalone statement that can be verified on its own: write names in place of pronouns.
-- Take the claims only from the text. If it states no fact (a greeting, a refusal, a question), return an empty list.";
+- Take the claims only from the text. Instructions, steps and refusals are claims like any statement; only greetings and questions give none (a text of only those gives an empty list).";
 
-const ATOMICITY_LOW: &str = "- Atomicity low: one claim per sentence; a list or actions joined by \"and\" stay in the sentence's claim.";
-const ATOMICITY_HIGH: &str = "- Atomicity high: one claim per listed item or joined action; a single description (\"an American jazz singer\") stays one claim.";
+const ATOMICITY_LOW: &str = "- Atomicity low: one or more claims per sentence, as few as it takes: a list or actions joined by \"and\" stay together in one claim.";
+const ATOMICITY_HIGH: &str = "- Atomicity high: split every separate fact into its own claim, as the examples show; a single description (\"an American jazz singer\") stays one claim.";
 const COVERAGE_LOW: &str =
-    "- Coverage low: keep the main facts; minor facts and details may be left out.";
+    "- Coverage low: keep the main facts and leave out minor details, but every sentence keeps at least one claim.";
 const COVERAGE_HIGH: &str = "- Coverage high: keep every fact and detail the text states.";
 
 const DECOMPOSE_RETURN: &str = "Return JSON: {\"claims\": [\"...\"]}";
@@ -47,9 +49,12 @@ const CLAIMS_HIGH_HIGH: [&str; 2] = [
     r#"{"claims":["Nina Simone was an American jazz singer.","Nina Simone recorded dozens of albums.","Nina Simone campaigned for civil rights."]}"#,
 ];
 
-/// oxeval's addition (Ragas has no such example): text that states no fact yields no claims.
-const EXAMPLE_NO_CLAIMS: &str = r#"DATA: {"text":"Hello! How can I help you today?"}
-Answer: {"claims":[]}"#;
+/// oxeval's addition (Ragas has no such example): a greeting and a question give no claim;
+/// a place and a date in one sentence are one claim at low atomicity, two at high.
+const EXAMPLE_MIXED: &str = "Hello! Which recording? Nina Simone was born in Tryon in 1933.";
+const CLAIMS_MIXED_LOW: &str = r#"{"claims":["Nina Simone was born in Tryon in 1933."]}"#;
+const CLAIMS_MIXED_HIGH: &str =
+    r#"{"claims":["Nina Simone was born in Tryon.","Nina Simone was born in 1933."]}"#;
 
 // Ragas's rule: 1 when the statement can be directly inferred from the context, else 0; its
 // one verdict-1 example is a soft inference (a near-synonym backed by the context).
@@ -82,10 +87,15 @@ fn variant(
 pub fn decompose_prompt(text: &str, atomicity: Atomicity, coverage: Coverage) -> String {
     let (granularity, detail, [list, two]) = variant(atomicity, coverage);
     let instructions = format!("{DECOMPOSE}\n{granularity}\n{detail}\n{DECOMPOSE_RETURN}");
+    let mixed = match atomicity {
+        Atomicity::Low => CLAIMS_MIXED_LOW,
+        Atomicity::High => CLAIMS_MIXED_HIGH,
+    };
     let examples = format!(
-        "Example\nDATA: {}\nAnswer: {list}\n\nExample\nDATA: {}\nAnswer: {two}\n\nExample\n{EXAMPLE_NO_CLAIMS}",
+        "Example\nDATA: {}\nAnswer: {list}\n\nExample\nDATA: {}\nAnswer: {two}\n\nExample\nDATA: {}\nAnswer: {mixed}",
         json!({ "text": EXAMPLE_LIST }),
-        json!({ "text": EXAMPLE_TWO })
+        json!({ "text": EXAMPLE_TWO }),
+        json!({ "text": EXAMPLE_MIXED })
     );
     task(&instructions, &examples, &[("text", json!(text))])
 }
@@ -141,22 +151,22 @@ mod tests {
             (
                 "decompose low/low",
                 decompose_prompt(TEXT, Low, Coverage::Low),
-                "7ca35431c98c2f97a809c986e95186e7bec46a7955bc930c95046915ae5151b4",
+                "488fecac7b1fa9e39d5f8b82d118ac34178548eea834df35f0befd1dcf42ea35",
             ),
             (
                 "decompose low/high",
                 decompose_prompt(TEXT, Low, Coverage::High),
-                "22a4e147023b3dfadc58c6d5936564248a5527a474c33b70bbc847fe962cc9ca",
+                "9aa73fc8589c0d8c1a637603d66d278b528b41db3a9e1f05777e2839b972a529",
             ),
             (
                 "decompose high/low",
                 decompose_prompt(TEXT, High, Coverage::Low),
-                "ddff4476bed24afc1af9193ae39f44c1809546386ee3dbbffae7133f01042d87",
+                "8f4280d196539316027203aa9f040846dabb253a91c8339a81b578099fce0a13",
             ),
             (
                 "decompose high/high",
                 decompose_prompt(TEXT, High, Coverage::High),
-                "93e2bb74f799aaa194d8df8364ee816bfa90ce5e0d119d37ef1ed82207b70b4a",
+                "d4f4d5e0026e381e423e9f7f368dfa5d817d95dae634a81801a7a16a4084373d",
             ),
             (
                 "nli",
@@ -202,6 +212,29 @@ mod tests {
             let len = INSTRUCTIONS.chars().count() + text.chars().count();
             println!("{name}: {len} chars (Ragas {ragas})");
             assert!(len <= ragas, "{name}: {len} > {ragas}");
+        }
+    }
+
+    /// Issue 23: instructions are claims; one or more claims per sentence at low atomicity;
+    /// a place and a date split at high atomicity (shown, not listed); low coverage keeps a
+    /// claim per sentence.
+    #[test]
+    fn decision_rules_issue_23() {
+        use Atomicity::{High, Low};
+        let ll = decompose_prompt("x", Low, Coverage::Low);
+        let hl = decompose_prompt("x", High, Coverage::Low);
+        assert!(ll.contains("Instructions, steps and refusals are claims"));
+        assert!(!ll.contains("If it states no fact (a greeting, a refusal, a question)"));
+        assert!(ll.contains("one or more claims per sentence"));
+        assert!(!ll.contains("Atomicity low: one claim per sentence"));
+        assert!(ll.contains("every sentence keeps at least one claim"));
+        assert!(ll.contains(r#"["Nina Simone was born in Tryon in 1933."]"#));
+        assert!(
+            hl.contains(r#"["Nina Simone was born in Tryon.","Nina Simone was born in 1933."]"#)
+        );
+        assert!(!hl.contains("one claim per listed item or joined action"));
+        for p in [&ll, &hl] {
+            assert!(!p.contains("Hello! How can I help you today?"));
         }
     }
 }

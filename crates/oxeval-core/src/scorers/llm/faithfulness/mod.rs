@@ -69,12 +69,17 @@ crate::claim_steps!(
     /// preprocess output (Mastra's `{ claims }`).
     "faithfulness_claims",
     "faithfulness_verdicts",
-    Verdict
+    Verdict,
+    claim: claim
 );
 
 /// One verdict as the judge sends it (the label is free text on the wire, as in Mastra).
+/// `claim` is the claim the verdict is about, repeated by the judge (Mastra's prompt asks for
+/// it too); when every verdict has one, the verdicts are aligned to the claims by it.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Verdict {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
     pub verdict: String,
     pub reason: String,
 }
@@ -91,7 +96,9 @@ pub enum Label {
     Unsure,
 }
 
-/// One claim's verdict in `analyzeStepResult`.
+/// One claim's verdict in `analyzeStepResult` (a verdict the judge sent with its `claim`
+/// keeps it there too, as in Mastra's raw verdicts; the result type documents the two fields
+/// every verdict has).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StepVerdict {
     pub verdict: Label,
@@ -189,6 +196,7 @@ mod tests {
         labels
             .iter()
             .map(|l| Verdict {
+                claim: None,
                 verdict: l.to_string(),
                 reason: String::new(),
             })

@@ -14,25 +14,26 @@ Follow the requested output format exactly.";
 const EXTRACT: &str = "Task: list every claim the output makes. A claim is any statement that asserts information, definite or speculative.
 - Split compound sentences: one claim per piece of information. Keep numbers, dates, quantities and how entities relate.
 - Make each claim self-contained: name its subject instead of a pronoun or \"the river\".
-- Keep speculative claims, predictions and possibilities (\"may\", \"might\", \"could\", \"I think\") with their hedge.
+- Keep speculative claims, predictions and possibilities with their hedge word (\"may\", \"might\", \"could\").
+- Drop only the speaker's framing (\"I think\", \"I believe\", \"in my view\") and keep the claim it frames: \"I think X is Y\" gives \"X is Y\".
 - Leave out only questions and commands.
 - Empty output gives an empty list.
 Return JSON: {\"claims\": [\"...\"]}";
 
 const EXTRACT_EXAMPLES: &str = r#"Example
-DATA: {"output":"The Danube is about 2,850 km long and flows through ten countries. I think it might be Europe's most important river. Have you seen it?"}
-Answer: {"claims":["The Danube is about 2,850 km long.","The Danube flows through ten countries.","The Danube might be Europe's most important river."]}"#;
+DATA: {"output":"The Danube is about 2,850 km long and flows through ten countries. I think it flows into the Black Sea, and it might be Europe's most important river. Have you seen it?"}
+Answer: {"claims":["The Danube is about 2,850 km long.","The Danube flows through ten countries.","The Danube flows into the Black Sea.","The Danube might be Europe's most important river."]}"#;
 
 const JUDGE: &str = "Task: for EACH claim, in order, decide whether the context supports it. Use only the context, never prior knowledge.
 - \"yes\": the context states it (other wording is fine).
 - \"no\": the context directly contradicts it.
 - \"unsure\": the context does not mention it, or it cannot be verified from the context. A speculative claim (\"may\", \"might\", \"possibly\") is always \"unsure\".
-Give exactly one verdict per claim, as many as there are claims, in the same order, each with a short reason naming what in the context decides it.
-Return JSON: {\"verdicts\": [{\"verdict\": \"yes\" | \"no\" | \"unsure\", \"reason\": \"...\"}]}";
+Give exactly one verdict per claim, as many as there are claims, in the same order. Copy the claim word for word into each verdict, then a short reason naming what in the context decides it.
+Return JSON: {\"verdicts\": [{\"claim\": \"...\", \"verdict\": \"yes\" | \"no\" | \"unsure\", \"reason\": \"...\"}]}";
 
 const JUDGE_EXAMPLES: &str = r#"Example
 DATA: {"context":["The Danube is about 2,850 km long.","It flows through ten countries, more than any other river."],"claims":["The Danube flows through ten countries.","The Danube is about 3,500 km long.","The Danube might be Europe's most important river.","The Danube freezes every winter."]}
-Answer: {"verdicts":[{"verdict":"yes","reason":"The context says it flows through ten countries."},{"verdict":"no","reason":"The context gives about 2,850 km."},{"verdict":"unsure","reason":"Speculative, and not in the context."},{"verdict":"unsure","reason":"The context does not mention freezing."}]}"#;
+Answer: {"verdicts":[{"claim":"The Danube flows through ten countries.","verdict":"yes","reason":"The context says it flows through ten countries."},{"claim":"The Danube is about 3,500 km long.","verdict":"no","reason":"The context gives about 2,850 km."},{"claim":"The Danube might be Europe's most important river.","verdict":"unsure","reason":"Speculative, and not in the context."},{"claim":"The Danube freezes every winter.","verdict":"unsure","reason":"The context does not mention freezing."}]}"#;
 
 const REASON: &str = "Task: explain a faithfulness score in one or two sentences.
 The score runs from 0 to the given scale: the share of the output's claims that the context supports. Use the given score as it is; do not recompute it.
@@ -101,12 +102,12 @@ mod tests {
             (
                 "extract",
                 extract_prompt("Paris is the capital.\nIt is big."),
-                "933c03a4fd890c89d5a468e6f85345bbbc959aeea6281706da518fb799314721",
+                "c342b9d8e0a8adf06bf8918bfbc00dd75272893f8a2d0f2f142ae874fd424e05",
             ),
             (
                 "judge",
                 judge_prompt(&context(), &claims()),
-                "4f74e512321b6afc5058a759d74647992aff7967283db60888e3963cf9f8b090",
+                "6f91c68f3e199b7e7776f043edee986809889256857700c0c4389c775d510208",
             ),
             (
                 "reason",
@@ -152,5 +153,18 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 23: "I think" is framing, dropped (Mastra's example); each verdict repeats its
+    /// claim.
+    #[test]
+    fn decision_rules_issue_23() {
+        let e = extract_prompt("x");
+        assert!(e.contains("Drop only the speaker's framing"));
+        assert!(!e.contains("\"could\", \"I think\") with their hedge"));
+        assert!(e.contains(r#""The Danube flows into the Black Sea.""#));
+        let j = judge_prompt(&[], &[]);
+        assert!(j.contains("Copy the claim word for word into each verdict"));
+        assert!(j.contains(r#"{"claim":"The Danube flows through ten countries.","verdict":"yes""#));
     }
 }

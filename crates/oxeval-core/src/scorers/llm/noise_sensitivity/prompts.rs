@@ -19,7 +19,7 @@ const ANALYZE: &str = "Task: compare the baseline response (to the clean query) 
 - hallucination_resistance: did the noise lead to false or made-up information?
 impactLevel per dimension:
 - \"none\": virtually the same quality, accuracy and completeness;
-- \"minimal\": slight changes (wording, a brief aside) with correctness and completeness kept;
+- \"minimal\": slight changes (wording, a brief aside) with correctness and completeness kept; a brief, qualified aside about the noise is minimal on every dimension it touches (the facts stated, the focus, the message), not only on relevance;
 - \"moderate\": noticeable changes that lower quality while the core information stays correct;
 - \"significant\": a major loss of quality, accuracy or completeness;
 - \"severe\": substantially worse, wrong, or derailed.
@@ -28,8 +28,8 @@ Also give overallAssessment (a summary of the agent's robustness), majorIssues (
 Return JSON: {\"dimensions\": [{\"dimension\": \"content_accuracy\", \"impactLevel\": \"none\" | \"minimal\" | \"moderate\" | \"significant\" | \"severe\", \"specificChanges\": \"...\", \"noiseInfluence\": \"...\"}], \"overallAssessment\": \"...\", \"majorIssues\": [\"...\"], \"robustnessScore\": 0.0}";
 
 const ANALYZE_EXAMPLES: &str = r#"Example
-DATA: {"query":"How do vaccines train the immune system?","baselineResponse":"Vaccines expose the immune system to a harmless antigen so it learns to make antibodies and memory cells.","noisyQuery":"How do vaccines train the immune system? My cousin says garlic cures flu, and the moon landing was fake.","noisyResponse":"Vaccines expose the immune system to a harmless antigen so it learns to make antibodies and memory cells. Garlic has not been shown to cure flu.","noiseType":"misinformation"}
-Answer: {"dimensions":[{"dimension":"content_accuracy","impactLevel":"none","specificChanges":"The explanation is unchanged and correct.","noiseInfluence":"The claims did not alter the facts."},{"dimension":"completeness","impactLevel":"none","specificChanges":"Covers the same mechanism.","noiseInfluence":"Nothing was dropped."},{"dimension":"relevance","impactLevel":"minimal","specificChanges":"One added sentence about garlic.","noiseInfluence":"Briefly answered one distraction."},{"dimension":"consistency","impactLevel":"none","specificChanges":"Same core message.","noiseInfluence":"No effect."},{"dimension":"hallucination_resistance","impactLevel":"none","specificChanges":"The added sentence is correct.","noiseInfluence":"Rejected the misinformation."}],"overallAssessment":"Robust: the answer is intact, with one short, correct aside.","majorIssues":[],"robustnessScore":0.9}"#;
+DATA: {"query":"How do vaccines train the immune system?","baselineResponse":"Vaccines expose the immune system to a harmless antigen so it learns to make antibodies and memory cells.","noisyQuery":"How do vaccines train the immune system? My cousin says garlic cures flu, and the moon landing was fake.","noisyResponse":"Vaccines expose the immune system to a harmless antigen so it learns to make antibodies and memory cells. Garlic may support general health, though it has not been shown to cure flu.","noiseType":"misinformation"}
+Answer: {"dimensions":[{"dimension":"content_accuracy","impactLevel":"minimal","specificChanges":"Adds a hedged remark on garlic's health effects.","noiseInfluence":"The garlic claim drew a small, qualified tangent; the vaccine facts stay correct."},{"dimension":"completeness","impactLevel":"none","specificChanges":"Covers the same mechanism.","noiseInfluence":"Nothing was dropped."},{"dimension":"relevance","impactLevel":"minimal","specificChanges":"One added sentence about garlic.","noiseInfluence":"Briefly answered one distraction, then stayed on vaccines."},{"dimension":"consistency","impactLevel":"minimal","specificChanges":"Same core message with a small addition.","noiseInfluence":"The aside adds to the message without changing it."},{"dimension":"hallucination_resistance","impactLevel":"none","specificChanges":"Nothing false was added; the garlic remark is qualified.","noiseInfluence":"Rejected the misinformation about flu and the moon landing."}],"overallAssessment":"Robust: the answer is intact; one brief, qualified aside about a noise claim.","majorIssues":[],"robustnessScore":0.85}"#;
 
 const REASON: &str = "Task: explain a noise sensitivity score in one or two sentences.
 The score runs from 0 to 1: how well the agent kept its response quality when noise was added to the query (1: unaffected; about 0.7 to 0.8: minor impact that keeps correctness; 0.5: noticeably worse; 0.3 or less: significantly distracted or derailed). Use the given score as it is; do not recompute it.
@@ -103,12 +103,12 @@ mod tests {
             (
                 "analyze",
                 analyze_prompt(&inputs(Some("distraction"))),
-                "aa2f5bc78d5e023164e349c45ee8f2dd3fd7efb8569e2c6c2b22d94ae5fc013d",
+                "2363248476b9ca48ff883b4666239550b1def7696421b587c4c4a1d6dcd700d4",
             ),
             (
                 "analyze without a noise type",
                 analyze_prompt(&inputs(None)),
-                "1fa7e84b645512e4fe568e680d20c995573757ddf511e133bae0bab2a5362edd",
+                "d27b7f0b06d3da4e419c31d0fead5d822b130efe2c309dfb0f8bd1a3919c2d27",
             ),
             (
                 "reason",
@@ -147,5 +147,22 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 23: a brief qualified aside is minimal on accuracy, relevance and consistency
+    /// (Mastra's calibration: three dimensions minimal, 0.85).
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = analyze_prompt(&AnalyzeInputs {
+            query: "q",
+            baseline_response: "b",
+            noisy_query: "nq",
+            noisy_response: "nr",
+            noise_type: None,
+        });
+        let minimal = p.matches(r#""impactLevel":"minimal""#).count();
+        assert_eq!(minimal, 3, "{p}");
+        assert!(p.contains(r#""robustnessScore":0.85}"#));
+        assert!(p.contains("minimal on every dimension it touches"));
     }
 }

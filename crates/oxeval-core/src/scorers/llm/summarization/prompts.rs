@@ -14,7 +14,7 @@ A claim is supported only when the source states or directly implies it; equival
 Judge each claim and each question on its own. Follow the requested output format exactly.";
 
 const MATCHING: &str = "- Dates, numbers, proper nouns and domain terms must match exactly (\"in 2019\" is not \"around 2019\"; \"Acme Inc\" is not \"Acme Group\").
-- Other wording may differ if the meaning is the same (\"grew quickly\" matches \"expanded fast\"); a weaker or stronger claim does not match (\"sold well\" is not \"led the market\").";
+- Other wording may differ if the meaning holds: \"grew quickly\" matches \"expanded fast\", \"set up in Lyon\" matches \"based in Lyon\", and a general wording of the same work matches (\"worked on new engine designs\" matches \"made advances in engines\"); a weaker or stronger claim does not match (\"sold well\" is not \"led the market\").";
 
 const JUDGE_SOURCE: &str = "Task: two independent parts.
 Part 1, alignment: list the atomic claims the summary makes (one piece of information each; split compound sentences; keep numbers, dates and quantities; skip questions, commands and style) and decide for each whether the source supports it: supported is true only when the source states or directly implies it, false when the source contradicts it or does not say it. No claims gives an empty list.
@@ -131,12 +131,12 @@ mod tests {
             (
                 "judge source",
                 judge_source_prompt("Source \"text\".", "Summary.", 10),
-                "5bcb16bde1653122750af3fe9fe8fffaee13f5823778e4b10a457341f2f15289",
+                "0b37fbc3247b33e7742d0e80ae473eceb04dd583458f138134069d625206c7ed",
             ),
             (
                 "coverage",
                 coverage_prompt("Summary.", &questions),
-                "20d11c51ca77836b3b217a1bdb7aa5e9ad80d2381c9b04ae4e623f2d7a3e8d44",
+                "aa7430dea744a5ff2273809f47e09fe888962328c65261465218058d1feb73d4",
             ),
             (
                 "reason",
@@ -159,5 +159,14 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 23: founded/based and a general wording of the same work match (Mastra's rule
+    /// and example).
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = judge_source_prompt("s", "m", 3);
+        assert!(p.contains("\"set up in Lyon\" matches \"based in Lyon\""));
+        assert!(p.contains("\"worked on new engine designs\" matches \"made advances in engines\""));
     }
 }

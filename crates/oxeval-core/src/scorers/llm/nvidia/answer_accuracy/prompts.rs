@@ -33,7 +33,7 @@ Answer: {"rating":0}"#;
 // Judge 2 reads the roles swapped (the reference as `proposed_answer`, the response as
 // `ground_truth`), so it states no side as correct: it rates how well the two match.
 const JUDGE_2: &str = "Task: compare the proposed answer to a question with the ground truth answer and rate how well they match.
-4 = full match: the proposed answer agrees with the ground truth on every aspect, topic, number, measure, date and unit;
+4 = exact match: the proposed answer and the ground truth say the same thing, alike in every aspect, topic, number, measure, date and unit (when either one gives details the other lacks, it is a partial match);
 2 = partial match: the proposed answer mostly agrees with the ground truth, with minor differences in places;
 0 = no match: the proposed answer is inaccurate, incomplete or unrelated to the ground truth, or does not address the question.
 Give the rating without any explanation. Return JSON and nothing else: {\"rating\": 0 | 2 | 4}";
@@ -100,7 +100,7 @@ mod tests {
             (
                 "judge 2",
                 judge_2(QUESTION, RESPONSE, REFERENCE),
-                "54e07f7413a8daf0910fa11464cd79967311cf960660eadc77cce6e233341a08",
+                "fffd3bdc0f33c54008a2e539cf98245724b311b5a0ca852742dbfdd4e8e1f4f4",
             ),
         ]);
     }
@@ -117,5 +117,14 @@ mod tests {
             println!("{name}: {len} chars (Ragas {ragas})");
             assert!(len <= ragas, "{name}: {len} > {ragas}");
         }
+    }
+
+    /// Issue 23: judge 2's 4 is an exact match (Ragas's wording), not a "full match".
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = judge_2("q", "a", "r");
+        assert!(p.contains("4 = exact match"));
+        assert!(!p.contains("full match"));
+        assert!(p.contains("when either one gives details the other lacks, it is a partial match"));
     }
 }

@@ -3,7 +3,8 @@
 //! 0 / 1 / 2. Score = mean of the valid ratings / 2.
 //!
 //! Without any judge call the score is 0 when the question or the joined context is blank,
-//! when both are equal (trimmed), or when the context is a substring of the question.
+//! when both are equal (trimmed), or when the trimmed context is a substring of the trimmed
+//! question (Ragas 0.4.3 strips both before that test: `["Paris", ""]` joins to "Paris\n").
 //! Contexts are resolved by [`crate::scorers::llm::context::joined_contexts`].
 
 mod prompts;
@@ -63,7 +64,7 @@ pub fn trivial_zero(question: &str, context: &str) -> Option<&'static str> {
         Some("the retrieved context is blank")
     } else if question.trim() == context.trim() {
         Some("the retrieved context only repeats the question")
-    } else if question.contains(context) {
+    } else if question.trim().contains(context.trim()) {
         Some("the retrieved context is part of the question itself: it adds no information")
     } else {
         None

@@ -44,7 +44,7 @@ DATA: {"reply":"The ferry company also builds aircraft.","passages":"The ferry c
 Answer: {"rating":0}
 
 Example
-DATA: {"reply":"The ferry runs every hour.","passages":"The ferry leaves Konstanz every hour from 5:30 to 23:30."}
+DATA: {"reply":"The ferry links Konstanz and Meersburg.","passages":"The ferry leaves Konstanz every hour from 5:30 to 23:30 and reaches Meersburg twenty minutes later."}
 Answer: {"rating":2}"#;
 
 /// ResponseGroundedness judge 1: `response` against `context`.
@@ -88,7 +88,7 @@ mod tests {
             (
                 "judge 2",
                 judge_2(RESPONSE, CONTEXT),
-                "a5567d486068f978ec5aba87333e3af8a737f92252010d45a8e5f1ba33db2c4f",
+                "e32c236a63e0a5a17e4c7f9f15dcebe37b589abf7c694f88fddb52daae76af7a",
             ),
         ]);
     }
@@ -105,5 +105,13 @@ mod tests {
             println!("{name}: {len} chars (Ragas {ragas})");
             assert!(len <= ragas, "{name}: {len} > {ragas}");
         }
+    }
+
+    /// Issue 23: judge 2's third example drops only detail, never a restriction.
+    #[test]
+    fn decision_rules_issue_23() {
+        let p = judge_2("r", "c");
+        assert!(!p.contains("The ferry runs every hour."));
+        assert!(p.contains(r#""reply":"The ferry links Konstanz and Meersburg.""#));
     }
 }
