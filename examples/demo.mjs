@@ -89,4 +89,24 @@ const toolArgs = [
 console.log(`\n$ oxeval ${toolArgs.slice(1).map((a) => (/[\s()"]/.test(a) ? `'${a}'` : a)).join(' ')}\n`)
 const tools = spawn(process.execPath, toolArgs, { cwd: root, stdio: 'inherit' })
 const [toolCode] = await new Promise((resolve) => tools.on('exit', (...a) => resolve(a)))
-process.exit(code || toolCode || 0)
+
+// the eval loop: a config (examples/oxeval.config.mjs) with a target, a custom scorer and a
+// gate; run it, swap in a worse target, run again, and compare the two runs
+let loopServer
+const loopEnv = { ...process.env }
+if (!process.env.OXEVAL_MODEL) {
+  loopServer = await startJudgeServer({ handler: heuristicJudge })
+  loopEnv.OXEVAL_DEMO_JUDGE_URL = loopServer.url
+}
+const cli = (argv, env = loopEnv) =>
+  new Promise((resolve) => {
+    console.log(`\n$ ${Object.entries(env).filter(([k]) => k === 'OXEVAL_DEMO_TARGET').map(([k, v]) => `${k}=${v} `).join('')}oxeval ${argv.join(' ')}\n`)
+    spawn(process.execPath, ['cli/oxeval.mjs', ...argv], { cwd: root, stdio: 'inherit', env }).on('exit', (c) => resolve(c))
+  })
+const base = await cli(['run', '--config', 'examples/oxeval.config.mjs', '--out', `${outDir}loop-base.jsonl`, '--no-progress'])
+const head = await cli(['run', '--config', 'examples/oxeval.config.mjs', '--out', `${outDir}loop-head.jsonl`, '--no-progress'], { ...loopEnv, OXEVAL_DEMO_TARGET: 'v2' })
+const cmp = await cli(['compare', `${outDir}loop-base.jsonl`, `${outDir}loop-head.jsonl`])
+await loopServer?.close()
+console.log(`\nBrowse every run of .demo/ with: npx oxeval view .demo`)
+// the second run is the worse target on purpose: its verdict is the comparison's subject, not the demo's
+process.exit(code || toolCode || base || cmp || (head === 0 || head === 1 ? 0 : head) || 0)
