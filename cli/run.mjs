@@ -459,6 +459,8 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
         // Mastra's onItemComplete extras (item, targetResult, scorerResults) repeat the record.
         const { item: _raw, targetResult: _target, scorerResults: _results, ...rest } = r
         const item = { ...rest, index: rowIndex.get(r.item) }
+        // the retrieved passages of the item (the report's item detail shows them)
+        if (r.item && Array.isArray(r.item.context) && item.context === undefined) item.context = r.item.context
         const failed = Boolean(item.targetError) || Object.keys(item.errors || {}).length > 0
         progress.tick(failed)
         worst.add(item)

@@ -82,6 +82,8 @@ export function slimItem(item, prompts) {
     if (!r || typeof r !== 'object') continue
     const keep = { score: r.score }
     if (r.notScorable) keep.notScorable = r.notScorable
+    const cost = judgeCost(r.judge)
+    if (cost) keep.cost = cost
     for (const [k, v] of Object.entries(r)) {
       if (k === 'reason' || k === 'warnings' || k.endsWith('StepResult')) keep[k] = v
       else if (k.endsWith('Prompt') && typeof v === 'string') keep[k] = prompts instanceof PromptTable ? prompts.intern(v) : capText(v)
@@ -93,12 +95,30 @@ export function slimItem(item, prompts) {
   out.input = typeof item.input === 'string' ? capText(item.input) : item.input
   out.output = typeof item.output === 'string' ? capText(item.output) : item.output
   if (item.groundTruth !== undefined) out.groundTruth = item.groundTruth
+  if (Array.isArray(item.context)) out.context = item.context.map((c) => (typeof c === 'string' ? capText(c) : c))
   if (item.targetError) out.targetError = item.targetError
   out.results = results
   if (item.errors && Object.keys(item.errors).length) out.errors = item.errors
   if (item.trials) out.trials = item.trials
   if (typeof item.durationMs === 'number') out.durationMs = item.durationMs
   return out
+}
+
+/** A result's judge calls in total: `{ calls, tokens, ms }` (null without a judge record). */
+function judgeCost(judge) {
+  if (!judge || typeof judge !== 'object') return null
+  let calls = 0
+  let tokens = 0
+  let ms = 0
+  for (const step of Object.values(judge)) {
+    for (const e of (step && Array.isArray(step.executions) ? step.executions : [])) {
+      calls += typeof e.modelCallCount === 'number' ? e.modelCallCount : 0
+      const u = e.usage || {}
+      tokens += typeof u.totalTokens === 'number' ? u.totalTokens : (u.inputTokens || 0) + (u.outputTokens || 0)
+      ms += typeof e.durationMs === 'number' ? e.durationMs : 0
+    }
+  }
+  return calls || tokens || ms ? { calls, tokens, ms } : null
 }
 
 /**
@@ -250,8 +270,10 @@ const CSS = `
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);margin:0;background:var(--bg)}
 header{padding:16px 24px;background:#fff;border-bottom:1px solid var(--line)}h1{font-size:20px;margin:0 0 4px}
 .meta{color:var(--muted)}.meta span{margin-right:14px}main{padding:16px 24px}
-.cards{display:flex;flex-wrap:wrap;gap:14px;margin-bottom:18px}
-.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px 14px;min-width:290px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(290px,1fr));gap:14px;margin-bottom:18px}
+.card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px 14px;min-width:0}
+.chip{display:inline-block;margin:1px 3px 1px 0;padding:0 5px;border-radius:9px;background:#eef1f5;font-size:12px;white-space:nowrap}.chip.below{background:#fde2e0}.chip.err{background:#f8d7d3}
+#columns{position:relative}#columns .pick{position:absolute;z-index:3;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px 10px;max-height:320px;overflow:auto;min-width:260px}#columns label{display:block;white-space:nowrap}
 .card h2{font-size:15px;margin:0 0 6px;word-break:break-all}.big{font-size:26px;font-weight:600}
 .pass{color:var(--pass);font-weight:600}.fail{color:var(--fail);font-weight:600}.kv{color:var(--muted);font-size:13px}
 .banner{padding:8px 12px;border-radius:6px;margin-bottom:12px;background:#fff4e5;border:1px solid #f5c07a}
@@ -260,9 +282,10 @@ header{padding:16px 24px;background:#fff;border-bottom:1px solid var(--line)}h1{
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line)}
 th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:#eef2f7;position:sticky;top:0;cursor:pointer;user-select:none;white-space:nowrap}
+th[data-key]:not([data-key="#"]){white-space:normal;overflow-wrap:anywhere;max-width:120px;font-size:12px}td.chips{min-width:220px;max-width:340px;white-space:normal}
 th.sorted-asc::after{content:" ▲"}th.sorted-desc::after{content:" ▼"}
 tr.item{cursor:pointer}tr.item:hover{background:#f3f6fb}td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
-td.err{color:var(--fail)}td.below{color:var(--fail);font-weight:600}td.txt{max-width:380px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+td.err{color:var(--fail)}td.below{color:var(--fail);font-weight:600}td.txt{max-width:260px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 tr.detail>td{background:#fafbfd}.scorer{margin:6px 0 12px}.scorer h3{font-size:14px;margin:4px 0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f7;padding:8px;border-radius:6px;max-height:420px;overflow:auto;margin:4px 0}
 .pager{display:flex;gap:8px;align-items:center;margin:10px 0}button{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}
@@ -286,23 +309,28 @@ function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cl
 function clip(s,n){s=text(s).replace(/\\s+/g,' ');return s.length>n?s.slice(0,n-1)+'…':s}
 function view(){var out=[],q=state.q.toLowerCase();for(var i=0;i<items.length;i++){if(state.errorsOnly&&!hasErr(items[i]))continue;if(q&&haystack(i).indexOf(q)<0)continue;out.push(i)}
 if(state.key!==null){var k=state.key,d=state.dir;out.sort(function(a,b){if(k==='#')return d*(items[a].index-items[b].index);var x=score(items[a],k),y=score(items[b],k);if(x===null&&y===null)return items[a].index-items[b].index;if(x===null)return 1;if(y===null)return -1;return d*(x-y)||items[a].index-items[b].index})}return out}
-var cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.map(function(s){return{key:s.id,label:s.gate?s.id+' (gate)':s.id,scorer:s}}))
+var MAXCOLS=6,shown={};scorers.forEach(function(s,i){shown[s.id]=i<MAXCOLS})
+var cols
+function columns(){cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.filter(function(s){return shown[s.id]}).map(function(s){return{key:s.id,label:s.gate?s.id+' (gate)':s.id,scorer:s}}));if(scorers.some(function(s){return!shown[s.id]}))cols.push({key:null,label:'other scores'})}
+columns()
+function picker(){var p=document.getElementById('pick');p.textContent='';scorers.forEach(function(s){var l=el('label'),cb=el('input');cb.type='checkbox';cb.checked=shown[s.id];cb.dataset.scorer=s.id;cb.addEventListener('change',function(){shown[s.id]=cb.checked;columns();render()});l.appendChild(cb);l.appendChild(document.createTextNode(' '+s.id));p.appendChild(l)})}
 function header(){var tr=document.getElementById('head');tr.textContent='';cols.forEach(function(c){var th=el('th',null,c.label);if(c.key!==null){th.dataset.key=c.key;th.title='sort by '+c.label;if(state.key===c.key)th.className=state.dir>0?'sorted-asc':'sorted-desc';th.addEventListener('click',function(){if(state.key===c.key)state.dir=-state.dir;else{state.key=c.key;state.dir=1}state.page=0;render()})}else th.style.cursor='default';tr.appendChild(th)})}
 function kv(parent,label,value){var d=el('div');d.appendChild(el('strong',null,label+': '));d.appendChild(document.createTextNode(value));parent.appendChild(d)}
-function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
-scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(r&&r.notScorable)kv(box,'not scorable','at '+text(r.notScorable.step)+(r.notScorable.reason?': '+text(r.notScorable.reason):''));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
+function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.context&&it.context.length){var cx=el('details','context');cx.open=true;cx.appendChild(el('summary',null,'retrieved context ('+it.context.length+')'));var ol=el('ol');it.context.forEach(function(c){ol.appendChild(el('li',null,text(c)))});cx.appendChild(ol);td.appendChild(cx)}if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
+scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(r&&r.cost)kv(box,'judge',r.cost.calls+' call'+(r.cost.calls===1?'':'s')+', '+r.cost.tokens+' tokens, '+r.cost.ms+' ms');if(r&&r.notScorable)kv(box,'not scorable','at '+text(r.notScorable.step)+(r.notScorable.reason?': '+text(r.notScorable.reason):''));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
 if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){var pt=/Prompt$/.test(k)?prompt(r[k]):null;if(pt!==null){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,pt));box.appendChild(dd)}})}
 td.appendChild(box)});var tr=el('tr','detail');tr.appendChild(td);return tr}
 function render(){header();var v=view(),body=document.getElementById('rows');body.textContent='';var pages=Math.max(1,Math.ceil(v.length/PAGE));if(state.page>=pages)state.page=pages-1;var start=state.page*PAGE,end=Math.min(v.length,start+PAGE)
 for(var j=start;j<end;j++){(function(i){var it=items[i],tr=el('tr','item');tr.dataset.index=it.index;tr.appendChild(el('td','num',String(it.index)));tr.appendChild(el('td','txt',clip(it.id,40)));tr.appendChild(el('td','txt',clip(it.input,120)));tr.appendChild(el('td','txt',clip(it.output,120)))
-scorers.forEach(function(s){var sc=score(it,s.id),e=err(it,s.id),ns=it.results&&it.results[s.id]&&it.results[s.id].notScorable,td;if(ns&&sc===null){td=el('td','num','n/a');td.title='not scorable'+(ns.reason?': '+text(ns.reason):'')}else if(e&&sc===null){td=el('td','num err','error');td.title=text(e.message)}else{td=el('td','num'+(meets(sc,s.threshold)?'':' below'),sc===null?'–':sc.toFixed(3))}td.dataset.scorer=s.id;tr.appendChild(td)})
+var other=scorers.some(function(s){return!shown[s.id]})?el('td','chips'):null
+scorers.forEach(function(s){var sc=score(it,s.id),e=err(it,s.id),ns=it.results&&it.results[s.id]&&it.results[s.id].notScorable,td;if(!shown[s.id]){var c=el('span','chip'+(ns&&sc===null?'':e&&sc===null?' err':meets(sc,s.threshold)?'':' below'),s.id+' '+(ns&&sc===null?'n/a':e&&sc===null?'error':sc===null?'–':sc.toFixed(2)));c.dataset.scorer=s.id;other.appendChild(c);return}if(ns&&sc===null){td=el('td','num','n/a');td.title='not scorable'+(ns.reason?': '+text(ns.reason):'')}else if(e&&sc===null){td=el('td','num err','error');td.title=text(e.message)}else{td=el('td','num'+(meets(sc,s.threshold)?'':' below'),sc===null?'–':sc.toFixed(3))}td.dataset.scorer=s.id;tr.appendChild(td)});if(other)tr.appendChild(other)
 tr.addEventListener('click',function(){state.open[i]=!state.open[i];render()});body.appendChild(tr);if(state.open[i])body.appendChild(detail(it))})(v[j])}
 document.getElementById('count').textContent=(v.length?(start+1)+'–'+end:'0')+' of '+v.length+' items'+(v.length!==items.length?' (filtered from '+items.length+')':'');document.getElementById('page').textContent='page '+(state.page+1)+' / '+pages;document.getElementById('prev').disabled=state.page===0;document.getElementById('next').disabled=state.page>=pages-1}
 document.getElementById('q').addEventListener('input',function(e){state.q=e.target.value;state.page=0;render()})
 document.getElementById('errorsOnly').addEventListener('change',function(e){state.errorsOnly=e.target.checked;state.page=0;render()})
 document.getElementById('prev').addEventListener('click',function(){state.page--;render()})
 document.getElementById('next').addEventListener('click',function(){state.page++;render()})
-render()})()
+picker();render()})()
 `
 
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
@@ -401,7 +429,7 @@ ${outcome.passed ? '' : `<div class="banner" id="reasons"><b>${escapeHtml(outcom
     yield `${scorerCard({ id }, { summary, scores, prices: report.prices, gate: true })}\n`
   }
   yield `</div>
-<div class="toolbar"><input type="search" id="q" placeholder="Filter input, output, reasons…" aria-label="filter">
+<div class="toolbar"><input type="search" id="q" placeholder="Filter input, output, reasons…" aria-label="filter"><details id="columns"><summary>columns</summary><div class="pick" id="pick"></div></details>
 <label><input type="checkbox" id="errorsOnly"> errors only</label><span id="count" class="kv"></span></div>
 <table id="items"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <div class="pager"><button id="prev" type="button">‹ prev</button><span id="page" class="kv"></span><button id="next" type="button">next ›</button></div>
