@@ -169,9 +169,11 @@ pub fn assistant_text(output: &Value) -> Option<String> {
     }
 }
 
-/// Tool results carried by the output messages (context fallback for RAG scorers):
-/// legacy `content.toolInvocations` with `state === 'result'` merged with
-/// `content.parts[type === 'tool-invocation'].toolInvocation` by `toolCallId` (parts win).
+/// Tool results carried by the output messages (context fallback for RAG scorers): each
+/// message's invocations in Mastra's merge order (`agent::tools::merge_tool_invocations`:
+/// parts win on a shared `toolCallId`, legacy-only calls stay before their next shared
+/// anchor), those with `state === 'result'`; a call id seen in an earlier message is replaced
+/// in place.
 pub fn tool_results(output: &Value) -> Vec<Value> {
     let messages: Vec<&Value> = match output {
         Value::Array(items) => items.iter().collect(),
@@ -179,33 +181,21 @@ pub fn tool_results(output: &Value) -> Vec<Value> {
         _ => return Vec::new(),
     };
     let mut merged: Vec<(Option<String>, Value)> = Vec::new();
-    let mut put = |inv: &Value| {
-        if inv.get("state").and_then(Value::as_str) != Some("result") {
-            return;
-        }
-        let id = inv
-            .get("toolCallId")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let result = inv.get("result").cloned().unwrap_or(Value::Null);
-        match merged.iter_mut().find(|(k, _)| k.is_some() && *k == id) {
-            Some(slot) => slot.1 = result,
-            None => merged.push((id, result)),
-        }
-    };
     for m in messages {
-        let Some(content) = m.get("content") else {
-            continue;
-        };
-        if let Some(Value::Array(invs)) = content.get("toolInvocations") {
-            invs.iter().for_each(&mut put);
-        }
-        if let Some(Value::Array(parts)) = content.get("parts") {
-            parts
-                .iter()
-                .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool-invocation"))
-                .filter_map(|p| p.get("toolInvocation"))
-                .for_each(&mut put);
+        for inv in crate::agent::tools::merge_tool_invocations(m) {
+            let inv = inv.value;
+            if inv.get("state").and_then(Value::as_str) != Some("result") {
+                continue;
+            }
+            let id = inv
+                .get("toolCallId")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let result = inv.get("result").cloned().unwrap_or(Value::Null);
+            match merged.iter_mut().find(|(k, _)| k.is_some() && *k == id) {
+                Some(slot) => slot.1 = result,
+                None => merged.push((id, result)),
+            }
         }
     }
     merged.into_iter().map(|(_, v)| v).collect()
@@ -352,9 +342,11 @@ mod tests {
             {"type": "tool-invocation", "toolInvocation": {"state": "result", "toolCallId": "d", "result": "part-d"}},
             {"type": "text", "text": "done"}
         ]}}]);
+        // Mastra's merge order (issue 21: one implementation): the legacy-only call c
+        // follows the parts, as no later part shares an id with the legacy array
         assert_eq!(
             tool_results(&out),
-            vec![json!("part-a"), json!({"doc": "legacy-c"}), json!("part-d")]
+            vec![json!("part-a"), json!("part-d"), json!({"doc": "legacy-c"})]
         );
         assert!(tool_results(&json!("plain")).is_empty());
     }
