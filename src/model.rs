@@ -39,6 +39,7 @@ impl Host for JsHost {
         let what = match kind {
             HostCall::JudgeModel => "the judge model",
             HostCall::FunctionOption => "the function",
+            HostCall::Nlp => "compromise",
         };
         // the request is JSON text already: wrap it without parsing it again
         let envelope = format!(r#"{{"kind":"{}","request":{request}}}"#, kind.name());

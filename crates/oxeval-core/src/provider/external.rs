@@ -173,6 +173,9 @@ pub enum HostCall {
     JudgeModel,
     /// A function-valued scorer option, e.g. `getContext` (see `scorers::llm::callbacks`).
     FunctionOption,
+    /// The host's NLP library (npm `compromise`) for completeness's elements (see
+    /// `scorers::code::completeness`).
+    Nlp,
 }
 
 impl HostCall {
@@ -181,6 +184,7 @@ impl HostCall {
         match self {
             HostCall::JudgeModel => "judgeModel",
             HostCall::FunctionOption => "functionOption",
+            HostCall::Nlp => "nlp",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Scorers. One folder per scorer, prompts beside the code.
 
+pub mod code;
 pub mod llm;
 pub mod registry;
 pub mod spec;
