@@ -17,11 +17,13 @@ class Scorer {
   #meta
   #extractor
   #keepRun
-  constructor(nativeScorer, extractor, keepRun = false) {
+  #sets
+  constructor(nativeScorer, extractor, keepRun = false, sets = undefined) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#extractor = extractor
     this.#keepRun = keepRun
+    this.#sets = sets
   }
   get id() {
     return this.#meta.id
@@ -108,19 +110,39 @@ class Scorer {
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
     }
-    if (outcome.ok) return shapeResult(run, outcome.result)
+    if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
     raise(outcome, run, signal)
   }
+}
+
+/**
+ * The step results' `Set`s (the registry's `sets`: step key → dotted paths, e.g. keyword
+ * coverage's keyword sets): the core sends arrays in insertion order; a user sees Mastra's Sets.
+ */
+function withSets(result, sets) {
+  if (!sets) return result
+  for (const [step, paths] of Object.entries(sets)) {
+    for (const path of paths) {
+      const keys = path.split('.')
+      let obj = result[step]
+      for (const k of keys.slice(0, -1)) obj = obj !== null && typeof obj === 'object' ? obj[k] : undefined
+      const last = keys[keys.length - 1]
+      if (obj !== null && typeof obj === 'object' && Array.isArray(obj[last])) obj[last] = new Set(obj[last])
+    }
+  }
+  return result
 }
 
 /** The factory of one registry entry. */
 function factory(spec) {
   const create = function (options) {
-    const { json, d, host, keepRun } = describeOptions(options)
+    // a code scorer's factory takes no argument, as Mastra's (`createToneScorer()`)
+    if (options === undefined && spec.kind === 'code') options = {}
+    const { json, d, host, keepRun } = describeOptions(options, spec)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
     const extractor = spec.contextExtractor && typeof extractorOption(options) === 'function' ? extractorOption(options) : undefined
-    return new Scorer(made, extractor, keepRun)
+    return new Scorer(made, extractor, keepRun, spec.sets)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

@@ -111,18 +111,36 @@ for (const s of scorers) {
   parts.push(`/** A run of \`${s.factory}\`. */\nexport type ${T}Run = ScorerRun & ${runFields}${own}`)
   parts.push(`export type ${T}Result<R extends ${T}Run = ${T}Run> = ScorerResult<R, ${T}Preprocess, ${T}Analysis>`)
   parts.push(`export type ${T}Scorer = Scorer<${T}Preprocess, ${T}Analysis, ${T}Run>`)
-  parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options: ${T}ScorerOptions): ${T}Scorer\n`)
+  parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options${s.kind === 'code' ? '?' : ''}: ${T}ScorerOptions): ${T}Scorer\n`)
 }
 const dts = parts.join('\n\n').replace(/\n{3,}/g, '\n\n')
 
-const list = scorers.map((s) => ({
-  factory: s.factory,
-  id: s.id,
-  contextExtractor: s.contextExtractor,
-  kind: s.kind,
-  steps: s.steps,
-  runFields: s.runFields,
-}))
+/**
+ * The paths of a step-result schema's `Set<string>` values (`tsType: 'Set<string>'`, e.g.
+ * keyword coverage's keyword sets): the core sends arrays, the facade rebuilds the Sets.
+ */
+function setPaths(schema, path = [], out = []) {
+  if (!schema || typeof schema !== 'object') return out
+  if (schema.tsType === 'Set<string>') out.push(path.join('.'))
+  for (const [k, v] of Object.entries(schema.properties ?? {})) setPaths(v, [...path, k], out)
+  for (const alt of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) setPaths(alt, path, out)
+  return [...new Set(out)]
+}
+const list = scorers.map((s) => {
+  const sets = { preprocessStepResult: setPaths(s.preprocess), analyzeStepResult: setPaths(s.analyze) }
+  for (const k of Object.keys(sets)) if (!sets[k].length) delete sets[k]
+  return {
+    factory: s.factory,
+    id: s.id,
+    contextExtractor: s.contextExtractor,
+    kind: s.kind,
+    steps: s.steps,
+    runFields: s.runFields,
+    // only where present: the host calls the facade answers, the Sets it rebuilds
+    ...(s.hostCalls ? { hostCalls: s.hostCalls } : {}),
+    ...(Object.keys(sets).length ? { sets } : {}),
+  }
+})
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
 const names = [...scorers.map((s) => s.factory), 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems']
