@@ -28,8 +28,8 @@ const REGISTRY = require('../generated/scorers.js') as Spec[]
 interface Where {
   /** Base name of its spec (`__test__/<name>.spec.ts`) and decision table (`docs/decision-tables/<name>.md`). */
   name?: string
-  /** Its Rust HTTP test, a file of crates/oxeval-core/tests/. */
-  rust?: string
+  /** Its Rust HTTP test, a file of crates/oxeval-core/tests/; `null`: none (a code scorer has no judge to call). */
+  rust?: string | null
   /** The Rust type its HTTP test builds. */
   rustType?: string
   /** Its README entry: a table row (default), or its own section (`Scorer: id \`<id>\``). */
@@ -45,6 +45,12 @@ const EXCEPTIONS: Record<string, Where> = {
   createContextRelevanceScorer: { name: 'context-relevance', rust: 'ragas_http.rs', why: "NVIDIA's context relevance: id nv-context-relevance-scorer, files named context-relevance" },
   createResponseGroundednessScorer: { rust: 'ragas_http.rs', why: 'the four Ragas scorers share one HTTP test' },
   createContextRelevanceScorerLLM: { name: 'context-relevance-llm', rustType: 'ContextRelevanceLlm', why: "Mastra's id context-relevance-scorer; files say -llm beside NVIDIA's context relevance" },
+  // the five text code scorers: one differential spec and one decision table; no judge, so no HTTP test
+  createCompletenessScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createContentSimilarityScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createKeywordCoverageScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createTextualDifferenceScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createToneScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
 }
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
@@ -66,7 +72,7 @@ export function expected(spec: Spec) {
   return {
     specs: names.map((n) => `__test__/${n}.spec.ts`),
     tables: names.map((n) => `docs/decision-tables/${n}.md`),
-    rust: w?.rust ?? `${short.replace(/-/g, '_')}_http.rs`,
+    rust: w?.rust === null ? null : (w?.rust ?? `${short.replace(/-/g, '_')}_http.rs`),
     rustType: w?.rustType ?? spec.factory.replace(/^create/, '').replace(/Scorer(LLM)?$/, ''),
     readme: w?.readme ?? 'row',
   }
@@ -79,8 +85,10 @@ export function missing(spec: Spec): string[] {
   const specText = e.specs.map((p) => read(join(ROOT, p))).find((t) => t !== undefined)
   if (specText === undefined) out.push(`Vitest spec: none of ${e.specs.join(', ')}`)
   else if (!word(spec.factory).test(specText)) out.push(`Vitest spec: ${e.specs.join(' / ')} never calls ${spec.factory}`)
-  const rustText = read(join(RUST_TESTS, e.rust))
-  if (rustText === undefined) out.push(`Rust HTTP test: no crates/oxeval-core/tests/${e.rust}`)
+  const rustText = e.rust === null ? null : read(join(RUST_TESTS, e.rust))
+  if (rustText === null) {
+    // no HTTP test by its exception (a code scorer)
+  } else if (rustText === undefined) out.push(`Rust HTTP test: no crates/oxeval-core/tests/${e.rust}`)
   else if (!word(e.rustType).test(rustText) && !rustText.includes(`"${spec.id}"`)) out.push(`Rust HTTP test: ${e.rust} names neither ${e.rustType} nor "${spec.id}"`)
   const table = e.tables.map((p) => read(join(ROOT, p))).find((t) => t !== undefined)
   if (table === undefined || !/^# \S/.test(table)) out.push(`decision table: none of ${e.tables.join(', ')} (with a "# " title)`)

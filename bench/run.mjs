@@ -1,6 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,code,runevals,ragas|all]
+//        [--code-runs 2000]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
@@ -129,6 +130,13 @@ if (want('rag')) {
     const r = spawnSync('node', [script, ...args], { cwd: root, stdio: 'inherit' })
     if (r.status !== 0) console.log(`${script} failed (status ${r.status})`)
   }
+}
+
+// The text code scorers (no judge), oxeval vs @mastra/evals on the same generated runs, CPU per
+// run (bench/code-text.mjs; the addon is already the release build here).
+if (want('code')) {
+  const r = spawnSync('node', ['bench/code-text.mjs', '--no-build', '--runs', flag('code-runs', '2000')], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.log(`bench/code-text.mjs failed (status ${r.status})`)
 }
 
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,
