@@ -7,7 +7,7 @@
 //   (npm run bench -- --suite code runs it after building the release addon)
 //
 // Each measurement runs in its own process (this file with --worker), so the CPU time
-// (process.cpuUsage, after a warm-up of 10 % of the runs) is the library's own. Runs are
+// (process.cpuUsage, after a warm-up pass over the same runs) is the library's own. Runs are
 // sequential (`await scorer.run(run)` one after another), as a dataset loop calls them.
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -36,9 +36,11 @@ if (argv[0] === '--worker') {
   const { textRuns } = await import('../__test__/helpers/text-gen.mjs')
   const factory = SCORERS[name]
   const scorer = lib === 'oxeval' ? require('../index.js')[factory]() : (await import('@mastra/evals/scorers/prebuilt'))[factory]()
-  const inputs = textRuns(7, runs).map((r) => ({ input: r.input, output: r.output }))
-  const warm = Math.max(1, Math.floor(runs / 10))
-  for (let i = 0; i < warm; i++) await scorer.run(inputs[i])
+  // "constructor" renamed: tone's one deliberate difference would make the score sums differ
+  const rename = (v) => (typeof v === 'string' ? v.replace(/constructor/gi, 'constructox') : Array.isArray(v) ? v.map(rename) : v && typeof v === 'object' && !(v instanceof Date) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rename(x)])) : v)
+  const inputs = textRuns(7, runs).map((r) => rename({ input: r.input, output: r.output }))
+  // warm-up: the same runs once (the JIT, compromise's lazy tables), then the measured pass
+  for (const run of inputs) await scorer.run(run)
   let sum = 0
   const t0 = performance.now()
   const cpu0 = process.cpuUsage()

@@ -18,12 +18,14 @@ class Scorer {
   #extractor
   #keepRun
   #sets
+  #runsNow
   constructor(nativeScorer, extractor, keepRun = false, sets = undefined) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#extractor = extractor
     this.#keepRun = keepRun
     this.#sets = sets
+    this.#runsNow = nativeScorer.runsNow === true
   }
   get id() {
     return this.#meta.id
@@ -71,6 +73,14 @@ class Scorer {
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
     const { json, error } = toJson(run)
+    // a code scorer that waits on nothing (no judge, no host call) is scored in the call
+    // itself (`start` and the run at once): no hop to the runtime's threads; an abort before
+    // it is `start`'s, and there is nothing to abort during it
+    if (this.#runsNow) {
+      const now = JSON.parse(this.#native.runNow(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc)))
+      if (now.ok) return withSets(shapeResult(run, now.result), this.#sets)
+      raise(now, run, signal)
+    }
     const ticket = this.#native.start(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc))
     if (!(ticket instanceof native.RunTicket)) raise(ticket, run, signal)
     let extra = null

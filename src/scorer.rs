@@ -66,6 +66,30 @@ impl NativeScorer {
             .unwrap_or(serde_json::Value::Null)
     }
 
+    /// The scorer never waits on anything (a code scorer without host calls): `runNow`
+    /// scores a run in the call itself.
+    #[napi(getter)]
+    pub fn runs_now(&self) -> bool {
+        self.spec.kind == oxeval_core::scorers::Kind::Code
+            && oxeval_core::scorers::registry::host_calls(self.spec.factory).is_empty()
+    }
+
+    /// `start` and the ticket's `runNow` in one call (same arguments as `start`): the
+    /// outcome as JSON text. Only for a scorer that `runsNow`.
+    #[napi]
+    pub fn run_now(
+        &self,
+        run: Option<String>,
+        serialize_error: Option<String>,
+        options: String,
+    ) -> String {
+        let outcome = match self.start(run, serialize_error, options) {
+            Either::A(ticket) => ticket.run_now_outcome(None, false),
+            Either::B(outcome) => outcome,
+        };
+        outcome_json(&outcome, None)
+    }
+
     /// Accept a run: check the run options and the run, take its `runId`, start its
     /// deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
     /// `run` is the run's JSON text (null with `serializeError` when it has none).
@@ -93,6 +117,7 @@ impl NativeScorer {
                     scorer: self.inner.clone(),
                     run_id: started.input.run_id.clone(),
                     needs_context,
+                    runs_now: self.runs_now(),
                     started: Mutex::new(Some(started)),
                 })
             }
@@ -112,6 +137,9 @@ pub struct RunTicket {
     scorer: Arc<dyn Scorer>,
     run_id: String,
     needs_context: bool,
+    /// A code scorer that calls nothing outside the core (no judge, no host call): its run
+    /// completes without waiting, so `runNow` computes it on the calling thread.
+    runs_now: bool,
     started: Mutex<Option<StartedRun>>,
 }
 
@@ -190,62 +218,114 @@ impl RunTicket {
         let started = self.started.lock().ok().and_then(|mut s| s.take());
         let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
         env.spawn_future(async move {
-            let Some(mut started) = started else {
-                let f = ScorerFailure::outside(
-                    Some(run_id),
-                    "run",
-                    ErrorCode::InvalidInput,
-                    "this run ticket was already used",
-                    "",
-                );
-                return Ok(Outcome::Other(failure_outcome(f)));
-            };
-            if let Some(extra) = extra.and_then(|t| serde_json::from_str(&t).ok()) {
-                started.merge(extra);
-            }
-            if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
-                let step = if after_callback {
-                    "contextExtractor"
-                } else {
-                    "run"
-                };
-                let f = ScorerFailure::outside(
-                    Some(run_id),
-                    step,
-                    ErrorCode::Deadline,
-                    "the run's deadline passed",
-                    "",
-                );
-                return Ok(Outcome::Other(failure_outcome(f)));
-            }
-            let ctx = RunContext {
-                cancel: token,
-                deadline: started.deadline,
-                ..RunContext::default()
-            }
-            .with_item(started.item_id.take());
-            let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
-            // the bound of each host function call (getContext) of this run
-            let callback_timeout = started.callback_timeout;
-            let fut = AssertUnwindSafe(
-                oxeval_core::provider::external::RUN_ID.scope(
-                    run_id_arc,
-                    oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
-                        .scope(callback_timeout, scorer.run(started.input, ctx)),
-                ),
-            );
-            let mut value = match fut.catch_unwind().await {
-                Ok(r) => outcome(r),
-                Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
-            };
-            // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
-            value.set_warnings(
-                scorer
-                    .judge()
-                    .map(|j| j.take_warnings())
-                    .unwrap_or_default(),
-            );
-            Ok(value)
+            Ok(run_started(scorer, run_id, started, extra, after_callback, token).await)
         })
     }
+}
+
+/// One run of a started ticket, to its outcome (never fails).
+async fn run_started(
+    scorer: Arc<dyn Scorer>,
+    run_id: String,
+    started: Option<StartedRun>,
+    extra: Option<String>,
+    after_callback: bool,
+    token: CancellationToken,
+) -> Outcome {
+    let Some(mut started) = started else {
+        let f = ScorerFailure::outside(
+            Some(run_id),
+            "run",
+            ErrorCode::InvalidInput,
+            "this run ticket was already used",
+            "",
+        );
+        return Outcome::Other(failure_outcome(f));
+    };
+    if let Some(extra) = extra.and_then(|t| serde_json::from_str(&t).ok()) {
+        started.merge(extra);
+    }
+    if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
+        let step = if after_callback {
+            "contextExtractor"
+        } else {
+            "run"
+        };
+        let f = ScorerFailure::outside(
+            Some(run_id),
+            step,
+            ErrorCode::Deadline,
+            "the run's deadline passed",
+            "",
+        );
+        return Outcome::Other(failure_outcome(f));
+    }
+    let ctx = RunContext {
+        cancel: token,
+        deadline: started.deadline,
+        ..RunContext::default()
+    }
+    .with_item(started.item_id.take());
+    let run_id_arc: Arc<str> = Arc::from(run_id.as_str());
+    // the bound of each host function call (getContext) of this run
+    let callback_timeout = started.callback_timeout;
+    let fut = AssertUnwindSafe(
+        oxeval_core::provider::external::RUN_ID.scope(
+            run_id_arc,
+            oxeval_core::scorers::llm::callbacks::CALLBACK_TIMEOUT
+                .scope(callback_timeout, scorer.run(started.input, ctx)),
+        ),
+    );
+    let mut value = match fut.catch_unwind().await {
+        Ok(r) => outcome(r),
+        Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
+    };
+    // engine warnings (e.g. a cache dir that cannot be used) for process.emitWarning
+    value.set_warnings(
+        scorer
+            .judge()
+            .map(|j| j.take_warnings())
+            .unwrap_or_default(),
+    );
+    value
+}
+
+impl RunTicket {
+    /// The run computed on the calling thread: only for a scorer that never waits (else an
+    /// internal-error outcome).
+    fn run_now_outcome(&self, extra: Option<String>, after_callback: bool) -> Outcome {
+        if !self.runs_now {
+            let f = ScorerFailure::outside(
+                Some(self.run_id.clone()),
+                "run",
+                ErrorCode::Internal,
+                "runNow is only for a scorer that never waits (a code scorer without host calls)",
+                "",
+            );
+            return Outcome::Other(failure_outcome(f));
+        }
+        let started = self.started.lock().ok().and_then(|mut s| s.take());
+        futures::executor::block_on(run_started(
+            self.scorer.clone(),
+            self.run_id.clone(),
+            started,
+            extra,
+            after_callback,
+            CancellationToken::new(),
+        ))
+    }
+}
+
+/// An outcome as JSON text (never fails: a serialization error is an internal failure).
+fn outcome_json(outcome: &Outcome, run_id: Option<&str>) -> String {
+    serde_json::to_string(outcome).unwrap_or_else(|e| {
+        let f = ScorerFailure::outside(
+            run_id.map(str::to_owned),
+            "run",
+            ErrorCode::Internal,
+            &format!("the result could not be serialized: {e}"),
+            "",
+        );
+        failure_outcome(f).to_string()
+    })
 }

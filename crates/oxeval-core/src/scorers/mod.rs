@@ -114,12 +114,14 @@ pub trait Scorer: Send + Sync {
 #[macro_export]
 macro_rules! impl_scorer {
     ($t:ty) => {
-        $crate::impl_scorer!(@impl $t, s => Some(&s.judge));
+        $crate::impl_scorer!(@impl $t, s => Some(&s.judge), (ctx, run, id) => ctx.for_scorer(id, &run));
     };
+    // no judge, so no response cache: the call site (whose item digest hashes the run's
+    // input) is never read
     ($t:ty, code) => {
-        $crate::impl_scorer!(@impl $t, _s => None);
+        $crate::impl_scorer!(@impl $t, _s => None, (ctx, _run, _id) => ctx);
     };
-    (@impl $t:ty, $s:ident => $judge:expr) => {
+    (@impl $t:ty, $s:ident => $judge:expr, ($ctx:ident, $run:ident, $id:ident) => $site:expr) => {
         impl $crate::scorers::Scorer for $t {
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
@@ -142,8 +144,9 @@ macro_rules! impl_scorer {
                 'a,
                 Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError>,
             > {
-                let ctx = ctx.for_scorer(&self.meta.id, &run);
-                Box::pin(self.run_inner(run, ctx))
+                let ($ctx, $run, $id) = (ctx, run, &self.meta.id);
+                let ctx = $site;
+                Box::pin(self.run_inner($run, ctx))
             }
         }
     };

@@ -45,6 +45,14 @@ pub static REGISTRY: &[&ScorerSpec] = &[
 static HOST_CALLS: &[(&str, &[crate::provider::external::HostCall])] =
     &[(completeness::SPEC.factory, completeness::HOST_CALLS)];
 
+/// The host calls `factory`'s scorer makes besides a judge model's and function options'.
+pub fn host_calls(factory: &str) -> &'static [crate::provider::external::HostCall] {
+    HOST_CALLS
+        .iter()
+        .find(|(f, _)| *f == factory)
+        .map_or(&[], |(_, calls)| *calls)
+}
+
 /// The spec of a factory name.
 pub fn find(factory: &str) -> Option<&'static ScorerSpec> {
     REGISTRY.iter().copied().find(|s| s.factory == factory)
@@ -126,7 +134,8 @@ fn describe_scorers() -> Value {
                     "runFieldsSchema": schema(s.run_fields),
                 });
                 // only a scorer that makes such calls carries the key
-                if let Some((_, calls)) = HOST_CALLS.iter().find(|(f, _)| *f == s.factory) {
+                let calls = host_calls(s.factory);
+                if !calls.is_empty() {
                     d["hostCalls"] = calls.iter().map(|c| c.name()).collect();
                 }
                 d
@@ -249,7 +258,11 @@ mod tests {
         for item in d["scorers"].as_array().unwrap() {
             if item["kind"] != "llm" {
                 // a code scorer sends no schema, and its steps are functions
-                assert!(item["steps"].as_array().unwrap().iter().all(|s| s["type"] == "function"));
+                assert!(item["steps"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s["type"] == "function"));
                 continue;
             }
             // every judge step but a free-text one names the schema it sends
