@@ -11,20 +11,14 @@ use serde_json::Value;
 pub fn is_js_space(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{0B}'
-            | '\u{0C}'
-            | '\r'
-            | ' '
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
-            | '\u{FEFF}'
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
     )
 }
 
@@ -110,7 +104,10 @@ pub fn run_text(value: Option<&Value>, side: Side) -> Result<String, InvalidArgu
             };
             if let Some(items) = own {
                 items
-            } else if ["role", "content", "parts"].iter().any(|k| map.contains_key(*k)) {
+            } else if ["role", "content", "parts"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+            {
                 return message_text(value, field, 0);
             } else if let (Side::Output, Some(Value::String(s))) = (side, map.get("text")) {
                 return Ok(s.clone());
@@ -163,7 +160,12 @@ fn message_text(m: &Value, field: &str, i: usize) -> Result<String, InvalidArgum
         Some(Value::Array(parts)) => last_text(parts),
         Some(content @ Value::Object(_)) => non_empty(content.get("content"))
             .or_else(|| non_empty(content.get("text")))
-            .or_else(|| content.get("parts").and_then(Value::as_array).map(|p| last_text(p)))
+            .or_else(|| {
+                content
+                    .get("parts")
+                    .and_then(Value::as_array)
+                    .map(|p| last_text(p))
+            })
             .unwrap_or_default(),
         None | Some(Value::Null) => map
             .get("parts")
@@ -205,7 +207,9 @@ mod tests {
         let inp = |v: Value| run_text(Some(&v), Side::Input).unwrap();
         assert_eq!(out(json!("plain")), "plain");
         assert_eq!(
-            out(json!([{"role": "assistant", "content": "a"}, {"role": "user", "content": ""}, {"role": "tool", "content": "c"}])),
+            out(
+                json!([{"role": "assistant", "content": "a"}, {"role": "user", "content": ""}, {"role": "tool", "content": "c"}])
+            ),
             "a, , c"
         );
         assert_eq!(out(json!({"messages": [{"content": "m"}]})), "m");
@@ -213,15 +217,21 @@ mod tests {
         assert_eq!(out(json!({"text": "t"})), "t");
         // last text part; content.content before content.text before parts
         assert_eq!(
-            out(json!([{"content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}]}])),
+            out(
+                json!([{"content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}]}])
+            ),
             "y"
         );
         assert_eq!(
-            out(json!([{"content": {"format": 2, "content": "", "text": "t", "parts": [{"type": "text", "text": "p"}]}}])),
+            out(
+                json!([{"content": {"format": 2, "content": "", "text": "t", "parts": [{"type": "text", "text": "p"}]}}])
+            ),
             "t"
         );
         assert_eq!(
-            out(json!([{"content": {"format": 2, "parts": [{"type": "text", "text": "p"}, {"type": "tool-invocation"}]}}])),
+            out(
+                json!([{"content": {"format": 2, "parts": [{"type": "text", "text": "p"}, {"type": "tool-invocation"}]}}])
+            ),
             "p"
         );
         // a UI message reads its parts; a string inside an array reads "" (as Mastra)
@@ -229,7 +239,10 @@ mod tests {
             out(json!([{"role": "assistant", "parts": [{"type": "text", "text": "ui"}]}, "s"])),
             "ui, "
         );
-        assert_eq!(inp(json!({"inputMessages": [{"content": "q"}, {"content": "r"}]})), "q, r");
+        assert_eq!(
+            inp(json!({"inputMessages": [{"content": "q"}, {"content": "r"}]})),
+            "q, r"
+        );
         assert_eq!(inp(json!({"messages": [{"content": "q"}]})), "q");
         assert_eq!(inp(json!({"prompt": "ignored"})), "");
         assert_eq!(run_text(None, Side::Input).unwrap(), "");

@@ -173,9 +173,17 @@ impl Completeness {
         match reply["value"].as_array().map(|a| a.as_slice()) {
             Some([a, b]) => match (list(a), list(b)) {
                 (Some(a), Some(b)) => Ok([a, b]),
-                _ => Err(fail(ErrorCode::Internal, "compromise's reply is not two lists of string lists".into(), "")),
+                _ => Err(fail(
+                    ErrorCode::Internal,
+                    "compromise's reply is not two lists of string lists".into(),
+                    "",
+                )),
             },
-            _ => Err(fail(ErrorCode::Internal, "compromise's reply is not two lists of string lists".into(), "")),
+            _ => Err(fail(
+                ErrorCode::Internal,
+                "compromise's reply is not two lists of string lists".into(),
+                "",
+            )),
         }
     }
 }
@@ -246,8 +254,7 @@ pub fn coverage(original: &[String], simplified: &[String]) -> f64 {
                     return e == s;
                 }
                 let (longer, shorter) = if e.len() > s.len() { (e, s) } else { (s, e) };
-                longer.contains(shorter)
-                    && shorter.len() as f64 / longer.len() as f64 > 0.6
+                longer.contains(shorter) && shorter.len() as f64 / longer.len() as f64 > 0.6
             })
         })
         .count();
@@ -265,7 +272,13 @@ mod tests {
     #[test]
     fn cleaning() {
         assert_eq!(
-            clean(&v(&["Paris' museums", "Crème Brûlée", "don't", "e-mail", "ＡＢ"])),
+            clean(&v(&[
+                "Paris' museums",
+                "Crème Brûlée",
+                "don't",
+                "e-mail",
+                "ＡＢ"
+            ])),
             v(&["paris", "museums", "creme", "brulee", "don", "t", "e", "mail"])
         );
     }

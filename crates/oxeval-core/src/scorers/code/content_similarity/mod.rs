@@ -12,7 +12,6 @@ use crate::scorers::spec::{boxed, schema_of, Kind, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::collections::HashMap;
 
 pub const SPEC: ScorerSpec = ScorerSpec {
     factory: "createContentSimilarityScorer",
@@ -114,17 +113,26 @@ pub fn compare_two_strings(a: &str, b: &str) -> f64 {
     if a.len() < 2 || b.len() < 2 {
         return 0.0;
     }
-    let pair = |w: &[u16]| (u32::from(w[0]) << 16) | u32::from(w[1]);
-    let mut counts: HashMap<u32, u32> = HashMap::with_capacity(a.len());
-    for w in a.windows(2) {
-        *counts.entry(pair(w)).or_insert(0) += 1;
-    }
-    let mut shared = 0usize;
-    for w in b.windows(2) {
-        if let Some(c) = counts.get_mut(&pair(w)) {
-            if *c > 0 {
-                *c -= 1;
+    // the multiset intersection (Σ min(count in a, count in b)), as string-similarity's
+    // decrementing map counts it: both bigram lists sorted, then merged
+    let bigrams = |w: &[u16]| {
+        let mut v: Vec<u32> = w
+            .windows(2)
+            .map(|p| (u32::from(p[0]) << 16) | u32::from(p[1]))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (x, y) = (bigrams(&a), bigrams(&b));
+    let (mut i, mut j, mut shared) = (0, 0, 0usize);
+    while i < x.len() && j < y.len() {
+        match x[i].cmp(&y[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
                 shared += 1;
+                i += 1;
+                j += 1;
             }
         }
     }
@@ -156,7 +164,10 @@ mod tests {
         ];
         for (a, b, want) in cases {
             let got = compare_two_strings(a, b);
-            assert!((got - want).abs() < 1e-12, "{a:?} vs {b:?}: {got} != {want}");
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{a:?} vs {b:?}: {got} != {want}"
+            );
         }
     }
 

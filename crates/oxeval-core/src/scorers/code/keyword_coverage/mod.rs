@@ -243,9 +243,18 @@ mod tests {
             keywords(r#"The 42 quick-brown, "fox" jumps!"#),
             vec!["quick-brown", "fox", "jumps"]
         );
-        assert_eq!(keywords("<b>Bold</b> <i>text</i> a<>b"), vec!["bold", "text", "a<>b"]);
-        assert_eq!(keywords("See https://Example.com/X, now"), vec!["https://Example.com/X,"]);
-        assert_eq!(keywords("'quoted' it's rock'n'roll' # _ @x"), vec!["quoted", "rock'n'roll", "@x"]);
+        assert_eq!(
+            keywords("<b>Bold</b> <i>text</i> a<>b"),
+            vec!["bold", "text", "a<>b"]
+        );
+        assert_eq!(
+            keywords("See https://Example.com/X, now"),
+            vec!["https://Example.com/X,"]
+        );
+        assert_eq!(
+            keywords("'quoted' it's rock'n'roll' # _ @x"),
+            vec!["quoted", "rock'n'roll", "@x"]
+        );
         assert_eq!(keywords("Fox fox FOX 123 1a"), vec!["fox", "1a"]);
         assert_eq!(keywords("   "), Vec::<String>::new());
         assert_eq!(keywords("a < b"), vec!["<"]);
@@ -255,13 +264,19 @@ mod tests {
     fn score_edges() {
         let (pre, cov, s) = coverage("", "");
         assert_eq!(s, 1.0);
-        assert_eq!((cov.total_keywords_length, cov.matched_keywords_length), (0, 0));
+        assert_eq!(
+            (cov.total_keywords_length, cov.matched_keywords_length),
+            (0, 0)
+        );
         assert!(matches!(pre, Preprocess::BothEmpty { .. }));
         assert_eq!(coverage("", "some text").2, 1.0);
         assert_eq!(coverage("The quick brown fox", "").2, 0.0);
         assert_eq!(coverage("the and of", "the").2, 1.0);
         let (_, cov, s) = coverage("quick brown fox", "brown fox");
-        assert_eq!((cov.total_keywords_length, cov.matched_keywords_length), (3, 2));
+        assert_eq!(
+            (cov.total_keywords_length, cov.matched_keywords_length),
+            (3, 2)
+        );
         assert_eq!(s, 2.0 / 3.0);
     }
 }

@@ -15,7 +15,8 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     factory: "createTextualDifferenceScorer",
     id: "textual-difference-scorer",
     name: "Textual Difference Scorer",
-    description: "Calculate textual difference between input and output using sequence matching algorithms.",
+    description:
+        "Calculate textual difference between input and output using sequence matching algorithms.",
     family: "mastra",
     type_name: "TextualDifference",
     kind: Kind::Code,
@@ -27,7 +28,10 @@ pub const SPEC: ScorerSpec = ScorerSpec {
     preprocess: Some(schema_of::<Difference>),
     analyze: None,
     steps: &[
-        StepMeta::function("preprocess", "LCS ratio, changed words and length difference of the input's and the output's texts"),
+        StepMeta::function(
+            "preprocess",
+            "LCS ratio, changed words and length difference of the input's and the output's texts",
+        ),
         StepMeta::function("generateScore", "The ratio"),
     ],
     build: |v, _| boxed(TextualDifference::build(v)),
@@ -156,9 +160,15 @@ mod tests {
     #[test]
     fn formula_edges() {
         let d = difference("", "");
-        assert_eq!((d.ratio, d.changes, d.length_diff, d.confidence), (1.0, 0, 0.0, 1.0));
+        assert_eq!(
+            (d.ratio, d.changes, d.length_diff, d.confidence),
+            (1.0, 0, 0.0, 1.0)
+        );
         let d = difference("abc", "");
-        assert_eq!((d.ratio, d.changes, d.length_diff, d.confidence), (0.0, 1, 1.0, 0.0));
+        assert_eq!(
+            (d.ratio, d.changes, d.length_diff, d.confidence),
+            (0.0, 1, 1.0, 0.0)
+        );
         let d = difference("", "a b");
         assert_eq!((d.ratio, d.changes), (0.0, 2));
         let d = difference("same text", "same text");

@@ -2,7 +2,7 @@
 //! emoji scores and negators) of the output's text, compared with a reference tone or, without
 //! one, its stability across sentences. The input is not read.
 
-use super::js_text::{is_js_space, js_lower, js_trim, run_text, Side};
+use super::js_text::{is_js_space, js_lower, run_text, Side};
 use crate::engine::RunContext;
 use crate::error::InvalidArgument;
 use crate::options::opt_string;
@@ -99,7 +99,12 @@ impl ToneScorer {
     async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
         let output = run_text(Some(&run.output), Side::Output)?;
         let tone = tone(&output, self.reference.as_deref());
-        Ok(super::result::<_, ()>(run.run_id, tone.score(), &tone, None))
+        Ok(super::result::<_, ()>(
+            run.run_id,
+            tone.score(),
+            &tone,
+            None,
+        ))
     }
 }
 
@@ -107,8 +112,8 @@ crate::impl_scorer!(ToneScorer, code);
 
 /// The preprocess step.
 pub fn tone(text: &str, reference: Option<&str>) -> Tone {
-    let response = comparative(text);
     if let Some(r) = reference {
+        let response = comparative(text);
         let reference = comparative(r);
         let difference = (response - reference).abs();
         return Tone::Reference {
@@ -184,60 +189,43 @@ static NEGATORS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
 /// "constructor": not copied).
 pub fn comparative(text: &str) -> f64 {
     let low = js_lower(text);
-    let mut cleaned = String::with_capacity(low.len());
-    for c in low.chars() {
-        let c = if c == '\n'
-            || matches!(
-                c,
-                '.' | ','
-                    | '/'
-                    | '#'
-                    | '!'
-                    | '?'
-                    | '$'
-                    | '%'
-                    | '^'
-                    | '&'
-                    | '*'
-                    | ';'
-                    | ':'
-                    | '{'
-                    | '}'
-                    | '='
-                    | '_'
-                    | '`'
-                    | '"'
-                    | '~'
-                    | '('
-                    | ')'
-            ) {
-            ' '
-        } else {
-            c
-        };
-        cleaned.push(c);
-    }
-    // `/\s\s+/g → ' '`: a run of two or more; a single whitespace character stays as it is
-    let mut collapsed = String::with_capacity(cleaned.len());
-    let mut run: Vec<char> = Vec::new();
-    let flush = |run: &mut Vec<char>, out: &mut String| {
-        match run.len() {
-            0 => {}
-            1 => out.push(run[0]),
-            _ => out.push(' '),
+    // one pass over the lowercased text: a separator is a run of two or more whitespace
+    // characters, a single space, or whitespace at either end (trimmed); a single other
+    // whitespace character (a tab) stays inside its token
+    let chars: Vec<(usize, char)> = low.char_indices().collect();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        if is_token_space(c) {
+            let mut j = i + 1;
+            while j < chars.len() && is_token_space(chars[j].1) {
+                j += 1;
+            }
+            let separator = j - i > 1 || c == ' ' || c == '\n' || is_tokenizer_punct(c);
+            let at_end = j == chars.len();
+            if separator || start.is_none() || at_end {
+                if let Some(s) = start.take() {
+                    spans.push((s, at));
+                }
+            }
+            i = j;
+            continue;
         }
-        run.clear();
-    };
-    for c in cleaned.chars() {
-        if is_js_space(c) {
-            run.push(c);
-        } else {
-            flush(&mut run, &mut collapsed);
-            collapsed.push(c);
+        if start.is_none() {
+            start = Some(at);
         }
+        i += 1;
     }
-    flush(&mut run, &mut collapsed);
-    let tokens: Vec<&str> = js_trim(&collapsed).split(' ').collect();
+    if let Some(s) = start {
+        spans.push((s, low.len()));
+    }
+    let tokens: Vec<&str> = spans.iter().map(|&(a, b)| &low[a..b]).collect();
+    if tokens.is_empty() {
+        // `"".split(' ')` is one empty token, and "" scores nothing
+        return 0.0;
+    }
     let mut score = 0i64;
     for (i, t) in tokens.iter().enumerate() {
         if let Some(&v) = LABELS.get(t) {
@@ -246,6 +234,39 @@ pub fn comparative(text: &str) -> f64 {
         }
     }
     score as f64 / tokens.len() as f64
+}
+
+/// Characters the tokenizer turns into spaces: `\n` and ``.,/#!?$%^&*;:{}=_`"~()``.
+fn is_tokenizer_punct(c: char) -> bool {
+    matches!(
+        c,
+        '.' | ','
+            | '/'
+            | '#'
+            | '!'
+            | '?'
+            | '$'
+            | '%'
+            | '^'
+            | '&'
+            | '*'
+            | ';'
+            | ':'
+            | '{'
+            | '}'
+            | '='
+            | '_'
+            | '`'
+            | '"'
+            | '~'
+            | '('
+            | ')'
+    )
+}
+
+/// Whitespace after the punctuation became spaces: JS `\s` or a replaced character.
+fn is_token_space(c: char) -> bool {
+    is_js_space(c) || is_tokenizer_punct(c)
 }
 
 #[cfg(test)]
@@ -282,10 +303,25 @@ mod tests {
         assert_eq!(tone("I love it. I hate it", None).score(), 1.0);
         // comparatives 1 and -1: variance 1
         let t = tone("I love it. I hate it.", None);
-        assert_eq!(t, Tone::Stability { score: 0.0, avg_sentiment: 0.0, sentiment_variance: 1.0 });
+        assert_eq!(
+            t,
+            Tone::Stability {
+                score: 0.0,
+                avg_sentiment: 0.0,
+                sentiment_variance: 1.0
+            }
+        );
         // empty output: one empty sentence
         assert_eq!(tone("", None).score(), 1.0);
         let t = tone("good", Some("bad"));
-        assert_eq!(t, Tone::Reference { score: 0.0, response_sentiment: 3.0, reference_sentiment: -3.0, difference: 6.0 });
+        assert_eq!(
+            t,
+            Tone::Reference {
+                score: 0.0,
+                response_sentiment: 3.0,
+                reference_sentiment: -3.0,
+                difference: 6.0
+            }
+        );
     }
 }
