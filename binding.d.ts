@@ -37,6 +37,16 @@ export declare class NativeScorer {
    */
   cacheStats(): Record<string, number> | null
   /**
+   * The scorer never waits on anything (a code scorer without host calls): `runNow`
+   * scores a run in the call itself.
+   */
+  get runsNow(): boolean
+  /**
+   * `start` and the run in one call on the calling thread (same arguments as `start`):
+   * the outcome as JSON text. Only for a scorer that `runsNow`.
+   */
+  runNow(run: string | undefined | null, serializeError: string | undefined | null, options: string): string
+  /**
    * Accept a run: check the run options and the run, take its `runId`, start its
    * deadline. Returns a `RunTicket`, or an outcome (`{ ok: false, … }`) to raise.
    * `run` is the run's JSON text (null with `serializeError` when it has none).

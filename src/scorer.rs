@@ -74,8 +74,8 @@ impl NativeScorer {
             && oxeval_core::scorers::registry::host_calls(self.spec.factory).is_empty()
     }
 
-    /// `start` and the ticket's `runNow` in one call (same arguments as `start`): the
-    /// outcome as JSON text. Only for a scorer that `runsNow`.
+    /// `start` and the run in one call on the calling thread (same arguments as `start`):
+    /// the outcome as JSON text. Only for a scorer that `runsNow`.
     #[napi]
     pub fn run_now(
         &self,
