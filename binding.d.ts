@@ -42,6 +42,11 @@ export declare class NativeScorer {
    */
   cacheStats(): Record<string, number> | null
   /**
+   * The scorer never waits on anything (a code scorer without host calls): `runCode`
+   * scores a run in the call itself.
+   */
+  get runsNow(): boolean
+  /**
    * Score one run: check the run options and the run, take its `runId`, start its
    * deadline, call the scorer's extractor callbacks through the host channel, run the
    * steps. `run` is the run's JSON text (null with `serializeError` when it has none);

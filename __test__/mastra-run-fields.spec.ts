@@ -36,13 +36,23 @@ describe('oxeval/mastra: run fields from the registry', () => {
   })
 
   // a judged scorer: its partial result after a failing judge carries the oxeval run
-  const judged = scorers.filter((s) => s.kind !== 'code')
+  // (with the text code scorers, which score any text: they have no judge to fail)
+  const AGENT_CODE = ['code-tool-call-accuracy-scorer', 'code-trajectory-accuracy-scorer', 'code-trajectory-scorer']
+  const judged = scorers.filter((s) => (s.kind !== 'code' || !AGENT_CODE.includes(s.id)) && !s.id.startsWith('check-'))
   it.each(judged.map((s) => [s.factory, s] as [string, Any]))('%s: every run field reaches the oxeval run', async (factory, s) => {
     server.on(() => true, () => ({ status: 500, body: 'down' }))
     const fields = runFieldsOf(s)
     const run: Record<string, unknown> = { input: 'What is the capital of France?', output: 'Paris is the capital of France.', groundTruth: 'Paris.', context: ['Paris is the capital of France.'] }
     for (const k of fields) run[k] = `the run's ${k}`
     const scorer = mastra[factory]({ model: { id: uniqueModelId('run-fields'), url: server.url }, modelSettings: { retryDelayMs: 1, maxRetries: 0 } })
+    if (s.kind === 'code') {
+      // no judge to fail: the result itself is shaped from the oxeval run
+      const r = await scorer.run(run)
+      expect(Number.isFinite(r.score)).toBe(true)
+      for (const k of Object.keys(run)) expect(r[k], k).toEqual(run[k])
+      expect(server.requests).toHaveLength(0)
+      return
+    }
     const e = await failure(scorer.run(run))
     expect(e).toBeInstanceOf(mastra.ScorerRunError)
     // the partial result is shaped from the oxeval run: it carries every field copied into it
@@ -52,7 +62,7 @@ describe('oxeval/mastra: run fields from the registry', () => {
 
   // a code scorer (no judge) wrapped by oxeval/mastra: its step results show the run fields it
   // read (the checks keep their positional form and are not wrapped)
-  const code = scorers.filter((s) => s.kind === 'code' && !s.id.startsWith('check-'))
+  const code = scorers.filter((s) => AGENT_CODE.includes(s.id))
   it.each(code.map((s) => [s.factory, s] as [string, Any]))('%s (code): every run field reaches the oxeval run', async (factory, s) => {
     const fields = runFieldsOf(s)
     const expected = { steps: [{ name: 'get_weather' }], maxSteps: 4 }

@@ -51,6 +51,12 @@ const EXCEPTIONS: Record<string, Where> = {
       { name: 'code-agent-parity', rust: null, why: 'a code scorer or check: no judge, so no HTTP test (its Rust unit tables live beside it); one differential spec and one decision table cover the fourteen' },
     ]),
   ),
+  // the five text code scorers: one differential spec and one decision table; no judge, so no HTTP test
+  createCompletenessScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createContentSimilarityScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createKeywordCoverageScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createTextualDifferenceScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createToneScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
 }
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')

@@ -140,6 +140,13 @@ if (want('custom')) {
   if (r.status !== 0) console.log(`bench/custom.mjs failed (status ${r.status})`)
 }
 
+// The text code scorers (no judge), oxeval vs @mastra/evals on the same generated runs, CPU per
+// run (bench/code-text.mjs; the addon is already the release build here).
+if (want('code')) {
+  const r = spawnSync('node', ['bench/code-text.mjs', '--no-build', '--runs', flag('code-runs', '2000')], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.log(`bench/code-text.mjs failed (status ${r.status})`)
+}
+
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,
 // oxeval's runEvals (no target) vs Mastra's runEvals (a mock-model Agent target, the lightest it
 // accepts), same concurrency; then 100 000 items with keepItems: false against the instant judge

@@ -11,6 +11,12 @@ import type {
   AnswerSimilarityAnalysis,
   AnswerSimilarityPreprocess,
   AnswerSimilarityScorerOptions,
+  CompletenessAnalysis,
+  CompletenessPreprocess,
+  CompletenessScorerOptions,
+  ContentSimilarityAnalysis,
+  ContentSimilarityPreprocess,
+  ContentSimilarityScorerOptions,
   ContextPrecisionAnalysis,
   ContextPrecisionPreprocess,
   ContextPrecisionScorerOptions,
@@ -32,6 +38,9 @@ import type {
   HallucinationAnalysis,
   HallucinationPreprocess,
   HallucinationScorerOptions,
+  KeywordCoverageAnalysis,
+  KeywordCoveragePreprocess,
+  KeywordCoverageScorerOptions,
   NoiseSensitivityLLMAnalysis,
   NoiseSensitivityLLMPreprocess,
   NoiseSensitivityLLMScorerOptions,
@@ -41,6 +50,12 @@ import type {
   SummarizationAnalysis,
   SummarizationPreprocess,
   SummarizationScorerOptions,
+  TextualDifferenceAnalysis,
+  TextualDifferencePreprocess,
+  TextualDifferenceScorerOptions,
+  ToneAnalysis,
+  TonePreprocess,
+  ToneScorerOptions,
   ToolCallAccuracyCodeAnalysis,
   ToolCallAccuracyCodePreprocess,
   ToolCallAccuracyCodeScorerOptions,
@@ -100,3 +115,18 @@ export declare function createTrajectoryAccuracyScorerCode<TID extends string = 
 export declare function createTrajectoryScorerCode<TID extends string = 'code-trajectory-scorer'>(
   options: TrajectoryCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, TrajectoryCodePreprocess, TrajectoryCodeAnalysis>
+export declare function createCompletenessScorer<TID extends string = 'completeness-scorer'>(
+  options: CompletenessScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, CompletenessPreprocess, CompletenessAnalysis>
+export declare function createContentSimilarityScorer<TID extends string = 'content-similarity-scorer'>(
+  options: ContentSimilarityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ContentSimilarityPreprocess, ContentSimilarityAnalysis>
+export declare function createKeywordCoverageScorer<TID extends string = 'keyword-coverage-scorer'>(
+  options: KeywordCoverageScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, KeywordCoveragePreprocess, KeywordCoverageAnalysis>
+export declare function createTextualDifferenceScorer<TID extends string = 'textual-difference-scorer'>(
+  options: TextualDifferenceScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, TextualDifferencePreprocess, TextualDifferenceAnalysis>
+export declare function createToneScorer<TID extends string = 'tone-scorer'>(
+  options: ToneScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, TonePreprocess, ToneAnalysis>

@@ -1272,7 +1272,7 @@ export type ToolCallAccuracyCodeResult<R extends ToolCallAccuracyCodeRun = ToolC
 export type ToolCallAccuracyCodeScorer = Scorer<ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis, ToolCallAccuracyCodeRun>
 
 /** Evaluates whether the LLM selected the correct tool, or called the expected tools in order, from its tool calls. Default id `code-tool-call-accuracy-scorer`. */
-export declare function createToolCallAccuracyScorerCode(options: ToolCallAccuracyCodeScorerOptions): ToolCallAccuracyCodeScorer
+export declare function createToolCallAccuracyScorerCode(options?: ToolCallAccuracyCodeScorerOptions): ToolCallAccuracyCodeScorer
 
 // --------------------------------------------------------------------------------------
 // createTrajectoryAccuracyScorerCode (mastra): code-trajectory-accuracy-scorer
@@ -1336,7 +1336,7 @@ export type TrajectoryAccuracyCodeResult<R extends TrajectoryAccuracyCodeRun = T
 export type TrajectoryAccuracyCodeScorer = Scorer<TrajectoryAccuracyCodePreprocess, TrajectoryAccuracyCodeAnalysis, TrajectoryAccuracyCodeRun>
 
 /** Evaluates whether the trajectory (the agent's steps) matches the expected path. Default id `code-trajectory-accuracy-scorer`. */
-export declare function createTrajectoryAccuracyScorerCode(options: TrajectoryAccuracyCodeScorerOptions): TrajectoryAccuracyCodeScorer
+export declare function createTrajectoryAccuracyScorerCode(options?: TrajectoryAccuracyCodeScorerOptions): TrajectoryAccuracyCodeScorer
 
 // --------------------------------------------------------------------------------------
 // createTrajectoryScorerCode (mastra): code-trajectory-scorer
@@ -1393,7 +1393,7 @@ export type TrajectoryCodeResult<R extends TrajectoryCodeRun = TrajectoryCodeRun
 export type TrajectoryCodeScorer = Scorer<TrajectoryCodePreprocess, TrajectoryCodeAnalysis, TrajectoryCodeRun>
 
 /** Multi-dimensional trajectory evaluation: accuracy, efficiency, blacklist, and tool failures. Default id `code-trajectory-scorer`. */
-export declare function createTrajectoryScorerCode(options: TrajectoryCodeScorerOptions): TrajectoryCodeScorer
+export declare function createTrajectoryScorerCode(options?: TrajectoryCodeScorerOptions): TrajectoryCodeScorer
 
 // --------------------------------------------------------------------------------------
 // includes (mastra): check-includes
@@ -1765,6 +1765,221 @@ export type NoToolErrorsCheckScorer = Scorer<NoToolErrorsCheckPreprocess, NoTool
 
 /** Scores 1 if none of the tool invocations failed (output-error, an unfinished call, isError, result.error). Default id `check-no-tool-errors`. */
 export declare function noToolErrors(options?: NoToolErrorsCheckScorerOptions): NoToolErrorsCheckScorer
+
+// --------------------------------------------------------------------------------------
+// createCompletenessScorer (mastra): completeness-scorer
+
+/**
+ * No options of its own (`id` and `name` only).
+ */
+export interface CompletenessOwnOptions {}
+
+/** Options of `createCompletenessScorer`. */
+export interface CompletenessScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, CompletenessOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface CompletenessPreprocess {
+  inputElements: string[]
+  outputElements: string[]
+  /**
+   * The input's elements the output's element list lacks (exact, before the fuzzy match).
+   */
+  missingElements: string[]
+  elementCounts: {
+    input: number
+    output: number
+  }
+}
+
+export type CompletenessAnalysis = undefined
+
+/** A run of `createCompletenessScorer`. */
+export type CompletenessRun = ScorerRun & {}
+
+export type CompletenessResult<R extends CompletenessRun = CompletenessRun> = ScorerResult<R, CompletenessPreprocess, CompletenessAnalysis>
+
+export type CompletenessScorer = Scorer<CompletenessPreprocess, CompletenessAnalysis, CompletenessRun>
+
+/** Leverage the nlp method from "compromise" to extract elements from the input and output and calculate the coverage.. Default id `completeness-scorer`. */
+export declare function createCompletenessScorer(options?: CompletenessScorerOptions): CompletenessScorer
+
+// --------------------------------------------------------------------------------------
+// createContentSimilarityScorer (mastra): content-similarity-scorer
+
+/**
+ * The factory's options (each merged with its default, unlike Mastra, where passing any
+ * object drops both defaults).
+ */
+export interface ContentSimilarityOwnOptions {
+  /**
+   * Lowercase both texts before comparing. Default true.
+   */
+  ignoreCase?: boolean
+  /**
+   * Collapse whitespace runs to one space and trim (`preprocessStepResult` only: the
+   * comparison removes all whitespace anyway). Default true.
+   */
+  ignoreWhitespace?: boolean
+}
+
+/** Options of `createContentSimilarityScorer`. */
+export interface ContentSimilarityScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, ContentSimilarityOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface ContentSimilarityPreprocess {
+  processedInput: string
+  processedOutput: string
+}
+
+export type ContentSimilarityAnalysis = undefined
+
+/** A run of `createContentSimilarityScorer`. */
+export type ContentSimilarityRun = ScorerRun & {}
+
+export type ContentSimilarityResult<R extends ContentSimilarityRun = ContentSimilarityRun> = ScorerResult<R, ContentSimilarityPreprocess, ContentSimilarityAnalysis>
+
+export type ContentSimilarityScorer = Scorer<ContentSimilarityPreprocess, ContentSimilarityAnalysis, ContentSimilarityRun>
+
+/** Calculates content similarity between input and output messages using string comparison algorithms.. Default id `content-similarity-scorer`. */
+export declare function createContentSimilarityScorer(options?: ContentSimilarityScorerOptions): ContentSimilarityScorer
+
+// --------------------------------------------------------------------------------------
+// createKeywordCoverageScorer (mastra): keyword-coverage-scorer
+
+export type KeywordCoverageOwnOptions = CompletenessOwnOptions
+
+/** Options of `createKeywordCoverageScorer`. */
+export interface KeywordCoverageScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, KeywordCoverageOwnOptions {}
+
+/**
+ * `preprocessStepResult`: the keyword sets; when both texts are empty Mastra nests two
+ * empty sets under `result` (kept as is).
+ */
+export type KeywordCoveragePreprocess =
+  | {
+      referenceKeywords: Set<string>
+      responseKeywords: Set<string>
+    }
+  | {
+      /**
+       * The two keyword sets. In JS they are `Set<string>`s as in Mastra (the core sends arrays
+       * in insertion order; the facade rebuilds the Sets).
+       */
+      result: {
+        referenceKeywords: Set<string>
+        responseKeywords: Set<string>
+      }
+    }
+
+/**
+ * `analyzeStepResult`.
+ */
+export interface KeywordCoverageAnalysis {
+  totalKeywordsLength: number
+  matchedKeywordsLength: number
+}
+
+/** A run of `createKeywordCoverageScorer`. */
+export type KeywordCoverageRun = ScorerRun & {}
+
+export type KeywordCoverageResult<R extends KeywordCoverageRun = KeywordCoverageRun> = ScorerResult<R, KeywordCoveragePreprocess, KeywordCoverageAnalysis>
+
+export type KeywordCoverageScorer = Scorer<KeywordCoveragePreprocess, KeywordCoverageAnalysis, KeywordCoverageRun>
+
+/** Leverage the nlp method from "compromise" to extract elements from the input and output and calculate the coverage.. Default id `keyword-coverage-scorer`. */
+export declare function createKeywordCoverageScorer(options?: KeywordCoverageScorerOptions): KeywordCoverageScorer
+
+// --------------------------------------------------------------------------------------
+// createTextualDifferenceScorer (mastra): textual-difference-scorer
+
+export type TextualDifferenceOwnOptions = CompletenessOwnOptions
+
+/** Options of `createTextualDifferenceScorer`. */
+export interface TextualDifferenceScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, TextualDifferenceOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface TextualDifferencePreprocess {
+  /**
+   * 2·LCS / (|input| + |output|) over UTF-16 code units; 1 for equal texts.
+   */
+  ratio: number
+  /**
+   * 1 − lengthDiff.
+   */
+  confidence: number
+  /**
+   * Words changed (greedy word matching), or the word-count change of a whitespace-only edit.
+   */
+  changes: number
+  /**
+   * |length difference| / the longer length (0 when both are empty).
+   */
+  lengthDiff: number
+}
+
+export type TextualDifferenceAnalysis = undefined
+
+/** A run of `createTextualDifferenceScorer`. */
+export type TextualDifferenceRun = ScorerRun & {}
+
+export type TextualDifferenceResult<R extends TextualDifferenceRun = TextualDifferenceRun> = ScorerResult<R, TextualDifferencePreprocess, TextualDifferenceAnalysis>
+
+export type TextualDifferenceScorer = Scorer<TextualDifferencePreprocess, TextualDifferenceAnalysis, TextualDifferenceRun>
+
+/** Calculate textual difference between input and output using sequence matching algorithms.. Default id `textual-difference-scorer`. */
+export declare function createTextualDifferenceScorer(options?: TextualDifferenceScorerOptions): TextualDifferenceScorer
+
+// --------------------------------------------------------------------------------------
+// createToneScorer (mastra): tone-scorer
+
+/**
+ * The factory's options.
+ */
+export interface ToneOwnOptions {
+  /**
+   * A text whose tone the output should match: score 1 − |comparative difference|
+   * (at least 0). Without it (or empty), the score is 1 − the variance of the output's
+   * sentence sentiments.
+   */
+  referenceTone?: string
+}
+
+/** Options of `createToneScorer`. */
+export interface ToneScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, ToneOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export type TonePreprocess =
+  | {
+      score: number
+      responseSentiment: number
+      referenceSentiment: number
+      difference: number
+    }
+  | {
+      score: number
+      avgSentiment: number
+      sentimentVariance: number
+    }
+
+export type ToneAnalysis = undefined
+
+/** A run of `createToneScorer`. */
+export type ToneRun = ScorerRun & {}
+
+export type ToneResult<R extends ToneRun = ToneRun> = ScorerResult<R, TonePreprocess, ToneAnalysis>
+
+export type ToneScorer = Scorer<TonePreprocess, ToneAnalysis, ToneRun>
+
+/** Analyzes the tone and sentiment of agent responses using sentiment analysis. Can compare against a reference tone or evaluate sentiment stability.. Default id `tone-scorer`. */
+export declare function createToneScorer(options?: ToneScorerOptions): ToneScorer
 
 /** Mastra's quick checks, as one object (the same functions as the named exports). */
 export declare const checks: {

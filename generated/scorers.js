@@ -796,5 +796,135 @@ module.exports = Object.freeze([
     "runFields": [
       "output"
     ]
+  },
+  {
+    "factory": "createCompletenessScorer",
+    "id": "completeness-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Elements of the input's and the output's texts: words of their nouns, infinitive verbs, topics and terms (compromise)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of the input's elements an output element matches"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ],
+    "hostCalls": [
+      "nlp"
+    ]
+  },
+  {
+    "factory": "createContentSimilarityScorer",
+    "id": "content-similarity-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Join the input's and the output's message texts; lowercase and collapse whitespace as the options say"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Dice coefficient of the two texts' character bigrams (whitespace removed)"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
+    "factory": "createKeywordCoverageScorer",
+    "id": "keyword-coverage-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Keywords of the input's and the output's texts (stop words, digits, punctuation and HTML removed)"
+      },
+      {
+        "name": "analyze",
+        "type": "function",
+        "description": "Count the input's keywords and those the output has"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Matched share of the input's keywords (1 when it has none)"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ],
+    "sets": {
+      "preprocessStepResult": [
+        "referenceKeywords",
+        "responseKeywords",
+        "result.referenceKeywords",
+        "result.responseKeywords"
+      ]
+    }
+  },
+  {
+    "factory": "createTextualDifferenceScorer",
+    "id": "textual-difference-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "LCS ratio, changed words and length difference of the input's and the output's texts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The ratio"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
+    "factory": "createToneScorer",
+    "id": "tone-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Sentiment of the output against the reference tone, or its variance across sentences"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The preprocess step's score"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
   }
 ].map(Object.freeze))

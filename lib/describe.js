@@ -6,6 +6,10 @@
 const { jsType, wellFormed } = require('./json.js')
 const { modelOf } = require('./models.js')
 const { hostCaller, functionsCaller } = require('./host.js')
+const { nlpCaller } = require('./nlp.js')
+
+/** The handlers of the host calls a registry entry declares (`hostCalls`) beyond models and functions. */
+const HOST_CALL_HANDLERS = { nlp: () => nlpCaller }
 
 /** Options that are functions handled elsewhere (the judge model). */
 const HANDLED_FUNCTIONS = new Set(['model'])
@@ -40,8 +44,8 @@ function extractorTypes(options) {
   return types
 }
 
-/** Factory options as JSON text plus a descriptor of what JSON cannot say. */
-function describeOptions(options) {
+/** Factory options as JSON text plus a descriptor of what JSON cannot say (`spec`: the registry entry). */
+function describeOptions(options, spec) {
   const d = { type: jsType(options) }
   if (d.type !== 'object') return { json: 'null', d }
   const model = modelOf(options.model)
@@ -71,6 +75,7 @@ function describeOptions(options) {
   const handlers = {}
   if (model.caller) handlers.judgeModel = model.caller
   if (d.functions.length) handlers.functionOption = functionsCaller(options)
+  for (const kind of (spec && spec.hostCalls) || []) if (HOST_CALL_HANDLERS[kind]) handlers[kind] = HOST_CALL_HANDLERS[kind]()
   const host = Object.keys(handlers).length ? hostCaller(handlers) : undefined
   return { json: json ?? 'null', d, host, keepRun: handlers.functionOption !== undefined }
 }

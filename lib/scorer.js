@@ -16,10 +16,15 @@ class Scorer {
   #native
   #meta
   #keepRun
-  constructor(nativeScorer, keepRun = false) {
+  #sets
+  #runsNow
+  constructor(nativeScorer, keepRun = false, sets = undefined) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#keepRun = keepRun
+    this.#sets = sets
+    // a code scorer that waits on nothing (no judge, no host call)
+    this.#runsNow = nativeScorer.runsNow === true
   }
   get id() {
     return this.#meta.id
@@ -73,9 +78,9 @@ class Scorer {
     // a scorer without a judge (checks, code scorers) that calls nothing back does no I/O: it
     // runs in one call on this thread (no hop to the runtime and back; the outcome as one
     // JSON string)
-    if (!this.#meta.judge && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
+    if (this.#runsNow && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
       const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc)))
-      if (outcome.ok) return shapeResult(run, outcome.result)
+      if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
       raise(outcome, run, signal)
     }
     const key = nextRunKey()
@@ -105,9 +110,27 @@ class Scorer {
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
     }
-    if (outcome.ok) return shapeResult(run, outcome.result)
+    if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
     raise(outcome, run, signal)
   }
+}
+
+/**
+ * The step results' `Set`s (the registry's `sets`: step key → dotted paths, e.g. keyword
+ * coverage's keyword sets): the core sends arrays in insertion order; a user sees Mastra's Sets.
+ */
+function withSets(result, sets) {
+  if (!sets) return result
+  for (const [step, paths] of Object.entries(sets)) {
+    for (const path of paths) {
+      const keys = path.split('.')
+      let obj = result[step]
+      for (const k of keys.slice(0, -1)) obj = obj !== null && typeof obj === 'object' ? obj[k] : undefined
+      const last = keys[keys.length - 1]
+      if (obj !== null && typeof obj === 'object' && Array.isArray(obj[last])) obj[last] = new Set(obj[last])
+    }
+  }
+  return result
 }
 
 /**
@@ -138,10 +161,12 @@ function factory(spec) {
     return check
   }
   const create = function (options) {
-    const { json, d, host, keepRun } = describeOptions(options)
+    // a code scorer's factory takes no argument, as Mastra's (`createToneScorer()`)
+    if (options === undefined && spec.kind === 'code') options = {}
+    const { json, d, host, keepRun } = describeOptions(options, spec)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
-    return new Scorer(made, keepRun)
+    return new Scorer(made, keepRun, spec.sets)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

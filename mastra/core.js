@@ -153,7 +153,8 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
         ...(options.prepareRun ? { prepareRun: options.prepareRun } : {}),
       }
       const own = inner.getSteps()
-      const names = STEP_ORDER.filter((n) => n === 'generateScore' || n === 'generateReason' || own.some((s) => s.name === n))
+      // a code scorer (no judge) has no reason step, as in Mastra
+      const names = STEP_ORDER.filter((n) => n === 'generateScore' || (n === 'generateReason' && inner.judge !== undefined) || own.some((s) => s.name === n))
       const steps = names.map((name, i) => {
         const definition = stepFunction(name, inner, i === 0)
         const mine = own.find((s) => s.name === name)

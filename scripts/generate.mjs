@@ -148,23 +148,41 @@ for (const s of scorers) {
     const rest = args.length > 0 ? `Omit<${T}ScorerOptions, ${args.map((a) => `'${a}'`).join(' | ')}>` : `${T}ScorerOptions`
     parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(${[...params, `options?: ${rest}`].join(', ')}): ${T}Scorer\n`)
   } else {
-    parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options: ${T}ScorerOptions): ${T}Scorer\n`)
+    parts.push(`/** ${s.description}. Default id \`${s.id}\`. */\nexport declare function ${s.factory}(options${s.kind === 'code' ? '?' : ''}: ${T}ScorerOptions): ${T}Scorer\n`)
   }
 }
 const checkScorers = scorers.filter((s) => s.id.startsWith('check-'))
 parts.push(`/** Mastra's quick checks, as one object (the same functions as the named exports). */\nexport declare const checks: {\n${checkScorers.map((s) => `  ${s.factory}: typeof ${s.factory}`).join('\n')}\n}\n`)
 const dts = parts.join('\n\n').replace(/\n{3,}/g, '\n\n')
 
-const list = scorers.map((s) => ({
-  factory: s.factory,
-  id: s.id,
-  contextExtractor: s.contextExtractor,
-  extractors: s.extractors,
-  kind: s.kind,
-  ...(s.id.startsWith('check-') ? { check: true, args: argsOf(s) } : {}),
-  steps: s.steps,
-  runFields: s.runFields,
-}))
+/**
+ * The paths of a step-result schema's `Set<string>` values (`tsType: 'Set<string>'`, e.g.
+ * keyword coverage's keyword sets): the core sends arrays, the facade rebuilds the Sets.
+ */
+function setPaths(schema, path = [], out = []) {
+  if (!schema || typeof schema !== 'object') return out
+  if (schema.tsType === 'Set<string>') out.push(path.join('.'))
+  for (const [k, v] of Object.entries(schema.properties ?? {})) setPaths(v, [...path, k], out)
+  for (const alt of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) setPaths(alt, path, out)
+  return [...new Set(out)]
+}
+const list = scorers.map((s) => {
+  const sets = { preprocessStepResult: setPaths(s.preprocess), analyzeStepResult: setPaths(s.analyze) }
+  for (const k of Object.keys(sets)) if (!sets[k].length) delete sets[k]
+  return {
+    factory: s.factory,
+    id: s.id,
+    contextExtractor: s.contextExtractor,
+    extractors: s.extractors,
+    kind: s.kind,
+    ...(s.id.startsWith('check-') ? { check: true, args: argsOf(s) } : {}),
+    steps: s.steps,
+    runFields: s.runFields,
+    // only where present: the host calls the facade answers, the Sets it rebuilds
+    ...(s.hostCalls ? { hostCalls: s.hostCalls } : {}),
+    ...(Object.keys(sets).length ? { sets } : {}),
+  }
+})
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
 const names = [...scorers.map((s) => s.factory), 'checks', 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'createScorer', 'notScorable', 'isNotScorable', 'defineConfig']

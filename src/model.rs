@@ -40,6 +40,7 @@ impl Host for JsHost {
             HostCall::JudgeModel => "the judge model",
             HostCall::FunctionOption => "the function",
             HostCall::CustomStep => "the step",
+            HostCall::Nlp => "compromise",
         };
         // the request is JSON text already: wrap it without parsing it again
         let envelope = format!(r#"{{"kind":"{}","request":{request}}}"#, kind.name());

@@ -54,7 +54,9 @@ pub fn create_scorer(
                 InvalidArgument::options(format!("options is not valid JSON text: {e}"))
             })?;
             let scorer = registry::build_spec(spec, &value, &d.build_context(host))?;
-            Ok(NativeScorer::new(Arc::from(scorer)))
+            let runs_now = spec.kind == oxeval_core::scorers::Kind::Code
+                && registry::host_calls(spec.factory).is_empty();
+            Ok(NativeScorer::new(Arc::from(scorer), runs_now))
         },
     ));
     match made {
@@ -86,7 +88,7 @@ pub fn create_custom_scorer(
                 InvalidArgument::options(format!("the definition is not valid JSON text: {e}"))
             })?;
             let scorer = oxeval_core::scorers::custom::build(&value, host)?;
-            Ok(NativeScorer::new(Arc::new(scorer)))
+            Ok(NativeScorer::new(Arc::new(scorer), false))
         },
     ));
     match made {

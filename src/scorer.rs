@@ -38,11 +38,14 @@ impl CancelHandle {
 #[napi]
 pub struct NativeScorer {
     inner: Arc<dyn Scorer>,
+    /// A code scorer that calls nothing outside the core (no judge, no host call): its run
+    /// completes without waiting, so `runCode` computes it on the calling thread.
+    runs_now: bool,
 }
 
 impl NativeScorer {
-    pub fn new(inner: Arc<dyn Scorer>) -> Self {
-        NativeScorer { inner }
+    pub fn new(inner: Arc<dyn Scorer>, runs_now: bool) -> Self {
+        NativeScorer { inner, runs_now }
     }
 }
 
@@ -63,6 +66,13 @@ impl NativeScorer {
             .and_then(|j| j.cache())
             .map(|c| serde_json::to_value(c.stats()).unwrap_or_default())
             .unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The scorer never waits on anything (a code scorer without host calls): `runCode`
+    /// scores a run in the call itself.
+    #[napi(getter)]
+    pub fn runs_now(&self) -> bool {
+        self.runs_now
     }
 
     /// Score one run: check the run options and the run, take its `runId`, start its
@@ -102,12 +112,12 @@ impl NativeScorer {
         serialize_error: Option<String>,
         options: String,
     ) -> String {
-        let outcome = if self.inner.judge().is_some() {
+        let outcome = if !self.runs_now {
             let f = ScorerFailure::outside(
                 None,
                 "run",
                 ErrorCode::Internal,
-                "runCode is for scorers without a judge",
+                "runCode is for code scorers that call nothing back",
                 "",
             );
             Outcome::Other(failure_outcome(f))

@@ -182,6 +182,9 @@ pub enum HostCall {
     /// A custom scorer's step defined in the host (`scorers::custom`): a function step, or
     /// a prompt step's `createPrompt`.
     CustomStep,
+    /// The host's NLP library (npm `compromise`) for completeness's elements (see
+    /// `scorers::code::completeness`).
+    Nlp,
 }
 
 impl HostCall {
@@ -191,6 +194,7 @@ impl HostCall {
             HostCall::JudgeModel => "judgeModel",
             HostCall::FunctionOption => "functionOption",
             HostCall::CustomStep => "customStep",
+            HostCall::Nlp => "nlp",
         }
     }
 }

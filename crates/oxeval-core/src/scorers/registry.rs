@@ -4,7 +4,10 @@
 //! exports and the TypeScript option / step-result types (`npm run generate`, checked in CI).
 
 use crate::error::InvalidArgument;
-use crate::scorers::code::{checks, tool_call_accuracy, trajectory, trajectory_accuracy};
+use crate::scorers::code::{
+    checks, completeness, content_similarity, keyword_coverage, textual_difference, tone,
+    tool_call_accuracy, trajectory, trajectory_accuracy,
+};
 use crate::scorers::llm::{
     answer_relevancy, answer_similarity, context_precision, context_recall, context_relevance_llm,
     factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
@@ -45,7 +48,25 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &checks::MAX_TOOL_CALLS,
     &checks::USED_NO_TOOLS,
     &checks::NO_TOOL_ERRORS,
+    &completeness::SPEC,
+    &content_similarity::SPEC,
+    &keyword_coverage::SPEC,
+    &textual_difference::SPEC,
+    &tone::SPEC,
 ];
+
+/// The host calls a scorer makes besides a judge model's and function options' (the facade
+/// supplies their handlers): by factory.
+static HOST_CALLS: &[(&str, &[crate::provider::external::HostCall])] =
+    &[(completeness::SPEC.factory, completeness::HOST_CALLS)];
+
+/// The host calls `factory`'s scorer makes besides a judge model's and function options'.
+pub fn host_calls(factory: &str) -> &'static [crate::provider::external::HostCall] {
+    HOST_CALLS
+        .iter()
+        .find(|(f, _)| *f == factory)
+        .map_or(&[], |(_, calls)| *calls)
+}
 
 /// The spec of a factory name.
 pub fn find(factory: &str) -> Option<&'static ScorerSpec> {
@@ -110,7 +131,7 @@ fn describe_scorers() -> Value {
         REGISTRY
             .iter()
             .map(|s| {
-                json!({
+                let mut d = json!({
                     "factory": s.factory,
                     "id": s.id,
                     "name": s.name,
@@ -128,7 +149,13 @@ fn describe_scorers() -> Value {
                     "steps": s.steps.iter().map(describe_step).collect::<Vec<_>>(),
                     "runFields": s.run_field_names(),
                     "runFieldsSchema": schema(s.run_fields),
-                })
+                });
+                // only a scorer that makes such calls carries the key
+                let calls = host_calls(s.factory);
+                if !calls.is_empty() {
+                    d["hostCalls"] = calls.iter().map(|c| c.name()).collect();
+                }
+                d
             })
             .collect(),
     )
@@ -258,7 +285,13 @@ mod tests {
         );
         assert_eq!(ns["steps"][0]["schema"], "noise_sensitivity_analysis");
         for item in d["scorers"].as_array().unwrap() {
-            if item["kind"] == "code" {
+            if item["kind"] != "llm" {
+                // a code scorer sends no schema, and its steps are functions
+                assert!(item["steps"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s["type"] == "function"));
                 continue;
             }
             // every judge step but a free-text one names the schema it sends
@@ -272,10 +305,35 @@ mod tests {
 
     #[test]
     fn a_spec_builds_its_scorer_with_its_own_id() {
-        for spec in REGISTRY.iter().filter(|s| s.kind == Kind::Llm) {
+        // completeness needs the host (compromise runs there); none is called here
+        struct Silent;
+        impl crate::provider::external::Host for Silent {
+            fn call(
+                &self,
+                _: crate::provider::external::HostCall,
+                _: String,
+            ) -> futures::future::BoxFuture<'static, Result<String, String>> {
+                Box::pin(async { Err("not called".to_string()) })
+            }
+        }
+        let cx = BuildContext {
+            host: Some(std::sync::Arc::new(Silent)),
+            ..Default::default()
+        };
+        let text = [
+            completeness::SPEC.factory,
+            content_similarity::SPEC.factory,
+            keyword_coverage::SPEC.factory,
+            textual_difference::SPEC.factory,
+            tone::SPEC.factory,
+        ];
+        for spec in REGISTRY
+            .iter()
+            .filter(|s| s.kind == Kind::Llm || text.contains(&s.factory))
+        {
             let s = (spec.build)(
                 &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
-                &BuildContext::default(),
+                &cx,
             )
             .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
             assert_eq!(s.meta().id, spec.id);

@@ -1,7 +1,15 @@
-//! Code scorers (no judge): Mastra's tool-call and trajectory scorers and its eleven quick
-//! checks, over the one agent-data implementation ([`crate::agent`]).
+//! Code scorers (no judge, `Kind::Code`): Mastra's tool-call and trajectory scorers and its
+//! eleven quick checks, over the one agent-data implementation ([`crate::agent`]), and its text
+//! code scorers, computed with the exact values Mastra gives (JS string semantics from
+//! `js_text`).
 
 pub mod checks;
+pub mod completeness;
+pub mod content_similarity;
+pub mod js_text;
+pub mod keyword_coverage;
+pub mod textual_difference;
+pub mod tone;
 pub mod tool_call_accuracy;
 pub mod trajectory;
 pub mod trajectory_accuracy;
@@ -11,6 +19,7 @@ use crate::agent::tools::trajectory_steps;
 use crate::error::{ErrorCode, InvalidArgument};
 use crate::pipeline::{RunError, ScoreResult, ScorerFailure};
 use crate::run::RunInput;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -56,3 +65,28 @@ pub(crate) fn trajectory(run: &RunInput) -> Result<Cow<'_, Value>, RunError> {
         "rawOutput": run.output,
     })))
 }
+
+/// The result of a text code scorer whose steps are a preprocess and a score (and maybe an
+/// analyze): Mastra's step keys, no `judge`.
+pub(crate) fn text_result<P: Serialize, A: Serialize>(
+    run_id: String,
+    score: f64,
+    preprocess: &P,
+    analyze: Option<&A>,
+) -> ScoreResult {
+    ScoreResult {
+        run_id,
+        score: Some(score),
+        preprocess_step_result: serde_json::to_value(preprocess).ok(),
+        analyze_step_result: analyze.and_then(|a| serde_json::to_value(a).ok()),
+        ..Default::default()
+    }
+}
+
+/// The run inputs of Mastra's text code scorers: input optional, output required.
+pub(crate) const TEXT_INPUTS: crate::scorers::spec::Inputs = crate::scorers::spec::Inputs {
+    input: crate::scorers::spec::Need::Optional,
+    output: crate::scorers::spec::Need::Required,
+    ground_truth: crate::scorers::spec::Need::Unused,
+    context: crate::scorers::spec::Need::Unused,
+};
