@@ -306,7 +306,7 @@ export default [{ scorer: ox.createScorer({ id: 'mentions-paris', description: '
       const o = readOut(out)
       expect(o.header.scorers.map((s: Any) => s.id)).toEqual(['mentions-paris', 'short'])
       expect(o.header.scorers[0].threshold).toBe(0.9)
-      expect(o.items[0].results.short.score).toBe(1)
+      expect(o.items.find((i: Any) => i.id === 'a').results.short.score).toBe(1)
       // notScorable in the summary
       const nsMod = t.write('ns.mjs', `import ox from ${JSON.stringify(index)}
 export default ox.createScorer({ id: 'has-paris', description: 'p' }).preprocess(({ run }) => (/paris/i.test(String(run.output)) ? {} : ox.notScorable('no city'))).generateScore(() => 1)

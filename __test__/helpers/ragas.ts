@@ -210,7 +210,9 @@ export function describeRetrievedContexts(server: JudgeServer, name: string, mak
     it('tool results in the output messages come last (legacy toolInvocations and parts; pending and missing results skipped)', async () => {
       script()
       await make().run({ ...baseRun(), output: toolOutput() })
-      expect(sentContext()).toBe('legacy doc A\n{"title":"B"}')
+      // in Mastra's merge order (mergeToolInvocations, one implementation with the agent
+      // scorers': issue 21): the parts, then the legacy calls no part shares
+      expect(sentContext()).toBe('{"title":"B"}\nlegacy doc A')
     })
 
     it('the same toolCallId in toolInvocations and parts counts once (parts win)', async () => {
