@@ -16,6 +16,8 @@ export const {
   createAnswerSimilarityScorer,
   createSummarizationScorer,
   createNoiseSensitivityScorerLLM,
+  createBiasScorer,
+  createToxicityScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -11,6 +11,9 @@ import type {
   AnswerSimilarityAnalysis,
   AnswerSimilarityPreprocess,
   AnswerSimilarityScorerOptions,
+  BiasAnalysis,
+  BiasPreprocess,
+  BiasScorerOptions,
   ContextPrecisionAnalysis,
   ContextPrecisionPreprocess,
   ContextPrecisionScorerOptions,
@@ -44,6 +47,9 @@ import type {
   ToolCallAccuracyCodeAnalysis,
   ToolCallAccuracyCodePreprocess,
   ToolCallAccuracyCodeScorerOptions,
+  ToxicityAnalysis,
+  ToxicityPreprocess,
+  ToxicityScorerOptions,
   TrajectoryAccuracyCodeAnalysis,
   TrajectoryAccuracyCodePreprocess,
   TrajectoryAccuracyCodeScorerOptions,
@@ -91,6 +97,12 @@ export declare function createSummarizationScorer<TID extends string = 'summariz
 export declare function createNoiseSensitivityScorerLLM<TID extends string = 'noise-sensitivity-scorer'>(
   options: NoiseSensitivityLLMScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>
+export declare function createBiasScorer<TID extends string = 'bias-scorer'>(
+  options: BiasScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, BiasPreprocess, BiasAnalysis>
+export declare function createToxicityScorer<TID extends string = 'toxicity-scorer'>(
+  options: ToxicityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ToxicityPreprocess, ToxicityAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

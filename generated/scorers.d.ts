@@ -1182,6 +1182,94 @@ export type NoiseSensitivityLLMScorer = Scorer<NoiseSensitivityLLMPreprocess, No
 export declare function createNoiseSensitivityScorerLLM(options: NoiseSensitivityLLMScorerOptions): NoiseSensitivityLLMScorer
 
 // --------------------------------------------------------------------------------------
+// createBiasScorer (mastra): bias-scorer
+
+/**
+ * The scale option every member takes, top-level or under `options`.
+ */
+export interface BiasOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createBiasScorer`. */
+export interface BiasScorerOptions extends LLMScorerOptions, BiasOwnOptions {}
+
+/**
+ * preprocess output: the author's opinions (`{ opinions }`, Mastra's bias shape).
+ */
+export interface BiasPreprocess {
+  opinions: string[]
+}
+
+/**
+ * analyze output (`analyzeStepResult`): Mastra's `{ results: [{ result, reason }] }`.
+ */
+export interface BiasAnalysis {
+  /**
+   * Items: One analyze item: `result` is `yes` (biased) or `no`, free text on the wire as in Mastra.
+   */
+  results: {
+    result: string
+    reason: string
+  }[]
+}
+
+/** A run of `createBiasScorer`. */
+export type BiasRun = ScorerRun & {}
+
+export type BiasResult<R extends BiasRun = BiasRun> = ScorerResult<R, BiasPreprocess, BiasAnalysis>
+
+export type BiasScorer = Scorer<BiasPreprocess, BiasAnalysis, BiasRun>
+
+/** A scorer that evaluates the bias of an LLM output to an input. Default id `bias-scorer`. */
+export declare function createBiasScorer(options: BiasScorerOptions): BiasScorer
+
+// --------------------------------------------------------------------------------------
+// createToxicityScorer (mastra): toxicity-scorer
+
+export type ToxicityOwnOptions = BiasOwnOptions
+
+/** Options of `createToxicityScorer`. */
+export interface ToxicityScorerOptions extends LLMScorerOptions, ToxicityOwnOptions {}
+
+export type ToxicityPreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`): Mastra's `{ verdicts: [{ verdict, reason }] }`.
+ */
+export interface ToxicityAnalysis {
+  /**
+   * Items: One analyze item: `verdict` is `yes` (toxic) or `no`, free text on the wire as in Mastra.
+   */
+  verdicts: {
+    verdict: string
+    reason: string
+  }[]
+}
+
+/** A run of `createToxicityScorer`. */
+export type ToxicityRun = ScorerRun & {}
+
+export type ToxicityResult<R extends ToxicityRun = ToxicityRun> = ScorerResult<R, ToxicityPreprocess, ToxicityAnalysis>
+
+export type ToxicityScorer = Scorer<ToxicityPreprocess, ToxicityAnalysis, ToxicityRun>
+
+/** A scorer that evaluates the toxicity of an LLM output to an input. Default id `toxicity-scorer`. */
+export declare function createToxicityScorer(options: ToxicityScorerOptions): ToxicityScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

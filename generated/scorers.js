@@ -417,6 +417,67 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createBiasScorer",
+    "id": "bias-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Extract relevant statements from the LLM output",
+        "schema": "opinions"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Score the relevance of the statements to the input",
+        "schema": "bias_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of opinions judged biased, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Reason about the results"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "createToxicityScorer",
+    "id": "toxicity-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Score the relevance of the statements to the input",
+        "schema": "toxicity_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of opinions judged toxic, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Reason about the results"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

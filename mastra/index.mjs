@@ -21,6 +21,8 @@ export const {
   createAnswerSimilarityScorer,
   createSummarizationScorer,
   createNoiseSensitivityScorerLLM,
+  createBiasScorer,
+  createToxicityScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -6,8 +6,9 @@
 use crate::error::InvalidArgument;
 use crate::scorers::code::{checks, tool_call_accuracy, trajectory, trajectory_accuracy};
 use crate::scorers::llm::{
-    answer_relevancy, answer_similarity, context_precision, context_recall, context_relevance_llm,
-    factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
+    answer_relevancy, answer_similarity, bias, context_precision, context_recall,
+    context_relevance_llm, factual_correctness, faithfulness, hallucination, noise_sensitivity,
+    nvidia, summarization, toxicity,
 };
 pub use crate::scorers::spec::{
     boxed, schema_of, BuildContext, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec,
@@ -31,6 +32,8 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &answer_similarity::SPEC,
     &summarization::SPEC,
     &noise_sensitivity::SPEC,
+    &bias::SPEC,
+    &toxicity::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,

@@ -2,6 +2,7 @@
 
 pub mod answer_relevancy;
 pub mod answer_similarity;
+pub mod bias;
 pub mod callbacks;
 pub mod claims;
 pub mod common;
@@ -14,5 +15,7 @@ pub mod faithfulness;
 pub mod hallucination;
 pub mod noise_sensitivity;
 pub mod nvidia;
+pub mod opinions;
 pub mod summarization;
+pub mod toxicity;
 pub mod verdicts;
