@@ -18,6 +18,7 @@ export const {
   createNoiseSensitivityScorerLLM,
   createBiasScorer,
   createToxicityScorer,
+  createPromptAlignmentScorerLLM,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -43,6 +43,23 @@ export const subjects: Record<string, Subject> = {
     before: [],
     score: 0.5,
   },
+  'prompt alignment': {
+    factory: 'createPromptAlignmentScorerLLM',
+    options: {},
+    run: { input: 'Write a haiku.', output: 'Rain on the roof.' },
+    replies: {
+      prompt_alignment_analysis: {
+        intentAlignment: { score: 1, primaryIntent: 'p', isAddressed: true, reasoning: 'r' },
+        requirementsFulfillment: { requirements: [], overallScore: 0.5 },
+        completeness: { score: 0.5, missingElements: [], reasoning: 'r' },
+        responseAppropriateness: { score: 1, formatAlignment: true, toneAlignment: true, reasoning: 'r' },
+        overallAssessment: 'o',
+      },
+    },
+    analyze: 'prompt_alignment_analysis',
+    before: [],
+    score: 0.75,
+  },
 }
 
 async function runWith(s: Subject, fault: Fault, persistent: boolean) {

@@ -38,6 +38,9 @@ import type {
   NoiseSensitivityLLMAnalysis,
   NoiseSensitivityLLMPreprocess,
   NoiseSensitivityLLMScorerOptions,
+  PromptAlignmentAnalysis,
+  PromptAlignmentPreprocess,
+  PromptAlignmentScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
@@ -103,6 +106,9 @@ export declare function createBiasScorer<TID extends string = 'bias-scorer'>(
 export declare function createToxicityScorer<TID extends string = 'toxicity-scorer'>(
   options: ToxicityScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToxicityPreprocess, ToxicityAnalysis>
+export declare function createPromptAlignmentScorerLLM<TID extends string = 'prompt-alignment-scorer'>(
+  options: PromptAlignmentScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, PromptAlignmentPreprocess, PromptAlignmentAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

@@ -1270,6 +1270,107 @@ export type ToxicityScorer = Scorer<ToxicityPreprocess, ToxicityAnalysis, Toxici
 export declare function createToxicityScorer(options: ToxicityScorerOptions): ToxicityScorer
 
 // --------------------------------------------------------------------------------------
+// createPromptAlignmentScorerLLM (mastra): prompt-alignment-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options`.
+ */
+export interface PromptAlignmentOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * What the response is judged against: `'user'`, `'system'` or `'both'`. Default `'both'`.
+   */
+  evaluationMode?: 'user' | 'system' | 'both'
+  /**
+   * Show the judge the agent's remembered conversation (agent-shaped runs), for context
+   * only. Default off.
+   */
+  includeConversationHistory?:
+    | boolean
+    | {
+        /**
+         * How many of the last remembered messages to show the judge, at least 1. Default 10.
+         */
+        maxMessages?: number
+      }
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * What the response is judged against: `'user'`, `'system'` or `'both'`. Default `'both'`.
+     */
+    evaluationMode?: 'user' | 'system' | 'both'
+    /**
+     * Show the judge the agent's remembered conversation (agent-shaped runs), for context
+     * only. Default off.
+     */
+    includeConversationHistory?:
+      | boolean
+      | {
+          /**
+           * How many of the last remembered messages to show the judge, at least 1. Default 10.
+           */
+          maxMessages?: number
+        }
+  }
+}
+
+/** Options of `createPromptAlignmentScorerLLM`. */
+export interface PromptAlignmentScorerOptions extends LLMScorerOptions, PromptAlignmentOwnOptions {}
+
+export type PromptAlignmentPreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`): Mastra's nested object.
+ */
+export interface PromptAlignmentAnalysis {
+  intentAlignment: {
+    score: number
+    primaryIntent: string
+    isAddressed: boolean
+    reasoning: string
+  }
+  requirementsFulfillment: {
+    requirements: {
+      requirement: string
+      isFulfilled: boolean
+      reasoning: string
+    }[]
+    overallScore: number
+  }
+  completeness: {
+    score: number
+    missingElements: string[]
+    reasoning: string
+  }
+  responseAppropriateness: {
+    score: number
+    formatAlignment: boolean
+    toneAlignment: boolean
+    reasoning: string
+  }
+  overallAssessment: string
+}
+
+/** A run of `createPromptAlignmentScorerLLM`. */
+export type PromptAlignmentRun = ScorerRun & {}
+
+export type PromptAlignmentResult<R extends PromptAlignmentRun = PromptAlignmentRun> = ScorerResult<R, PromptAlignmentPreprocess, PromptAlignmentAnalysis>
+
+export type PromptAlignmentScorer = Scorer<PromptAlignmentPreprocess, PromptAlignmentAnalysis, PromptAlignmentRun>
+
+/** Evaluates how well the agent response aligns with the intent and requirements of the user prompt. Default id `prompt-alignment-scorer`. */
+export declare function createPromptAlignmentScorerLLM(options: PromptAlignmentScorerOptions): PromptAlignmentScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

@@ -478,6 +478,34 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createPromptAlignmentScorerLLM",
+    "id": "prompt-alignment-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze prompt-response alignment across multiple dimensions",
+        "schema": "prompt_alignment_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Weighted dimensions (by evaluation mode), times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of prompt alignment evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

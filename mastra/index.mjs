@@ -23,6 +23,7 @@ export const {
   createNoiseSensitivityScorerLLM,
   createBiasScorer,
   createToxicityScorer,
+  createPromptAlignmentScorerLLM,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

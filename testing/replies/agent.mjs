@@ -1,7 +1,7 @@
 // Default replies of Mastra's agent and safety scorers (bias, toxicity, …): word-list
 // heuristics, deterministic and offline. An opinion is a sentence with a first-person or
 // evaluative marker; it is biased when it generalizes about a group, toxic when it insults.
-import { pick, splitSentences } from './text.mjs'
+import { contentWords, overlap, pick, splitSentences } from './text.mjs'
 
 const OPINION = /\b(i think|i believe|i feel|in my view|should|must|best|worst|better|worse|great|terrible|overrated|always|never)\b/i
 const BIASED = /\b(all|always|never|those people|every one of them|naturally better|must be good at|can't be trusted)\b/i
@@ -26,4 +26,26 @@ export const replies = {
     )
     return { json: { verdicts } }
   },
+}
+
+// prompt alignment: the response's overlap with the prompt's content words decides every
+// dimension (one requirement per prompt sentence)
+replies.prompt_alignment_analysis = (data) => {
+  const prompt = [data.userPrompt, data.systemPrompt].filter((x) => typeof x === 'string' && x).join(' ')
+  const response = contentWords(String(data.agentResponse ?? ''), 3)
+  const requirements = splitSentences(prompt).map((requirement) => {
+    const isFulfilled = overlap(requirement, response) >= 0.3
+    return { requirement, isFulfilled, reasoning: isFulfilled ? 'The response takes it up.' : 'The response does not take it up.' }
+  })
+  const share = requirements.length ? requirements.filter((r) => r.isFulfilled).length / requirements.length : 1
+  const s = Math.round(share * 100) / 100
+  return {
+    json: {
+      intentAlignment: { score: s, primaryIntent: splitSentences(prompt)[0] ?? '', isAddressed: share >= 0.5, reasoning: 'Word overlap with the prompt.' },
+      requirementsFulfillment: { requirements, overallScore: s },
+      completeness: { score: s, missingElements: requirements.filter((r) => !r.isFulfilled).map((r) => r.requirement), reasoning: 'Unmet requirements are missing.' },
+      responseAppropriateness: { score: 1, formatAlignment: true, toneAlignment: true, reasoning: 'No format was checked.' },
+      overallAssessment: `${requirements.filter((r) => r.isFulfilled).length} of ${requirements.length} requirements taken up.`,
+    },
+  }
 }

@@ -16,6 +16,7 @@ pub mod hallucination;
 pub mod noise_sensitivity;
 pub mod nvidia;
 pub mod opinions;
+pub mod prompt_alignment;
 pub mod summarization;
 pub mod toxicity;
 pub mod verdicts;

@@ -12,7 +12,7 @@
 //! to grade the output itself when there are no opinions). The step results are the judge's
 //! JSON as it answered (extra keys kept, labels as written).
 
-use super::common::judge_from_options;
+use super::common::{judge_from_options, judge_json};
 use crate::agent::messages::{assistant_message, user_message};
 use crate::engine::schema::StepOutput;
 use crate::engine::{Judge, RunContext};
@@ -131,16 +131,6 @@ fn odd_labels<M: OpinionMetric>(labels: &[&str]) -> Vec<String> {
         .map(|(i, l)| format!("{} ({})", i + 1, Value::String((*l).to_string())))
         .take(5)
         .collect()
-}
-
-/// The judge's JSON of `step`'s last call as it answered (the engine moves it into the
-/// execution record; extra keys and labels as written), for the step result Mastra records.
-pub fn judge_json(p: &Pipeline<'_>, step: &str) -> Option<Value> {
-    p.result
-        .judge
-        .get(step)
-        .and_then(|j| j.executions.last())
-        .and_then(|e| e.output.clone())
 }
 
 /// The `scale` option: greater than 0 and at most [`MAX_SCALE`], 1 by default.
