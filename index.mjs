@@ -19,6 +19,7 @@ export const {
   createBiasScorer,
   createToxicityScorer,
   createPromptAlignmentScorerLLM,
+  createRubricScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

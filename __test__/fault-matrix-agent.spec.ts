@@ -60,6 +60,15 @@ export const subjects: Record<string, Subject> = {
     before: [],
     score: 0.75,
   },
+  rubric: {
+    factory: 'createRubricScorer',
+    options: { criteria: 'Is short' },
+    run: { input: 'q', output: 'o' },
+    replies: { rubric_analysis: { criteria: [{ criterion: 'Is short', satisfied: true, required: true, reasoning: 'r' }], overallAssessment: 'ok' } },
+    analyze: 'rubric_analysis',
+    before: [],
+    score: 1,
+  },
 }
 
 async function runWith(s: Subject, fault: Fault, persistent: boolean) {

@@ -44,6 +44,9 @@ import type {
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
+  RubricAnalysis,
+  RubricPreprocess,
+  RubricScorerOptions,
   SummarizationAnalysis,
   SummarizationPreprocess,
   SummarizationScorerOptions,
@@ -109,6 +112,9 @@ export declare function createToxicityScorer<TID extends string = 'toxicity-scor
 export declare function createPromptAlignmentScorerLLM<TID extends string = 'prompt-alignment-scorer'>(
   options: PromptAlignmentScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, PromptAlignmentPreprocess, PromptAlignmentAnalysis>
+export declare function createRubricScorer<TID extends string = 'rubric-scorer'>(
+  options: RubricScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RubricPreprocess, RubricAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

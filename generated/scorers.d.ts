@@ -1371,6 +1371,111 @@ export type PromptAlignmentScorer = Scorer<PromptAlignmentPreprocess, PromptAlig
 export declare function createPromptAlignmentScorerLLM(options: PromptAlignmentScorerOptions): PromptAlignmentScorer
 
 // --------------------------------------------------------------------------------------
+// createRubricScorer (mastra): rubric-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface RubricOwnOptions {
+  /**
+   * The rubric. Without one (or empty), each run's `rubric` (request context, additional
+   * context, input) is used; none at all scores 1.
+   */
+  criteria?:
+    | string
+    | {
+        /**
+         * An identifier of your own (not sent to the judge).
+         */
+        id?: string
+        /**
+         * What the output must do.
+         */
+        description: string
+        /**
+         * Whether the score needs it. Default true.
+         */
+        required?: boolean
+      }[]
+  /**
+   * Multiplies the score, at least 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * Mastra's form (`options.scale`); merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * The rubric. Without one (or empty), each run's `rubric` (request context, additional
+     * context, input) is used; none at all scores 1.
+     */
+    criteria?:
+      | string
+      | {
+          /**
+           * An identifier of your own (not sent to the judge).
+           */
+          id?: string
+          /**
+           * What the output must do.
+           */
+          description: string
+          /**
+           * Whether the score needs it. Default true.
+           */
+          required?: boolean
+        }[]
+    /**
+     * Multiplies the score, at least 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createRubricScorer`. */
+export interface RubricScorerOptions extends LLMScorerOptions, RubricOwnOptions {}
+
+export type RubricPreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface RubricAnalysis {
+  /**
+   * Items: One graded criterion as the judge sends it.
+   */
+  criteria: {
+    criterion: string
+    satisfied: boolean
+    required: boolean
+    reasoning: string
+  }[]
+  overallAssessment: string
+}
+
+/**
+ * The run fields the scorer reads besides input and output.
+ */
+export interface RubricRunFields {
+  /**
+   * `{ rubric }`: a per-run rubric (text or criteria) when the factory has none.
+   */
+  additionalContext?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** A run of `createRubricScorer`. */
+export type RubricRun = ScorerRun & {} & RubricRunFields
+
+export type RubricResult<R extends RubricRun = RubricRun> = ScorerResult<R, RubricPreprocess, RubricAnalysis>
+
+export type RubricScorer = Scorer<RubricPreprocess, RubricAnalysis, RubricRun>
+
+/** Grades an agent output against a rubric of criteria, returning 1 only when every required criterion is satisfied. Default id `rubric-scorer`. */
+export declare function createRubricScorer(options: RubricScorerOptions): RubricScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

@@ -506,6 +506,35 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createRubricScorer",
+    "id": "rubric-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Judge the output against each rubric criterion",
+        "schema": "rubric_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when every required criterion is satisfied, else 0, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "A checklist of the criteria"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "additionalContext"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

@@ -24,6 +24,7 @@ export const {
   createBiasScorer,
   createToxicityScorer,
   createPromptAlignmentScorerLLM,
+  createRubricScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

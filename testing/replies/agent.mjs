@@ -49,3 +49,14 @@ replies.prompt_alignment_analysis = (data) => {
     },
   }
 }
+
+// rubric: a criterion is satisfied when the output shares most of its content words
+replies.rubric_analysis = (data) => {
+  const out = contentWords(String(data.output ?? ''), 3)
+  const criteria = (Array.isArray(data.criteria) ? data.criteria : []).map((c) => {
+    const satisfied = overlap(String(c.criterion ?? ''), out) >= 0.5
+    return { criterion: String(c.criterion ?? ''), satisfied, required: c.required !== false, reasoning: satisfied ? 'The output covers it.' : 'The output does not cover it.' }
+  })
+  const met = criteria.filter((c) => c.satisfied).length
+  return { json: { criteria, overallAssessment: criteria.length ? `${met} of ${criteria.length} criteria met.` : 'No rubric was given; nothing to grade.' } }
+}

@@ -8,7 +8,7 @@ use crate::scorers::code::{checks, tool_call_accuracy, trajectory, trajectory_ac
 use crate::scorers::llm::{
     answer_relevancy, answer_similarity, bias, context_precision, context_recall,
     context_relevance_llm, factual_correctness, faithfulness, hallucination, noise_sensitivity,
-    nvidia, prompt_alignment, summarization, toxicity,
+    nvidia, prompt_alignment, rubric, summarization, toxicity,
 };
 pub use crate::scorers::spec::{
     boxed, schema_of, BuildContext, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec,
@@ -35,6 +35,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &bias::SPEC,
     &toxicity::SPEC,
     &prompt_alignment::SPEC,
+    &rubric::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,

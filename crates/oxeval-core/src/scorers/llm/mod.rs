@@ -17,6 +17,7 @@ pub mod noise_sensitivity;
 pub mod nvidia;
 pub mod opinions;
 pub mod prompt_alignment;
+pub mod rubric;
 pub mod summarization;
 pub mod toxicity;
 pub mod verdicts;
