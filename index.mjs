@@ -20,6 +20,7 @@ export const {
   createToxicityScorer,
   createPromptAlignmentScorerLLM,
   createRubricScorer,
+  createMultiTurnJudgeScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -69,6 +69,15 @@ export const subjects: Record<string, Subject> = {
     before: [],
     score: 1,
   },
+  'multi-turn judge': {
+    factory: 'createMultiTurnJudgeScorer',
+    options: { criterion: 'Mentions rain.' },
+    run: { output: 'Rain today.' },
+    replies: { multi_turn_judgement: { satisfied: true, reasoning: 'r' } },
+    analyze: 'multi_turn_judgement',
+    before: [],
+    score: 1,
+  },
 }
 
 async function runWith(s: Subject, fault: Fault, persistent: boolean) {

@@ -35,6 +35,9 @@ import type {
   HallucinationAnalysis,
   HallucinationPreprocess,
   HallucinationScorerOptions,
+  MultiTurnJudgeAnalysis,
+  MultiTurnJudgePreprocess,
+  MultiTurnJudgeScorerOptions,
   NoiseSensitivityLLMAnalysis,
   NoiseSensitivityLLMPreprocess,
   NoiseSensitivityLLMScorerOptions,
@@ -115,6 +118,9 @@ export declare function createPromptAlignmentScorerLLM<TID extends string = 'pro
 export declare function createRubricScorer<TID extends string = 'rubric-scorer'>(
   options: RubricScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, RubricPreprocess, RubricAnalysis>
+export declare function createMultiTurnJudgeScorer<TID extends string = 'multi-turn-judge-scorer'>(
+  options: MultiTurnJudgeScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

@@ -1476,6 +1476,59 @@ export type RubricScorer = Scorer<RubricPreprocess, RubricAnalysis, RubricRun>
 export declare function createRubricScorer(options: RubricScorerOptions): RubricScorer
 
 // --------------------------------------------------------------------------------------
+// createMultiTurnJudgeScorer (mastra): multi-turn-judge-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface MultiTurnJudgeOwnOptions {
+  /**
+   * The plain-English criterion the whole conversation must satisfy (required).
+   */
+  criterion?: string
+  /**
+   * Multiplies the score, at least 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * Mastra's form (`options.scale`); merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * The plain-English criterion the whole conversation must satisfy (required).
+     */
+    criterion?: string
+    /**
+     * Multiplies the score, at least 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createMultiTurnJudgeScorer`. */
+export interface MultiTurnJudgeScorerOptions extends LLMScorerOptions, MultiTurnJudgeOwnOptions {}
+
+export type MultiTurnJudgePreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface MultiTurnJudgeAnalysis {
+  satisfied: boolean
+  reasoning: string
+}
+
+/** A run of `createMultiTurnJudgeScorer`. */
+export type MultiTurnJudgeRun = ScorerRun & {}
+
+export type MultiTurnJudgeResult<R extends MultiTurnJudgeRun = MultiTurnJudgeRun> = ScorerResult<R, MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis>
+
+export type MultiTurnJudgeScorer = Scorer<MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis, MultiTurnJudgeRun>
+
+/** Grades every assistant turn of a conversation against a plain-English criterion. Default id `multi-turn-judge-scorer`. */
+export declare function createMultiTurnJudgeScorer(options: MultiTurnJudgeScorerOptions): MultiTurnJudgeScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

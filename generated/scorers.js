@@ -535,6 +535,33 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createMultiTurnJudgeScorer",
+    "id": "multi-turn-judge-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Judge the whole conversation against the criterion",
+        "schema": "multi_turn_judgement"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the criterion is satisfied, else 0, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "The verdict, the criterion and the judge's reasoning"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

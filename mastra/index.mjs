@@ -25,6 +25,7 @@ export const {
   createToxicityScorer,
   createPromptAlignmentScorerLLM,
   createRubricScorer,
+  createMultiTurnJudgeScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

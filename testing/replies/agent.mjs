@@ -60,3 +60,10 @@ replies.rubric_analysis = (data) => {
   const met = criteria.filter((c) => c.satisfied).length
   return { json: { criteria, overallAssessment: criteria.length ? `${met} of ${criteria.length} criteria met.` : 'No rubric was given; nothing to grade.' } }
 }
+
+// multi-turn judge: satisfied when the turns together share most of the criterion's content words
+replies.multi_turn_judgement = (data) => {
+  const turns = Array.isArray(data.turns) ? data.turns.map(String) : []
+  const o = overlap(String(data.criterion ?? ''), contentWords(turns.join(' '), 3))
+  return { json: { satisfied: o >= 0.5, reasoning: turns.length ? `${Math.round(o * 100)}% of the criterion's content words appear in the ${turns.length} assistant turns.` : 'The assistant said nothing.' } }
+}

@@ -13,6 +13,7 @@ pub mod context_relevance_llm;
 pub mod factual_correctness;
 pub mod faithfulness;
 pub mod hallucination;
+pub mod multi_turn_judge;
 pub mod noise_sensitivity;
 pub mod nvidia;
 pub mod opinions;
