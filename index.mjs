@@ -21,6 +21,7 @@ export const {
   createPromptAlignmentScorerLLM,
   createRubricScorer,
   createMultiTurnJudgeScorer,
+  createToolCallAccuracyScorerLLM,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

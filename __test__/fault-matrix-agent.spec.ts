@@ -78,6 +78,18 @@ export const subjects: Record<string, Subject> = {
     before: [],
     score: 1,
   },
+  'tool-call accuracy (LLM)': {
+    factory: 'createToolCallAccuracyScorerLLM',
+    options: { availableTools: [{ id: 'weather', description: 'Weather' }] },
+    run: {
+      input: { inputMessages: [{ role: 'user', content: 'Weather?' }] },
+      output: [{ role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { toolCallId: 'c', toolName: 'weather', state: 'result', args: {}, result: 1 } }] } }],
+    },
+    replies: { tool_call_accuracy_analysis: { evaluations: [{ toolCalled: 'weather', wasAppropriate: true, reasoning: 'r' }] } },
+    analyze: 'tool_call_accuracy_analysis',
+    before: ['preprocess'],
+    score: 1,
+  },
 }
 
 async function runWith(s: Subject, fault: Fault, persistent: boolean) {

@@ -21,7 +21,7 @@ function runFieldsOf(s: Any): string[] {
 }
 const scorers: Any[] = registry().scorers
 /** Options a factory cannot do without (beside model). */
-const OWN: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' } }
+const OWN: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' }, createToolCallAccuracyScorerLLM: { availableTools: [] } }
 
 const server = useJudgeServer()
 

@@ -10,6 +10,7 @@ const SCORERS = require('../generated/scorers.js') as Array<{ factory: string; i
 const REQUIRED: Record<string, Record<string, unknown>> = {
   createNoiseSensitivityScorerLLM: { options: { baselineResponse: 'Paris is the capital of France.', noisyQuery: 'What is the capital of France? Also, cats.' } },
   createMultiTurnJudgeScorer: { criterion: 'The assistant names the capital of France.' },
+  createToolCallAccuracyScorerLLM: { availableTools: [{ id: 'search', description: 'Search the web' }] },
 }
 
 const item = {

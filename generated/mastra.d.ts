@@ -56,6 +56,9 @@ import type {
   ToolCallAccuracyCodeAnalysis,
   ToolCallAccuracyCodePreprocess,
   ToolCallAccuracyCodeScorerOptions,
+  ToolCallAccuracyLLMAnalysis,
+  ToolCallAccuracyLLMPreprocess,
+  ToolCallAccuracyLLMScorerOptions,
   ToxicityAnalysis,
   ToxicityPreprocess,
   ToxicityScorerOptions,
@@ -121,6 +124,9 @@ export declare function createRubricScorer<TID extends string = 'rubric-scorer'>
 export declare function createMultiTurnJudgeScorer<TID extends string = 'multi-turn-judge-scorer'>(
   options: MultiTurnJudgeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis>
+export declare function createToolCallAccuracyScorerLLM<TID extends string = 'llm-tool-call-accuracy-scorer'>(
+  options: ToolCallAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

@@ -1529,6 +1529,68 @@ export type MultiTurnJudgeScorer = Scorer<MultiTurnJudgePreprocess, MultiTurnJud
 export declare function createMultiTurnJudgeScorer(options: MultiTurnJudgeScorerOptions): MultiTurnJudgeScorer
 
 // --------------------------------------------------------------------------------------
+// createToolCallAccuracyScorerLLM (mastra): llm-tool-call-accuracy-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface ToolCallAccuracyLLMOwnOptions {
+  /**
+   * The tools the agent had (Mastra tool objects; `id` and `description` are read).
+   * Required.
+   *
+   * Items: A tool the agent could call (a Mastra `createTool` object: only `id` and `description`
+   * are read).
+   */
+  availableTools?: {
+    id: string
+    description?: string
+  }[]
+}
+
+/** Options of `createToolCallAccuracyScorerLLM`. */
+export interface ToolCallAccuracyLLMScorerOptions extends LLMScorerOptions, ToolCallAccuracyLLMOwnOptions {}
+
+/**
+ * `preprocessStepResult`: `extractToolCalls(run.output)`.
+ */
+export interface ToolCallAccuracyLLMPreprocess {
+  actualTools: string[]
+  hasToolCalls: boolean
+  toolCallInfos: {
+    toolName: string
+    toolCallId: string
+    messageIndex: number
+    invocationIndex: number
+  }[]
+}
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface ToolCallAccuracyLLMAnalysis {
+  /**
+   * Items: One evaluated tool call.
+   */
+  evaluations: {
+    toolCalled: string
+    wasAppropriate: boolean
+    reasoning: string
+  }[]
+  missingTools: string[] | null
+}
+
+/** A run of `createToolCallAccuracyScorerLLM`. */
+export type ToolCallAccuracyLLMRun = ScorerRun & {}
+
+export type ToolCallAccuracyLLMResult<R extends ToolCallAccuracyLLMRun = ToolCallAccuracyLLMRun> = ScorerResult<R, ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis>
+
+export type ToolCallAccuracyLLMScorer = Scorer<ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis, ToolCallAccuracyLLMRun>
+
+/** Evaluates whether an agent selected appropriate tools for the given task using LLM analysis. Default id `llm-tool-call-accuracy-scorer`. */
+export declare function createToolCallAccuracyScorerLLM(options: ToolCallAccuracyLLMScorerOptions): ToolCallAccuracyLLMScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

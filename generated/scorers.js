@@ -562,6 +562,39 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createToolCallAccuracyScorerLLM",
+    "id": "llm-tool-call-accuracy-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Extract the tool calls of the output"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze the appropriateness of tool selections",
+        "schema": "tool_call_accuracy_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of the evaluated tool calls judged appropriate"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of tool selection evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

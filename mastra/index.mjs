@@ -26,6 +26,7 @@ export const {
   createPromptAlignmentScorerLLM,
   createRubricScorer,
   createMultiTurnJudgeScorer,
+  createToolCallAccuracyScorerLLM,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -67,3 +67,22 @@ replies.multi_turn_judgement = (data) => {
   const o = overlap(String(data.criterion ?? ''), contentWords(turns.join(' '), 3))
   return { json: { satisfied: o >= 0.5, reasoning: turns.length ? `${Math.round(o * 100)}% of the criterion's content words appear in the ${turns.length} assistant turns.` : 'The assistant said nothing.' } }
 }
+
+// tool-call accuracy (LLM): a called tool is appropriate when the request shares a content
+// word with its id or description; without calls, the available tool matching the request
+// best is missing
+replies.tool_call_accuracy_analysis = (data) => {
+  const request = contentWords(String(data.userRequest ?? ''), 3)
+  const tools = Array.isArray(data.availableTools) ? data.availableTools : []
+  const words = (id) => {
+    const t = tools.find((x) => x && x.id === id)
+    return `${String(id).replace(/[_-]/g, ' ')} ${t?.description ?? ''}`
+  }
+  const called = Array.isArray(data.toolsCalled) ? data.toolsCalled.map(String) : []
+  const evaluations = called.map((toolCalled) => {
+    const wasAppropriate = overlap(words(toolCalled), request) > 0
+    return { toolCalled, wasAppropriate, reasoning: wasAppropriate ? 'It serves the request.' : 'The request did not ask for it.' }
+  })
+  const missingTools = called.length ? [] : tools.filter((t) => t && overlap(words(t.id), request) > 0).map((t) => String(t.id))
+  return { json: { evaluations, missingTools } }
+}

@@ -8,7 +8,8 @@ use crate::scorers::code::{checks, tool_call_accuracy, trajectory, trajectory_ac
 use crate::scorers::llm::{
     answer_relevancy, answer_similarity, bias, context_precision, context_recall,
     context_relevance_llm, factual_correctness, faithfulness, hallucination, multi_turn_judge,
-    noise_sensitivity, nvidia, prompt_alignment, rubric, summarization, toxicity,
+    noise_sensitivity, nvidia, prompt_alignment, rubric, summarization, tool_call_accuracy_llm,
+    toxicity,
 };
 pub use crate::scorers::spec::{
     boxed, schema_of, BuildContext, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec,
@@ -37,6 +38,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &prompt_alignment::SPEC,
     &rubric::SPEC,
     &multi_turn_judge::SPEC,
+    &tool_call_accuracy_llm::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,

@@ -20,5 +20,6 @@ pub mod opinions;
 pub mod prompt_alignment;
 pub mod rubric;
 pub mod summarization;
+pub mod tool_call_accuracy_llm;
 pub mod toxicity;
 pub mod verdicts;
