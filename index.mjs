@@ -22,6 +22,7 @@ export const {
   createRubricScorer,
   createMultiTurnJudgeScorer,
   createToolCallAccuracyScorerLLM,
+  createTrajectoryAccuracyScorerLLM,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

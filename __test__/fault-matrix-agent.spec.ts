@@ -90,6 +90,15 @@ export const subjects: Record<string, Subject> = {
     before: ['preprocess'],
     score: 1,
   },
+  'trajectory accuracy (LLM)': {
+    factory: 'createTrajectoryAccuracyScorerLLM',
+    options: {},
+    run: { input: 'q', output: { steps: [{ stepType: 'tool_call', name: 'search' }] } },
+    replies: { trajectory_accuracy_analysis: { stepEvaluations: [{ stepName: 'search', wasNecessary: true, wasInOrder: true, reasoning: 'r' }], overallAssessment: 'o' } },
+    analyze: 'trajectory_accuracy_analysis',
+    before: ['preprocess'],
+    score: 0.9,
+  },
 }
 
 async function runWith(s: Subject, fault: Fault, persistent: boolean) {

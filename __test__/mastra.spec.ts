@@ -122,9 +122,9 @@ describe('oxeval/mastra: real MastraScorer instances', () => {
       const plain = (oxeval as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [], ...own[name] })
       expect(s).toBeInstanceOf(MastraScorer)
       expect(typeof s.__registerMastra).toBe('function')
-      // Mastra's type: 'agent', or undefined (prompt alignment, rubric, multi-turn judge)
+      // Mastra's type: 'agent', 'trajectory', or undefined (prompt alignment, rubric, multi-turn judge)
       expect([s.id, s.name, s.description, s.type]).toEqual([plain.id, plain.name, plain.description, plain.type])
-      expect(['agent', undefined]).toContain(plain.type)
+      expect(['agent', 'trajectory', undefined]).toContain(plain.type)
       expect(s.judge).toEqual(plain.judge)
       expect(s.getSteps().map((x: Any) => x.name)).toEqual(
         ['preprocess', 'analyze', 'generateScore', 'generateReason'].filter((n) => plain.getSteps().some((p: Any) => p.name === n)),

@@ -65,6 +65,9 @@ import type {
   TrajectoryAccuracyCodeAnalysis,
   TrajectoryAccuracyCodePreprocess,
   TrajectoryAccuracyCodeScorerOptions,
+  TrajectoryAccuracyLLMAnalysis,
+  TrajectoryAccuracyLLMPreprocess,
+  TrajectoryAccuracyLLMScorerOptions,
   TrajectoryCodeAnalysis,
   TrajectoryCodePreprocess,
   TrajectoryCodeScorerOptions,
@@ -127,6 +130,9 @@ export declare function createMultiTurnJudgeScorer<TID extends string = 'multi-t
 export declare function createToolCallAccuracyScorerLLM<TID extends string = 'llm-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis>
+export declare function createTrajectoryAccuracyScorerLLM<TID extends string = 'llm-trajectory-accuracy-scorer'>(
+  options: TrajectoryAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

@@ -1591,6 +1591,93 @@ export type ToolCallAccuracyLLMScorer = Scorer<ToolCallAccuracyLLMPreprocess, To
 export declare function createToolCallAccuracyScorerLLM(options: ToolCallAccuracyLLMScorerOptions): ToolCallAccuracyLLMScorer
 
 // --------------------------------------------------------------------------------------
+// createTrajectoryAccuracyScorerLLM (mastra): llm-trajectory-accuracy-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface TrajectoryAccuracyLLMOwnOptions {
+  /**
+   * The expected steps (an array of expected steps, or a trajectory `{ steps }` whose steps
+   * lose `durationMs` / `metadata`); else each run's `expectedTrajectory`.
+   */
+  expectedTrajectory?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** Options of `createTrajectoryAccuracyScorerLLM`. */
+export interface TrajectoryAccuracyLLMScorerOptions extends LLMScorerOptions, TrajectoryAccuracyLLMOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface TrajectoryAccuracyLLMPreprocess {
+  actualTrajectory: unknown
+  actualTrajectoryFormatted: string
+  expectedTrajectoryFormatted: string | null
+  hasSteps: boolean
+}
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface TrajectoryAccuracyLLMAnalysis {
+  stepEvaluations: {
+    /**
+     * Name of the step (tool name or action).
+     */
+    stepName: string
+    /**
+     * Whether this step was necessary for the task.
+     */
+    wasNecessary: boolean
+    /**
+     * Whether this step was in a logical position in the sequence.
+     */
+    wasInOrder: boolean
+    /**
+     * Brief explanation of the evaluation.
+     */
+    reasoning: string
+  }[]
+  /**
+   * Steps that should have been taken but were not.
+   */
+  missingSteps: string[] | null
+  /**
+   * Steps that were unnecessary or redundant.
+   */
+  extraSteps: string[] | null
+  /**
+   * Brief overall assessment of the trajectory quality.
+   */
+  overallAssessment: string
+}
+
+/**
+ * The run field the scorer reads.
+ */
+export interface TrajectoryAccuracyLLMRunFields {
+  /**
+   * The dataset item's expected trajectory (`{ steps }`), when the factory has none.
+   */
+  expectedTrajectory?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** A run of `createTrajectoryAccuracyScorerLLM`. */
+export type TrajectoryAccuracyLLMRun = ScorerRun & {} & TrajectoryAccuracyLLMRunFields
+
+export type TrajectoryAccuracyLLMResult<R extends TrajectoryAccuracyLLMRun = TrajectoryAccuracyLLMRun> = ScorerResult<R, TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis>
+
+export type TrajectoryAccuracyLLMScorer = Scorer<TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis, TrajectoryAccuracyLLMRun>
+
+/** Evaluates the quality and appropriateness of the trajectory using LLM analysis. Default id `llm-trajectory-accuracy-scorer`. */
+export declare function createTrajectoryAccuracyScorerLLM(options: TrajectoryAccuracyLLMScorerOptions): TrajectoryAccuracyLLMScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

@@ -595,6 +595,40 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createTrajectoryAccuracyScorerLLM",
+    "id": "llm-trajectory-accuracy-scorer",
+    "contextExtractor": false,
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Format the actual and expected trajectories"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze the quality and appropriateness of the agent trajectory",
+        "schema": "trajectory_accuracy_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "0.6 necessary + 0.3 in order − 0.1 missing-step penalty, clamped"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of trajectory evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "expectedTrajectory"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

@@ -27,6 +27,7 @@ export const {
   createRubricScorer,
   createMultiTurnJudgeScorer,
   createToolCallAccuracyScorerLLM,
+  createTrajectoryAccuracyScorerLLM,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

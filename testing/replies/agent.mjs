@@ -86,3 +86,18 @@ replies.tool_call_accuracy_analysis = (data) => {
   const missingTools = called.length ? [] : tools.filter((t) => t && overlap(words(t.id), request) > 0).map((t) => String(t.id))
   return { json: { evaluations, missingTools } }
 }
+
+// trajectory accuracy (LLM): every actual step is necessary and in order when it is named in
+// the expected trajectory (or, without one, always); expected steps not taken are missing
+replies.trajectory_accuracy_analysis = (data) => {
+  const names = (text) => [...String(text ?? '').matchAll(/^\s*\d+\. (?:\[[^\]]*\] )?(\S+)/gm)].map((m) => m[1])
+  const actual = names(data.actualTrajectory)
+  const expected = typeof data.expectedTrajectory === 'string' ? names(data.expectedTrajectory) : undefined
+  const stepEvaluations = actual.map((stepName) => {
+    const ok = !expected || expected.includes(stepName)
+    return { stepName, wasNecessary: ok, wasInOrder: ok, reasoning: ok ? 'An expected step.' : 'Not in the expected trajectory.' }
+  })
+  const missingSteps = expected ? expected.filter((n) => !actual.includes(n)) : []
+  const extraSteps = expected ? actual.filter((n) => !expected.includes(n)) : []
+  return { json: { stepEvaluations, missingSteps, extraSteps, overallAssessment: `${actual.length} steps taken, ${missingSteps.length} missing.` } }
+}

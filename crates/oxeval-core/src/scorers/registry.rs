@@ -9,7 +9,7 @@ use crate::scorers::llm::{
     answer_relevancy, answer_similarity, bias, context_precision, context_recall,
     context_relevance_llm, factual_correctness, faithfulness, hallucination, multi_turn_judge,
     noise_sensitivity, nvidia, prompt_alignment, rubric, summarization, tool_call_accuracy_llm,
-    toxicity,
+    toxicity, trajectory_accuracy_llm,
 };
 pub use crate::scorers::spec::{
     boxed, schema_of, BuildContext, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec,
@@ -39,6 +39,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &rubric::SPEC,
     &multi_turn_judge::SPEC,
     &tool_call_accuracy_llm::SPEC,
+    &trajectory_accuracy_llm::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,

@@ -22,4 +22,5 @@ pub mod rubric;
 pub mod summarization;
 pub mod tool_call_accuracy_llm;
 pub mod toxicity;
+pub mod trajectory_accuracy_llm;
 pub mod verdicts;
