@@ -1,6 +1,6 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent|all]
 //        [--code-runs 5000] [--code-items 1000]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
@@ -130,6 +130,15 @@ if (want('rag')) {
     const r = spawnSync('node', [script, ...args], { cwd: root, stdio: 'inherit' })
     if (r.status !== 0) console.log(`${script} failed (status ${r.status})`)
   }
+}
+
+// Mastra's seven agent and safety LLM scorers, each side by side with @mastra/evals on the same
+// judge (bench/agent.mjs).
+if (want('agent')) {
+  const args = ['--runs', flag('agent-runs', '300'), '--slow-runs', '20']
+  console.log(`\nbench/agent.mjs ${args.join(' ')}`)
+  const r = spawnSync('node', ['bench/agent.mjs', ...args], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.log(`bench/agent.mjs failed (status ${r.status})`)
 }
 
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,
