@@ -37,7 +37,9 @@ describe('oxeval/mastra: run fields from the registry', () => {
     expect(ox.somethingElse).toBeUndefined()
   })
 
-  it.each(scorers.map((s) => [s.factory, s] as [string, Any]))('%s: every run field reaches the oxeval run', async (factory, s) => {
+  // a judged scorer: its partial result after a failing judge carries the oxeval run
+  const judged = scorers.filter((s) => s.kind !== 'code')
+  it.each(judged.map((s) => [s.factory, s] as [string, Any]))('%s: every run field reaches the oxeval run', async (factory, s) => {
     server.on(() => true, () => ({ status: 500, body: 'down' }))
     const fields = runFieldsOf(s)
     const run: Record<string, unknown> = { input: 'What is the capital of France?', output: 'Paris is the capital of France.', groundTruth: 'Paris.', context: ['Paris is the capital of France.'] }
@@ -48,5 +50,22 @@ describe('oxeval/mastra: run fields from the registry', () => {
     // the partial result is shaped from the oxeval run: it carries every field copied into it
     for (const k of Object.keys(run)) expect(e.result[k], k).toEqual(run[k])
     expect(server.requests.length).toBeGreaterThan(0)
+  })
+
+  // a code scorer (no judge) wrapped by oxeval/mastra: its step results show the run fields it
+  // read (the checks keep their positional form and are not wrapped)
+  const code = scorers.filter((s) => s.kind === 'code' && !s.id.startsWith('check-'))
+  it.each(code.map((s) => [s.factory, s] as [string, Any]))('%s (code): every run field reaches the oxeval run', async (factory, s) => {
+    const fields = runFieldsOf(s)
+    const expected = { steps: [{ name: 'get_weather' }], maxSteps: 4 }
+    const run: Record<string, unknown> = { input: 'q', output: [{ role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { toolName: 'get_weather', state: 'result', result: {} } }] } }] }
+    for (const k of fields) run[k] = expected
+    const scorer = mastra[factory](factory === 'createToolCallAccuracyScorerCode' ? { expectedTool: 'get_weather' } : {})
+    const r = await scorer.run(run)
+    expect(r.score).toBe(1)
+    if (fields.includes('expectedTrajectory')) {
+      const pre = r.preprocessStepResult
+      expect(pre.config ?? pre.expectedTrajectory).toMatchObject(factory === 'createTrajectoryScorerCode' ? expected : { steps: expected.steps })
+    }
   })
 })

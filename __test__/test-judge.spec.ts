@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestJudge, stepOf, type TestJudge } from '../testing/index.mjs'
 import { failure, oxeval, thrownBy, type Any } from './helpers/setup'
 
-const SCORERS = require('../generated/scorers.js') as Array<{ factory: string; id: string }>
+const SCORERS = require('../generated/scorers.js') as Array<{ factory: string; id: string; kind: string }>
 
 /** Options a factory cannot do without (beside model). */
 const REQUIRED: Record<string, Record<string, unknown>> = {
@@ -27,7 +27,8 @@ beforeAll(async () => {
 afterAll(() => judge.close())
 
 describe('default replies', () => {
-  it.each(SCORERS.map((s) => [s.factory, s.id]))('%s scores offline with a finite score', async (factory) => {
+  // the judged scorers (code scorers and checks call no judge: code-agent-parity.spec.ts)
+  it.each(SCORERS.filter((s) => s.kind !== 'code').map((s) => [s.factory, s.id]))('%s scores offline with a finite score', async (factory) => {
     const create = (oxeval as Any)[factory]
     let scorer
     const base = { model: judge.model, modelSettings: { retries: 0 }, ...REQUIRED[factory] }

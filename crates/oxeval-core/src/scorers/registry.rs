@@ -272,11 +272,15 @@ mod tests {
     #[test]
     fn a_spec_builds_its_scorer_with_its_own_id() {
         for spec in REGISTRY.iter().filter(|s| s.kind == Kind::Llm) {
-            let s = (spec.build)(
-                &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
-                &BuildContext::default(),
-            )
-            .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
+            let mut options = json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}});
+            // the options a factory cannot do without (beside model)
+            match spec.factory {
+                "createMultiTurnJudgeScorer" => options["criterion"] = json!("c"),
+                "createToolCallAccuracyScorerLLM" => options["availableTools"] = json!([]),
+                _ => {}
+            }
+            let s = (spec.build)(&options, &BuildContext::default())
+                .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
             assert_eq!(s.meta().id, spec.id);
             assert_eq!(s.meta().name, spec.name);
             assert_eq!(s.meta().steps.len(), spec.steps.len());
