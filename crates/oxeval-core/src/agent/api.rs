@@ -94,7 +94,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Option<Value>, Failure> {
             max_steps: o.get("maxSteps"),
             max_total_tokens: o.get("maxTotalTokens"),
             max_total_duration_ms: o.get("maxTotalDurationMs"),
-            no_redundant_calls: o.get("noRedundantCalls").map_or(true, |v| truthy(Some(v))),
+            no_redundant_calls: o.get("noRedundantCalls").is_none_or(|v| truthy(Some(v))),
         };
         return check_trajectory_efficiency(arg(args, 0), b)
             .map(Some)
@@ -152,9 +152,7 @@ fn call_inner(name: &str, args: &[Value]) -> Result<Option<Value>, String> {
                 None => "relaxed".to_string(),
                 Some(v) => super::js::template(Some(v)),
             };
-            let allow = o
-                .get("allowRepeatedSteps")
-                .map_or(true, |v| truthy(Some(v)));
+            let allow = o.get("allowRepeatedSteps").is_none_or(|v| truthy(Some(v)));
             some(compare_trajectories(actual, expected, &ordering, allow))
         }
         "checkTrajectoryBlacklist" => {

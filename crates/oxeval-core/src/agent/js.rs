@@ -38,7 +38,7 @@ pub fn is_measurement(v: Option<&Value>) -> bool {
 }
 
 /// `v ?? fallback`: `null` and `undefined` fall back.
-pub fn nullish<'a>(v: Option<&'a Value>) -> Option<&'a Value> {
+pub fn nullish(v: Option<&Value>) -> Option<&Value> {
     v.filter(|v| !v.is_null())
 }
 
@@ -100,6 +100,29 @@ pub fn round2_plain(n: f64) -> f64 {
     math_round(n * 100.0) / 100.0
 }
 
+/// JavaScript's `\s` (WhiteSpace and LineTerminator): what `trim()` and `/\s/` remove.
+pub fn is_js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+/// `s.trim()`.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,27 +159,4 @@ mod tests {
         assert_eq!(round2_plain(1.0 / 3.0), 0.33);
         assert_eq!(template(Some(&json!(["a", null, 2]))), "a,,2");
     }
-}
-
-/// JavaScript's `\s` (WhiteSpace and LineTerminator): what `trim()` and `/\s/` remove.
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
-}
-
-/// `s.trim()`.
-pub fn trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
 }

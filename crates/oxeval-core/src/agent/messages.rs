@@ -358,13 +358,10 @@ fn ui_part(p: &Value) -> Value {
     let kind = p.get("type").and_then(Value::as_str).unwrap_or("");
     let name = if kind == "dynamic-tool" {
         p.get("toolName").cloned()
-    } else if let Some(n) = kind
-        .strip_prefix("tool-")
-        .filter(|_| kind != "tool-invocation")
-    {
-        Some(json!(n))
     } else {
-        None
+        kind.strip_prefix("tool-")
+            .filter(|_| kind != "tool-invocation")
+            .map(|n| json!(n))
     };
     let Some(name) = name else {
         return p.clone();

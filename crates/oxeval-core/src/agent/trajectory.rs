@@ -278,7 +278,7 @@ pub fn check_trajectory_efficiency(trajectory: &Value, b: Budgets<'_>) -> Result
             Some(d) => is_measurement(Some(d)),
             None => !steps.is_empty() && steps.iter().all(|s| is_measurement(s.get("durationMs"))),
         };
-        if !measured || !(total_duration.is_finite() && total_duration >= 0.0) {
+        if !(measured && total_duration.is_finite() && total_duration >= 0.0) {
             return Err(
                 "Cannot evaluate duration budget: missing or invalid duration measurements".into(),
             );
@@ -525,7 +525,7 @@ pub fn dimensions(trajectory: &Value, config: &Value, path: &str) -> Result<Dime
         let ordering = nullish(config.get("ordering"))
             .map(|o| template(Some(o)))
             .unwrap_or_else(|| "relaxed".into());
-        let allow = nullish(config.get("allowRepeatedSteps")).map_or(true, |v| truthy(Some(v)));
+        let allow = nullish(config.get("allowRepeatedSteps")).is_none_or(|v| truthy(Some(v)));
         Some(compare_trajectories(
             steps_of(trajectory),
             expected,
@@ -549,7 +549,7 @@ pub fn dimensions(trajectory: &Value, config: &Value, path: &str) -> Result<Dime
                 max_total_tokens: config.get("maxTotalTokens"),
                 max_total_duration_ms: config.get("maxTotalDurationMs"),
                 no_redundant_calls: nullish(config.get("noRedundantCalls"))
-                    .map_or(true, |v| truthy(Some(v))),
+                    .is_none_or(|v| truthy(Some(v))),
             },
         )?)
     } else {

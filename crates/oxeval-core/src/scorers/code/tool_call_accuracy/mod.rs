@@ -94,8 +94,8 @@ pub struct ToolCallAccuracyCode {
 /// else the FIRST occurrence of each expected tool exists and they strictly increase.
 pub fn check_tool_order(actual: &[Value], expected: &[Value], strict: bool) -> bool {
     if strict {
-        return Value::Array(actual.to_vec()).to_string()
-            == Value::Array(expected.to_vec()).to_string();
+        // JSON.stringify of two arrays of names: equal texts iff equal lengths and elements
+        return serde_json::to_string(actual).ok() == serde_json::to_string(expected).ok();
     }
     let mut prev: Option<usize> = None;
     for e in expected {
