@@ -246,7 +246,9 @@ export interface Scorer<TPre = unknown, TAnalyze = unknown, TRun extends ScorerR
   readonly id: string
   readonly name: string
   readonly description: string
-  readonly type: 'agent'
+  /** Mastra's `type`: `'agent'`, `'trajectory'` (a trajectory scorer: `run.output` is a
+   *  trajectory), or `undefined` (prompt alignment, rubric, multi-turn judge, as in Mastra). */
+  readonly type: 'agent' | 'trajectory' | undefined
   /** The judge's model id (never the key) and its system instructions. */
   readonly judge: { model: string; instructions: string } | undefined
   /** Which way this scorer's score is better: `'lower'` for hallucination, else `'higher'`. */

@@ -20,6 +20,8 @@ function runFieldsOf(s: Any): string[] {
   return [...new Set([...listed, ...(spec?.runFields ?? [])])].filter((k) => !BASE.includes(k))
 }
 const scorers: Any[] = registry().scorers
+/** Options a factory cannot do without (beside model). */
+const OWN: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' }, createToolCallAccuracyScorerLLM: { availableTools: [] } }
 
 const server = useJudgeServer()
 
@@ -44,7 +46,7 @@ describe('oxeval/mastra: run fields from the registry', () => {
     const fields = runFieldsOf(s)
     const run: Record<string, unknown> = { input: 'What is the capital of France?', output: 'Paris is the capital of France.', groundTruth: 'Paris.', context: ['Paris is the capital of France.'] }
     for (const k of fields) run[k] = `the run's ${k}`
-    const scorer = mastra[factory]({ model: { id: uniqueModelId('run-fields'), url: server.url }, modelSettings: { retryDelayMs: 1, maxRetries: 0 } })
+    const scorer = mastra[factory]({ model: { id: uniqueModelId('run-fields'), url: server.url }, modelSettings: { retryDelayMs: 1, maxRetries: 0 }, ...OWN[factory] })
     if (s.kind === 'code') {
       // no judge to fail: the result itself is shaped from the oxeval run
       const r = await scorer.run(run)

@@ -115,18 +115,22 @@ describe('oxeval/mastra: real MastraScorer instances', () => {
   it('every factory returns a MastraScorer (CJS and ESM), with oxeval identity, steps and options', () => {
     // the judged factories (the code scorers: mastra-run-fields.spec.ts; checks are not wrapped)
     const judged = new Set(require('../generated/scorers.js').filter((x: Any) => x.kind !== 'code').map((x: Any) => x.factory))
+    // options a factory cannot do without (beside model)
+    const own: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' }, createToolCallAccuracyScorerLLM: { availableTools: [] } }
     for (const name of Object.keys(oxeval).filter((k) => k.startsWith('create') && judged.has(k))) {
-      const s = (mastraEntry as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [] })
-      const plain = (oxeval as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [] })
+      const s = (mastraEntry as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [], ...own[name] })
+      const plain = (oxeval as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [], ...own[name] })
       expect(s).toBeInstanceOf(MastraScorer)
       expect(typeof s.__registerMastra).toBe('function')
-      expect([s.id, s.name, s.description, s.type]).toEqual([plain.id, plain.name, plain.description, 'agent'])
+      // Mastra's type: 'agent', 'trajectory', or undefined (prompt alignment, rubric, multi-turn judge)
+      expect([s.id, s.name, s.description, s.type]).toEqual([plain.id, plain.name, plain.description, plain.type])
+      expect(['agent', 'trajectory', undefined]).toContain(plain.type)
       expect(s.judge).toEqual(plain.judge)
       expect(s.getSteps().map((x: Any) => x.name)).toEqual(
         ['preprocess', 'analyze', 'generateScore', 'generateReason'].filter((n) => plain.getSteps().some((p: Any) => p.name === n)),
       )
       // the CommonJS entry builds over the CommonJS @mastra/core
-      const cjs = require('../mastra/index.js')[name]({ model: 'openai/gpt-4o-mini' })
+      const cjs = require('../mastra/index.js')[name]({ model: 'openai/gpt-4o-mini', ...own[name] })
       expect(cjs).toBeInstanceOf(require('@mastra/core/evals').MastraScorer)
     }
     const custom = relevancy({ id: 'my-relevancy', name: 'Mine', description: 'mine' })

@@ -9,6 +9,8 @@ const SCORERS = require('../generated/scorers.js') as Array<{ factory: string; i
 /** Options a factory cannot do without (beside model). */
 const REQUIRED: Record<string, Record<string, unknown>> = {
   createNoiseSensitivityScorerLLM: { options: { baselineResponse: 'Paris is the capital of France.', noisyQuery: 'What is the capital of France? Also, cats.' } },
+  createMultiTurnJudgeScorer: { criterion: 'The assistant names the capital of France.' },
+  createToolCallAccuracyScorerLLM: { availableTools: [{ id: 'search', description: 'Search the web' }] },
 }
 
 const item = {

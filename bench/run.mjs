@@ -1,7 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,custom|all]
-//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom|all]
+//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
@@ -145,6 +145,15 @@ if (want('custom')) {
 if (want('code')) {
   const r = spawnSync('node', ['bench/code-text.mjs', '--no-build', '--runs', flag('code-runs', '2000')], { cwd: root, stdio: 'inherit' })
   if (r.status !== 0) console.log(`bench/code-text.mjs failed (status ${r.status})`)
+}
+
+// Mastra's seven agent and safety LLM scorers, each side by side with @mastra/evals on the same
+// judge (bench/agent.mjs).
+if (want('agent')) {
+  const args = ['--runs', flag('agent-runs', '300'), '--slow-runs', '20']
+  console.log(`\nbench/agent.mjs ${args.join(' ')}`)
+  const r = spawnSync('node', ['bench/agent.mjs', ...args], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.log(`bench/agent.mjs failed (status ${r.status})`)
 }
 
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,

@@ -38,6 +38,13 @@ const args = [
   '--data',
   'examples/dataset.json',
   ...SCORERS.filter((s) => s.kind !== 'code').flatMap((s) => ['--scorer', s.id]),
+  // the options the agent scorers cannot do without
+  '--option',
+  'multi-turn-judge-scorer.criterion=The assistant answers the question it was asked.',
+  '--option',
+  'llm-tool-call-accuracy-scorer.availableTools=[{"id":"search","description":"Search the web for facts"}]',
+  '--option',
+  'rubric-scorer.criteria=- Answers the question\n- Is one or two sentences',
   ...modelArgs,
   '--concurrency',
   '8',

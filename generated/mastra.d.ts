@@ -11,6 +11,9 @@ import type {
   AnswerSimilarityAnalysis,
   AnswerSimilarityPreprocess,
   AnswerSimilarityScorerOptions,
+  BiasAnalysis,
+  BiasPreprocess,
+  BiasScorerOptions,
   CompletenessAnalysis,
   CompletenessPreprocess,
   CompletenessScorerOptions,
@@ -41,12 +44,21 @@ import type {
   KeywordCoverageAnalysis,
   KeywordCoveragePreprocess,
   KeywordCoverageScorerOptions,
+  MultiTurnJudgeAnalysis,
+  MultiTurnJudgePreprocess,
+  MultiTurnJudgeScorerOptions,
   NoiseSensitivityLLMAnalysis,
   NoiseSensitivityLLMPreprocess,
   NoiseSensitivityLLMScorerOptions,
+  PromptAlignmentAnalysis,
+  PromptAlignmentPreprocess,
+  PromptAlignmentScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
+  RubricAnalysis,
+  RubricPreprocess,
+  RubricScorerOptions,
   SummarizationAnalysis,
   SummarizationPreprocess,
   SummarizationScorerOptions,
@@ -59,9 +71,18 @@ import type {
   ToolCallAccuracyCodeAnalysis,
   ToolCallAccuracyCodePreprocess,
   ToolCallAccuracyCodeScorerOptions,
+  ToolCallAccuracyLLMAnalysis,
+  ToolCallAccuracyLLMPreprocess,
+  ToolCallAccuracyLLMScorerOptions,
+  ToxicityAnalysis,
+  ToxicityPreprocess,
+  ToxicityScorerOptions,
   TrajectoryAccuracyCodeAnalysis,
   TrajectoryAccuracyCodePreprocess,
   TrajectoryAccuracyCodeScorerOptions,
+  TrajectoryAccuracyLLMAnalysis,
+  TrajectoryAccuracyLLMPreprocess,
+  TrajectoryAccuracyLLMScorerOptions,
   TrajectoryCodeAnalysis,
   TrajectoryCodePreprocess,
   TrajectoryCodeScorerOptions,
@@ -106,6 +127,27 @@ export declare function createSummarizationScorer<TID extends string = 'summariz
 export declare function createNoiseSensitivityScorerLLM<TID extends string = 'noise-sensitivity-scorer'>(
   options: NoiseSensitivityLLMScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, NoiseSensitivityLLMPreprocess, NoiseSensitivityLLMAnalysis>
+export declare function createBiasScorer<TID extends string = 'bias-scorer'>(
+  options: BiasScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, BiasPreprocess, BiasAnalysis>
+export declare function createToxicityScorer<TID extends string = 'toxicity-scorer'>(
+  options: ToxicityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ToxicityPreprocess, ToxicityAnalysis>
+export declare function createPromptAlignmentScorerLLM<TID extends string = 'prompt-alignment-scorer'>(
+  options: PromptAlignmentScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, PromptAlignmentPreprocess, PromptAlignmentAnalysis>
+export declare function createRubricScorer<TID extends string = 'rubric-scorer'>(
+  options: RubricScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RubricPreprocess, RubricAnalysis>
+export declare function createMultiTurnJudgeScorer<TID extends string = 'multi-turn-judge-scorer'>(
+  options: MultiTurnJudgeScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis>
+export declare function createToolCallAccuracyScorerLLM<TID extends string = 'llm-tool-call-accuracy-scorer'>(
+  options: ToolCallAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis>
+export declare function createTrajectoryAccuracyScorerLLM<TID extends string = 'llm-trajectory-accuracy-scorer'>(
+  options: TrajectoryAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

@@ -1218,6 +1218,502 @@ export type NoiseSensitivityLLMScorer = Scorer<NoiseSensitivityLLMPreprocess, No
 export declare function createNoiseSensitivityScorerLLM(options: NoiseSensitivityLLMScorerOptions): NoiseSensitivityLLMScorer
 
 // --------------------------------------------------------------------------------------
+// createBiasScorer (mastra): bias-scorer
+
+/**
+ * The scale option every member takes, top-level or under `options`.
+ */
+export interface BiasOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createBiasScorer`. */
+export interface BiasScorerOptions extends LLMScorerOptions, BiasOwnOptions {}
+
+/**
+ * preprocess output: the author's opinions (`{ opinions }`, Mastra's bias shape).
+ */
+export interface BiasPreprocess {
+  opinions: string[]
+}
+
+/**
+ * analyze output (`analyzeStepResult`): Mastra's `{ results: [{ result, reason }] }`.
+ */
+export interface BiasAnalysis {
+  /**
+   * Items: One analyze item: `result` is `yes` (biased) or `no`, free text on the wire as in Mastra.
+   */
+  results: {
+    result: string
+    reason: string
+  }[]
+}
+
+/** A run of `createBiasScorer`. */
+export type BiasRun = ScorerRun & {}
+
+export type BiasResult<R extends BiasRun = BiasRun> = ScorerResult<R, BiasPreprocess, BiasAnalysis>
+
+export type BiasScorer = Scorer<BiasPreprocess, BiasAnalysis, BiasRun>
+
+/** A scorer that evaluates the bias of an LLM output to an input. Default id `bias-scorer`. */
+export declare function createBiasScorer(options: BiasScorerOptions): BiasScorer
+
+// --------------------------------------------------------------------------------------
+// createToxicityScorer (mastra): toxicity-scorer
+
+export type ToxicityOwnOptions = BiasOwnOptions
+
+/** Options of `createToxicityScorer`. */
+export interface ToxicityScorerOptions extends LLMScorerOptions, ToxicityOwnOptions {}
+
+export type ToxicityPreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`): Mastra's `{ verdicts: [{ verdict, reason }] }`.
+ */
+export interface ToxicityAnalysis {
+  /**
+   * Items: One analyze item: `verdict` is `yes` (toxic) or `no`, free text on the wire as in Mastra.
+   */
+  verdicts: {
+    verdict: string
+    reason: string
+  }[]
+}
+
+/** A run of `createToxicityScorer`. */
+export type ToxicityRun = ScorerRun & {}
+
+export type ToxicityResult<R extends ToxicityRun = ToxicityRun> = ScorerResult<R, ToxicityPreprocess, ToxicityAnalysis>
+
+export type ToxicityScorer = Scorer<ToxicityPreprocess, ToxicityAnalysis, ToxicityRun>
+
+/** A scorer that evaluates the toxicity of an LLM output to an input. Default id `toxicity-scorer`. */
+export declare function createToxicityScorer(options: ToxicityScorerOptions): ToxicityScorer
+
+// --------------------------------------------------------------------------------------
+// createPromptAlignmentScorerLLM (mastra): prompt-alignment-scorer
+
+/**
+ * The scorer's own factory options, top-level or under `options`.
+ */
+export interface PromptAlignmentOwnOptions {
+  /**
+   * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * What the response is judged against: `'user'`, `'system'` or `'both'`. Default `'both'`.
+   */
+  evaluationMode?: 'user' | 'system' | 'both'
+  /**
+   * Show the judge the agent's remembered conversation (agent-shaped runs), for context
+   * only. Default off.
+   */
+  includeConversationHistory?:
+    | boolean
+    | {
+        /**
+         * How many of the last remembered messages to show the judge, at least 1. Default 10.
+         */
+        maxMessages?: number
+      }
+  /**
+   * Mastra's form; merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * Multiplies the score, greater than 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+    /**
+     * What the response is judged against: `'user'`, `'system'` or `'both'`. Default `'both'`.
+     */
+    evaluationMode?: 'user' | 'system' | 'both'
+    /**
+     * Show the judge the agent's remembered conversation (agent-shaped runs), for context
+     * only. Default off.
+     */
+    includeConversationHistory?:
+      | boolean
+      | {
+          /**
+           * How many of the last remembered messages to show the judge, at least 1. Default 10.
+           */
+          maxMessages?: number
+        }
+  }
+}
+
+/** Options of `createPromptAlignmentScorerLLM`. */
+export interface PromptAlignmentScorerOptions extends LLMScorerOptions, PromptAlignmentOwnOptions {}
+
+export type PromptAlignmentPreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`): Mastra's nested object.
+ */
+export interface PromptAlignmentAnalysis {
+  intentAlignment: {
+    score: number
+    primaryIntent: string
+    isAddressed: boolean
+    reasoning: string
+  }
+  requirementsFulfillment: {
+    requirements: {
+      requirement: string
+      isFulfilled: boolean
+      reasoning: string
+    }[]
+    overallScore: number
+  }
+  completeness: {
+    score: number
+    missingElements: string[]
+    reasoning: string
+  }
+  responseAppropriateness: {
+    score: number
+    formatAlignment: boolean
+    toneAlignment: boolean
+    reasoning: string
+  }
+  overallAssessment: string
+}
+
+/** A run of `createPromptAlignmentScorerLLM`. */
+export type PromptAlignmentRun = ScorerRun & {}
+
+export type PromptAlignmentResult<R extends PromptAlignmentRun = PromptAlignmentRun> = ScorerResult<R, PromptAlignmentPreprocess, PromptAlignmentAnalysis>
+
+export type PromptAlignmentScorer = Scorer<PromptAlignmentPreprocess, PromptAlignmentAnalysis, PromptAlignmentRun>
+
+/** Evaluates how well the agent response aligns with the intent and requirements of the user prompt. Default id `prompt-alignment-scorer`. */
+export declare function createPromptAlignmentScorerLLM(options: PromptAlignmentScorerOptions): PromptAlignmentScorer
+
+// --------------------------------------------------------------------------------------
+// createRubricScorer (mastra): rubric-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface RubricOwnOptions {
+  /**
+   * The rubric. Without one (or empty), each run's `rubric` (request context, additional
+   * context, input) is used; none at all scores 1.
+   */
+  criteria?:
+    | string
+    | {
+        /**
+         * An identifier of your own (not sent to the judge).
+         */
+        id?: string
+        /**
+         * What the output must do.
+         */
+        description: string
+        /**
+         * Whether the score needs it. Default true.
+         */
+        required?: boolean
+      }[]
+  /**
+   * Multiplies the score, at least 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * Mastra's form (`options.scale`); merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * The rubric. Without one (or empty), each run's `rubric` (request context, additional
+     * context, input) is used; none at all scores 1.
+     */
+    criteria?:
+      | string
+      | {
+          /**
+           * An identifier of your own (not sent to the judge).
+           */
+          id?: string
+          /**
+           * What the output must do.
+           */
+          description: string
+          /**
+           * Whether the score needs it. Default true.
+           */
+          required?: boolean
+        }[]
+    /**
+     * Multiplies the score, at least 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createRubricScorer`. */
+export interface RubricScorerOptions extends LLMScorerOptions, RubricOwnOptions {}
+
+export type RubricPreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface RubricAnalysis {
+  /**
+   * Items: One graded criterion as the judge sends it.
+   */
+  criteria: {
+    criterion: string
+    satisfied: boolean
+    required: boolean
+    reasoning: string
+  }[]
+  overallAssessment: string
+}
+
+/**
+ * The run fields the scorer reads besides input and output.
+ */
+export interface RubricRunFields {
+  /**
+   * `{ rubric }`: a per-run rubric (text or criteria) when the factory has none.
+   */
+  additionalContext?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** A run of `createRubricScorer`. */
+export type RubricRun = ScorerRun & {} & RubricRunFields
+
+export type RubricResult<R extends RubricRun = RubricRun> = ScorerResult<R, RubricPreprocess, RubricAnalysis>
+
+export type RubricScorer = Scorer<RubricPreprocess, RubricAnalysis, RubricRun>
+
+/** Grades an agent output against a rubric of criteria, returning 1 only when every required criterion is satisfied. Default id `rubric-scorer`. */
+export declare function createRubricScorer(options: RubricScorerOptions): RubricScorer
+
+// --------------------------------------------------------------------------------------
+// createMultiTurnJudgeScorer (mastra): multi-turn-judge-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface MultiTurnJudgeOwnOptions {
+  /**
+   * The plain-English criterion the whole conversation must satisfy (required).
+   */
+  criterion?: string
+  /**
+   * Multiplies the score, at least 0 and at most 1e6. Default 1.
+   */
+  scale?: number
+  /**
+   * Mastra's form (`options.scale`); merged with the defaults (top-level keys win).
+   */
+  options?: {
+    /**
+     * The plain-English criterion the whole conversation must satisfy (required).
+     */
+    criterion?: string
+    /**
+     * Multiplies the score, at least 0 and at most 1e6. Default 1.
+     */
+    scale?: number
+  }
+}
+
+/** Options of `createMultiTurnJudgeScorer`. */
+export interface MultiTurnJudgeScorerOptions extends LLMScorerOptions, MultiTurnJudgeOwnOptions {}
+
+export type MultiTurnJudgePreprocess = undefined
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface MultiTurnJudgeAnalysis {
+  satisfied: boolean
+  reasoning: string
+}
+
+/** A run of `createMultiTurnJudgeScorer`. */
+export type MultiTurnJudgeRun = ScorerRun & {}
+
+export type MultiTurnJudgeResult<R extends MultiTurnJudgeRun = MultiTurnJudgeRun> = ScorerResult<R, MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis>
+
+export type MultiTurnJudgeScorer = Scorer<MultiTurnJudgePreprocess, MultiTurnJudgeAnalysis, MultiTurnJudgeRun>
+
+/** Grades every assistant turn of a conversation against a plain-English criterion. Default id `multi-turn-judge-scorer`. */
+export declare function createMultiTurnJudgeScorer(options: MultiTurnJudgeScorerOptions): MultiTurnJudgeScorer
+
+// --------------------------------------------------------------------------------------
+// createToolCallAccuracyScorerLLM (mastra): llm-tool-call-accuracy-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface ToolCallAccuracyLLMOwnOptions {
+  /**
+   * The tools the agent had (Mastra tool objects; `id` and `description` are read).
+   * Required.
+   *
+   * Items: A tool the agent could call (a Mastra `createTool` object: only `id` and `description`
+   * are read).
+   */
+  availableTools?: {
+    id: string
+    description?: string
+  }[]
+}
+
+/** Options of `createToolCallAccuracyScorerLLM`. */
+export interface ToolCallAccuracyLLMScorerOptions extends LLMScorerOptions, ToolCallAccuracyLLMOwnOptions {}
+
+/**
+ * `preprocessStepResult`: `extractToolCalls(run.output)`.
+ */
+export interface ToolCallAccuracyLLMPreprocess {
+  actualTools: string[]
+  hasToolCalls: boolean
+  toolCallInfos: {
+    toolName: string
+    toolCallId: string
+    messageIndex: number
+    invocationIndex: number
+  }[]
+}
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface ToolCallAccuracyLLMAnalysis {
+  /**
+   * Items: One evaluated tool call.
+   */
+  evaluations: {
+    toolCalled: string
+    wasAppropriate: boolean
+    reasoning: string
+  }[]
+  missingTools: string[] | null
+}
+
+/** A run of `createToolCallAccuracyScorerLLM`. */
+export type ToolCallAccuracyLLMRun = ScorerRun & {}
+
+export type ToolCallAccuracyLLMResult<R extends ToolCallAccuracyLLMRun = ToolCallAccuracyLLMRun> = ScorerResult<R, ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis>
+
+export type ToolCallAccuracyLLMScorer = Scorer<ToolCallAccuracyLLMPreprocess, ToolCallAccuracyLLMAnalysis, ToolCallAccuracyLLMRun>
+
+/** Evaluates whether an agent selected appropriate tools for the given task using LLM analysis. Default id `llm-tool-call-accuracy-scorer`. */
+export declare function createToolCallAccuracyScorerLLM(options: ToolCallAccuracyLLMScorerOptions): ToolCallAccuracyLLMScorer
+
+// --------------------------------------------------------------------------------------
+// createTrajectoryAccuracyScorerLLM (mastra): llm-trajectory-accuracy-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface TrajectoryAccuracyLLMOwnOptions {
+  /**
+   * The expected steps (an array of expected steps, or a trajectory `{ steps }` whose steps
+   * lose `durationMs` / `metadata`); else each run's `expectedTrajectory`.
+   */
+  expectedTrajectory?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** Options of `createTrajectoryAccuracyScorerLLM`. */
+export interface TrajectoryAccuracyLLMScorerOptions extends LLMScorerOptions, TrajectoryAccuracyLLMOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface TrajectoryAccuracyLLMPreprocess {
+  actualTrajectory: unknown
+  actualTrajectoryFormatted: string
+  expectedTrajectoryFormatted: string | null
+  hasSteps: boolean
+}
+
+/**
+ * analyze output (`analyzeStepResult`).
+ */
+export interface TrajectoryAccuracyLLMAnalysis {
+  stepEvaluations: {
+    /**
+     * Name of the step (tool name or action).
+     */
+    stepName: string
+    /**
+     * Whether this step was necessary for the task.
+     */
+    wasNecessary: boolean
+    /**
+     * Whether this step was in a logical position in the sequence.
+     */
+    wasInOrder: boolean
+    /**
+     * Brief explanation of the evaluation.
+     */
+    reasoning: string
+  }[]
+  /**
+   * Steps that should have been taken but were not.
+   */
+  missingSteps: string[] | null
+  /**
+   * Steps that were unnecessary or redundant.
+   */
+  extraSteps: string[] | null
+  /**
+   * Brief overall assessment of the trajectory quality.
+   */
+  overallAssessment: string
+}
+
+/**
+ * The run field the scorer reads.
+ */
+export interface TrajectoryAccuracyLLMRunFields {
+  /**
+   * The dataset item's expected trajectory (`{ steps }`), when the factory has none.
+   */
+  expectedTrajectory?: {
+    [k: string]: unknown | undefined
+  }
+}
+
+/** A run of `createTrajectoryAccuracyScorerLLM`. */
+export type TrajectoryAccuracyLLMRun = ScorerRun & {} & TrajectoryAccuracyLLMRunFields
+
+export type TrajectoryAccuracyLLMResult<R extends TrajectoryAccuracyLLMRun = TrajectoryAccuracyLLMRun> = ScorerResult<R, TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis>
+
+export type TrajectoryAccuracyLLMScorer = Scorer<TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis, TrajectoryAccuracyLLMRun>
+
+/** Evaluates the quality and appropriateness of the trajectory using LLM analysis. Default id `llm-trajectory-accuracy-scorer`. */
+export declare function createTrajectoryAccuracyScorerLLM(options: TrajectoryAccuracyLLMScorerOptions): TrajectoryAccuracyLLMScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

@@ -442,6 +442,225 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createBiasScorer",
+    "id": "bias-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "prompt",
+        "description": "Extract relevant statements from the LLM output",
+        "schema": "opinions"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Score the relevance of the statements to the input",
+        "schema": "bias_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of opinions judged biased, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Reason about the results"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "createToxicityScorer",
+    "id": "toxicity-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Score the relevance of the statements to the input",
+        "schema": "toxicity_verdicts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of opinions judged toxic, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Reason about the results"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
+    "factory": "createPromptAlignmentScorerLLM",
+    "id": "prompt-alignment-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze prompt-response alignment across multiple dimensions",
+        "schema": "prompt_alignment_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Weighted dimensions (by evaluation mode), times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of prompt alignment evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
+    "factory": "createRubricScorer",
+    "id": "rubric-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Judge the output against each rubric criterion",
+        "schema": "rubric_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when every required criterion is satisfied, else 0, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "A checklist of the criteria"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "additionalContext"
+    ]
+  },
+  {
+    "factory": "createMultiTurnJudgeScorer",
+    "id": "multi-turn-judge-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Judge the whole conversation against the criterion",
+        "schema": "multi_turn_judgement"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the criterion is satisfied, else 0, times the scale"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "The verdict, the criterion and the judge's reasoning"
+      }
+    ],
+    "runFields": [
+      "output"
+    ]
+  },
+  {
+    "factory": "createToolCallAccuracyScorerLLM",
+    "id": "llm-tool-call-accuracy-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Extract the tool calls of the output"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze the appropriateness of tool selections",
+        "schema": "tool_call_accuracy_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "Share of the evaluated tool calls judged appropriate"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of tool selection evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output"
+    ]
+  },
+  {
+    "factory": "createTrajectoryAccuracyScorerLLM",
+    "id": "llm-trajectory-accuracy-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Format the actual and expected trajectories"
+      },
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Analyze the quality and appropriateness of the agent trajectory",
+        "schema": "trajectory_accuracy_analysis"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "0.6 necessary + 0.3 in order − 0.1 missing-step penalty, clamped"
+      },
+      {
+        "name": "generateReason",
+        "type": "prompt",
+        "description": "Generate human-readable explanation of trajectory evaluation"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "expectedTrajectory"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

@@ -3,6 +3,7 @@
 // name); a free-text step gets reason.mjs's sentence; any other structured step a valid
 // instance of the schema the request carries (schema-instance.mjs).
 import { nativeSchemaName, requestSchema } from '../wire/index.mjs'
+import { replies as agent } from './agent.mjs'
 import { replies as answerRelevancy } from './answer-relevancy.mjs'
 import { replies as answerSimilarity } from './answer-similarity.mjs'
 import { replies as contextRelevanceLlm } from './context-relevance-llm.mjs'
@@ -26,6 +27,7 @@ export const FAMILY_REPLIES = Object.freeze({
   summarization,
   'noise-sensitivity': noiseSensitivity,
   nvidia,
+  agent,
 })
 
 /** Schema name → its family's default reply (a schema in two families is an error). */

@@ -33,7 +33,9 @@ pub struct ScorerMeta {
     /// The spec's description, or one made from the factory's arguments (Mastra's checks
     /// and tool-call scorers name what they check).
     pub description: std::borrow::Cow<'static, str>,
-    #[serde(rename = "type")]
+    /// Mastra's `type`: `agent`, `trajectory`, or `""` for none (`undefined` in JS: prompt
+    /// alignment, rubric, multi-turn judge).
+    #[serde(rename = "type", skip_serializing_if = "str::is_empty")]
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeMeta>,
@@ -89,6 +91,12 @@ impl ScorerMeta {
     /// Scores lie in `[0, scale]`.
     pub fn scaled(mut self, scale: f64) -> Self {
         self.scale = scale;
+        self
+    }
+
+    /// Mastra's `type` of this scorer (`""`: none, `undefined` in JS).
+    pub fn typed(mut self, kind: &'static str) -> Self {
+        self.kind = kind;
         self
     }
 

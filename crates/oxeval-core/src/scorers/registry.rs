@@ -9,8 +9,10 @@ use crate::scorers::code::{
     tool_call_accuracy, trajectory, trajectory_accuracy,
 };
 use crate::scorers::llm::{
-    answer_relevancy, answer_similarity, context_precision, context_recall, context_relevance_llm,
-    factual_correctness, faithfulness, hallucination, noise_sensitivity, nvidia, summarization,
+    answer_relevancy, answer_similarity, bias, context_precision, context_recall,
+    context_relevance_llm, factual_correctness, faithfulness, hallucination, multi_turn_judge,
+    noise_sensitivity, nvidia, prompt_alignment, rubric, summarization, tool_call_accuracy_llm,
+    toxicity, trajectory_accuracy_llm,
 };
 pub use crate::scorers::spec::{
     boxed, schema_of, BuildContext, FactoryDescriptor, Inputs, Kind, Need, SchemaFn, ScorerSpec,
@@ -34,6 +36,13 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &answer_similarity::SPEC,
     &summarization::SPEC,
     &noise_sensitivity::SPEC,
+    &bias::SPEC,
+    &toxicity::SPEC,
+    &prompt_alignment::SPEC,
+    &rubric::SPEC,
+    &multi_turn_judge::SPEC,
+    &tool_call_accuracy_llm::SPEC,
+    &trajectory_accuracy_llm::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,
@@ -331,11 +340,15 @@ mod tests {
             .iter()
             .filter(|s| s.kind == Kind::Llm || text.contains(&s.factory))
         {
-            let s = (spec.build)(
-                &json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}}),
-                &cx,
-            )
-            .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
+            let mut options = json!({"model": {"id": "openai/x", "url": "http://127.0.0.1:9/v1"}});
+            // the options a factory cannot do without (beside model)
+            match spec.factory {
+                "createMultiTurnJudgeScorer" => options["criterion"] = json!("c"),
+                "createToolCallAccuracyScorerLLM" => options["availableTools"] = json!([]),
+                _ => {}
+            }
+            let s = (spec.build)(&options, &cx)
+                .unwrap_or_else(|e| panic!("{}: {}", spec.factory, e.message));
             assert_eq!(s.meta().id, spec.id);
             assert_eq!(s.meta().name, spec.name);
             assert_eq!(s.meta().steps.len(), spec.steps.len());

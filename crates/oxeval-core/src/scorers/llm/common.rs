@@ -73,3 +73,13 @@ pub fn fmt_score(n: f64) -> String {
         format!("{n}")
     }
 }
+
+/// The judge's JSON of `step`'s last call as it answered (the engine moves it into the
+/// execution record; extra keys and labels as written), for the step result Mastra records.
+pub fn judge_json(p: &crate::pipeline::Pipeline<'_>, step: &str) -> Option<Value> {
+    p.result
+        .judge
+        .get(step)
+        .and_then(|j| j.executions.last())
+        .and_then(|e| e.output.clone())
+}

@@ -2,6 +2,7 @@
 
 pub mod answer_relevancy;
 pub mod answer_similarity;
+pub mod bias;
 pub mod callbacks;
 pub mod claims;
 pub mod common;
@@ -12,7 +13,14 @@ pub mod context_relevance_llm;
 pub mod factual_correctness;
 pub mod faithfulness;
 pub mod hallucination;
+pub mod multi_turn_judge;
 pub mod noise_sensitivity;
 pub mod nvidia;
+pub mod opinions;
+pub mod prompt_alignment;
+pub mod rubric;
 pub mod summarization;
+pub mod tool_call_accuracy_llm;
+pub mod toxicity;
+pub mod trajectory_accuracy_llm;
 pub mod verdicts;

@@ -101,7 +101,7 @@ pub struct TrajectoryAccuracyCode {
 
 /// `trajectoryStepToExpectedStep`: a step without `durationMs` / `metadata`, its non-empty
 /// `children` as `{ steps }`.
-fn to_expected(step: &Value) -> Value {
+pub(crate) fn to_expected(step: &Value) -> Value {
     let Value::Object(m) = step else {
         return step.clone();
     };
