@@ -174,7 +174,7 @@ function runtimeDepTarballs() {
   const out = []
   for (const [path, meta] of Object.entries(lock.packages ?? {})) {
     if (!path.startsWith('node_modules/') || meta.dev || meta.devOptional || meta.optional || meta.peer) continue
-    const r = sh('npm', ['pack', '--silent', '--pack-destination', dir, join(root, path)], { cwd: root })
+    const r = sh('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', dir, join(root, path)], { cwd: root })
     if (!r.ok) throw new Error(`npm pack ${path} failed: ${r.out.slice(-500)}`)
     out.push(join(dir, r.stdout.trim().split('\n').pop()))
   }
