@@ -1,5 +1,5 @@
 // The HTML report of a wide run (every LLM scorer of the registry over the bundled dataset, as the
-// demo runs it) in headless Chromium: the item table fits the page (six scorer columns, the rest
+// demo runs it: 20 scorers) in headless Chromium: the item table fits the page (six scorer columns, the rest
 // as chips in one column, a picker to choose), an item's detail shows its retrieved contexts
 // and each scorer's judge calls, tokens and latency, and the scorer cards fill the width.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,7 +26,13 @@ describeBrowser('the HTML report of a wide run', () => {
     if (!haveChromium) throw new Error(`${CHROMIUM} is missing: CI must install Debian's chromium (apt-get install -y chromium)`)
     dir = mkdtempSync(join(tmpdir(), 'oxeval-layout-'))
     judge = await startJudgeServer({ handler: heuristicJudge })
-    const r = await runCli(['run', '--data', 'examples/dataset.json', ...SCORERS.flatMap((s: Any) => ['--scorer', s.id]), ...judgeArgs(judge), '--html', join(dir, 'r.html'), '--no-progress'], { cwd: process.cwd(), timeoutMs: 120000 })
+    // the options the agent scorers cannot do without (as the demo gives them)
+    const needed = [
+      '--option', 'multi-turn-judge-scorer.criterion=The assistant answers the question it was asked.',
+      '--option', 'llm-tool-call-accuracy-scorer.availableTools=[{"id":"search","description":"Search the web"}]',
+      '--option', 'rubric-scorer.criteria=- Answers the question',
+    ]
+    const r = await runCli(['run', '--data', 'examples/dataset.json', ...SCORERS.flatMap((s: Any) => ['--scorer', s.id]), ...needed, ...judgeArgs(judge), '--html', join(dir, 'r.html'), '--no-progress'], { cwd: process.cwd(), timeoutMs: 120000 })
     if (r.code !== 0 && r.code !== 1) throw new Error(r.stderr)
     context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'oxeval-chromium-')), {
       executablePath: CHROMIUM,
