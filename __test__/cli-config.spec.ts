@@ -34,7 +34,7 @@ export default ox.defineConfig({
   data: 'data/items.jsonl',
   model: { id: 'openai/scripted', url: ${JSON.stringify(judge.url)} },
   scorers: [{ scorer: short, threshold: 0.5 }, 'answer-relevancy'],
-  gates: [ox.createScorer({ id: 'answered', description: 'has an answer' }).generateScore(({ run }) => (String(run.output).trim() ? 1 : 0))],
+  gates: [ox.createScorer({ id: 'answered', description: 'has an answer' }).generateScore(({ run }) => (String(run.output).trim() ? 1 : 0)), ox.checks.excludes("I don't know")],
   target: async (input: string, { signal }: { signal: AbortSignal }) => (signal.aborted ? '' : answers[input]),
   out: 'out/results.jsonl',
 })
@@ -44,6 +44,9 @@ export default ox.defineConfig({
     expect(r.code, r.stderr + r.stdout).toBe(0)
     const o = readOut(join(dir, 'out', 'results.jsonl'))
     expect(o.header.scorers.map((s: Any) => s.id)).toEqual(['answer-relevancy-scorer', 'short'])
+    // a custom gate and a check as gates
+    expect(o.header.gates).toEqual(['answered', 'check-excludes'])
+    expect(o.summary.gateResults.map((g: Any) => [g.id, g.passed])).toEqual([['answered', true], ['check-excludes', true]])
     const items = [...o.items].sort((a: Any, b: Any) => a.index - b.index)
     expect(items.map((i: Any) => i.output)).toEqual(['Paris is the capital of France.', 'It is 4.'])
     expect(items[0].results.short.score).toBe(1)
