@@ -132,6 +132,39 @@ fn names(steps: &[Value]) -> Value {
     )
 }
 
+/// The `expectedTrajectory` option of a trajectory-accuracy factory (`factory` names it in
+/// messages): an array of expected steps as they are, or a trajectory `{ steps }` whose steps
+/// become expected steps; `None` when absent (each run then brings its own).
+pub(crate) fn expected_steps(
+    v: &Value,
+    factory: &str,
+) -> Result<Option<Vec<Value>>, InvalidArgument> {
+    let bad = |k: &str, what: &str, got: &Value| {
+        InvalidArgument::options(format!(
+            "{factory}(): options.{k} must be {what}; got {}",
+            type_name(got)
+        ))
+    };
+    match v.get("expectedTrajectory") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a.clone())),
+        Some(t @ Value::Object(_)) => match t.get("steps") {
+            Some(Value::Array(a)) => Ok(Some(a.iter().map(to_expected).collect())),
+            Some(o) => Err(bad("expectedTrajectory.steps", "an array of steps", o)),
+            None => Err(bad(
+                "expectedTrajectory.steps",
+                "an array of steps",
+                &Value::Null,
+            )),
+        },
+        Some(o) => Err(bad(
+            "expectedTrajectory",
+            "an array of expected steps or a trajectory { steps }",
+            o,
+        )),
+    }
+}
+
 impl TrajectoryAccuracyCode {
     fn build(v: &Value) -> Result<Self, InvalidArgument> {
         crate::options::options_object(v, SPEC.factory)?;
@@ -142,28 +175,7 @@ impl TrajectoryAccuracyCode {
                 type_name(got)
             ))
         };
-        let steps = match v.get("expectedTrajectory") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(a.clone()),
-            Some(t @ Value::Object(_)) => match t.get("steps") {
-                Some(Value::Array(a)) => Some(a.iter().map(to_expected).collect()),
-                Some(o) => return Err(bad("expectedTrajectory.steps", "an array of steps", o)),
-                None => {
-                    return Err(bad(
-                        "expectedTrajectory.steps",
-                        "an array of steps",
-                        &Value::Null,
-                    ))
-                }
-            },
-            Some(o) => {
-                return Err(bad(
-                    "expectedTrajectory",
-                    "an array of expected steps or a trajectory { steps }",
-                    o,
-                ))
-            }
-        };
+        let steps = expected_steps(v, SPEC.factory)?;
         let comparison = match v.get("comparisonOptions") {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(c @ Value::Object(_)) => c.clone(),

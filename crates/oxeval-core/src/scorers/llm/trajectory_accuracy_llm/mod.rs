@@ -17,7 +17,6 @@ use crate::options::options_object;
 use crate::pipeline::{Pipeline, RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::code::trajectory;
-use crate::scorers::code::trajectory_accuracy::to_expected;
 use crate::scorers::spec::{
     boxed, schema_of, BuildContext, Inputs, Kind, Need, ScorerSpec, StepMeta,
 };
@@ -279,35 +278,7 @@ impl TrajectoryAccuracyLlm {
     pub fn build(v: &Value, cx: &BuildContext) -> Result<Self, InvalidArgument> {
         options_object(v, SPEC.factory)?;
         let judge = judge_from_options(v, SPEC.factory, cx)?;
-        let bad = |k: &str, what: &str, got: &Value| {
-            InvalidArgument::options(format!(
-                "{}(): options.{k} must be {what}; got {}",
-                SPEC.factory,
-                type_name(got)
-            ))
-        };
-        let expected = match v.get("expectedTrajectory") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(a.clone()),
-            Some(t @ Value::Object(_)) => match t.get("steps") {
-                Some(Value::Array(a)) => Some(a.iter().map(to_expected).collect()),
-                Some(o) => return Err(bad("expectedTrajectory.steps", "an array of steps", o)),
-                None => {
-                    return Err(bad(
-                        "expectedTrajectory.steps",
-                        "an array of steps",
-                        &Value::Null,
-                    ))
-                }
-            },
-            Some(o) => {
-                return Err(bad(
-                    "expectedTrajectory",
-                    "an array of expected steps or a trajectory { steps }",
-                    o,
-                ))
-            }
-        };
+        let expected = crate::scorers::code::trajectory_accuracy::expected_steps(v, SPEC.factory)?;
         let mut meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).typed("trajectory");
         if expected.is_some() {
             meta.description = DESCRIPTION_EXPECTED.into();
@@ -410,6 +381,7 @@ crate::impl_scorer!(TrajectoryAccuracyLlm);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scorers::code::trajectory_accuracy::to_expected;
 
     fn a(evals: &[(bool, bool)], missing: usize, extra: usize) -> Analysis {
         Analysis {
