@@ -1,6 +1,6 @@
 // Differential tests: oxeval's tool/trajectory code scorers, its eleven checks and
 // oxeval/utils against @mastra/evals 1.10.2 (and @mastra/core's extractTrajectory) on
-// seeded generated inputs (helpers/agent-gen.mjs): at least 2 000 runs per scorer and per
+// seeded generated inputs (../bench/gen/agent-gen.mjs): at least 2 000 runs per scorer and per
 // check, equal scores (exactly), step results and reasons (as JSON text: key order
 // included), the same throws; each deliberate difference is asserted as such.
 import { describe, expect, it } from 'vitest'
@@ -9,7 +9,7 @@ import { checks as mastraChecks } from '@mastra/evals/checks'
 import * as mastraScorers from '@mastra/evals/scorers/prebuilt'
 import * as mu from '@mastra/evals/scorers/utils'
 import { extractTrajectory as coreExtractTrajectory } from '@mastra/core/evals'
-import * as gen from './helpers/agent-gen.mjs'
+import * as gen from '../bench/gen/agent-gen.mjs'
 import { expectEvals } from '../vitest/index.mjs'
 import type { Any } from './helpers/setup'
 

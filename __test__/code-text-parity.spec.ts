@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest'
 import * as mastra from '@mastra/evals/scorers/prebuilt'
 import { oxeval, type Any } from './helpers/setup'
-import { references } from './helpers/text-gen.mjs'
+import { references } from '../bench/gen/text-gen.mjs'
 import { N, differential, shape } from './helpers/code-text'
 
 const ox = oxeval as Any

@@ -1,7 +1,7 @@
 // Benchmark: oxeval (release build) vs @mastra/evals 1.10.2 for the five text code scorers
 // (no judge): createCompletenessScorer, createContentSimilarityScorer,
 // createKeywordCoverageScorer, createTextualDifferenceScorer, createToneScorer, on the same
-// generated runs (__test__/helpers/text-gen.mjs, seeded).
+// generated runs (bench/gen/text-gen.mjs, seeded).
 //
 //   node bench/code-text.mjs [--runs 2000] [--completeness-runs 300] [--only <scorer>]
 //   (npm run bench -- --suite code runs it after building the release addon)
@@ -33,7 +33,7 @@ if (argv[0] === '--worker') {
   const [, lib, name, n] = argv
   const runs = Number(n)
   const require = createRequire(import.meta.url)
-  const { textRuns } = await import('../__test__/helpers/text-gen.mjs')
+  const { textRuns } = await import('./gen/text-gen.mjs')
   const factory = SCORERS[name]
   const scorer = lib === 'oxeval' ? require('../index.js')[factory]() : (await import('@mastra/evals/scorers/prebuilt'))[factory]()
   // "constructor" renamed: tone's one deliberate difference would make the score sums differ

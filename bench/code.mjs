@@ -1,5 +1,5 @@
 // `npm run bench -- --suite code`: oxeval's code scorers and checks vs @mastra/evals 1.10.2 on
-// the same generated inputs (__test__/helpers/agent-gen.mjs), in one process each, CPU per run
+// the same generated inputs (bench/gen/agent-gen.mjs), in one process each, CPU per run
 // (sequential awaited runs after a warm-up); then runEvals over 1 000 items with four checks as
 // gates, oxeval vs Mastra (whose runEvals needs a target: a mock-model Agent, the lightest it
 // takes; its own cost is measured alone and reported beside).
@@ -7,7 +7,7 @@
 //   node bench/code.mjs evals <lib> <items>      → one JSON line
 //   node bench/code.mjs native <runs>             → the N-API crossing alone (oxeval)
 import { createRequire } from 'node:module'
-import * as gen from '../__test__/helpers/agent-gen.mjs'
+import * as gen from './gen/agent-gen.mjs'
 
 const require = createRequire(import.meta.url)
 const [mode, lib, nArg] = process.argv.slice(2)

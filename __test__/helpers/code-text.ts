@@ -2,7 +2,7 @@
 // the same generated runs through oxeval and @mastra/evals 1.10.2, results compared exactly.
 import { expect } from 'vitest'
 import type { Any } from './setup'
-import { textRuns } from './text-gen.mjs'
+import { textRuns } from '../../bench/gen/text-gen.mjs'
 
 export const N = 2000
 
