@@ -18,13 +18,16 @@ class Scorer {
   #keepRun
   #sets
   #runsNow
-  constructor(nativeScorer, keepRun = false, sets = undefined) {
+  #fields
+  constructor(nativeScorer, keepRun = false, sets = undefined, runFields = undefined) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#keepRun = keepRun
     this.#sets = sets
     // a code scorer that waits on nothing (no judge, no host call)
     this.#runsNow = nativeScorer.runsNow === true
+    // the run fields it reads (the registry's runFields): only they cross into the core
+    this.#fields = runFields
   }
   get id() {
     return this.#meta.id
@@ -72,17 +75,19 @@ class Scorer {
    * runs the steps.
    */
   async run(run, options) {
+    // a scorer without a judge (checks, code scorers) that calls nothing back does no I/O: it
+    // runs in one call on this thread (no hop to the runtime and back; the outcome as one
+    // JSON string), and only the run fields it reads cross (a check: the output)
+    if (this.#runsNow && !this.#keepRun) {
+      const optionsJson = options === undefined ? NO_OPTIONS : JSON.stringify(describeRunOptions(options))
+      const { json, error } = toJson(readFields(run, this.#fields))
+      const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, optionsJson))
+      if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
+      raise(outcome, run, options !== null && typeof options === 'object' && options.signal instanceof AbortSignal ? options.signal : undefined)
+    }
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
     const { json, error } = toJson(run)
-    // a scorer without a judge (checks, code scorers) that calls nothing back does no I/O: it
-    // runs in one call on this thread (no hop to the runtime and back; the outcome as one
-    // JSON string)
-    if (this.#runsNow && !this.#keepRun && (run === null || typeof run !== 'object' || run.requestContext === undefined || run.requestContext === null)) {
-      const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc)))
-      if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
-      raise(outcome, run, signal)
-    }
     const key = nextRunKey()
     desc.runKey = key
     let handle
@@ -113,6 +118,26 @@ class Scorer {
     if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
     raise(outcome, run, signal)
   }
+}
+
+/** The descriptor of absent run options (the common case, made once). */
+const NO_OPTIONS = JSON.stringify(describeRunOptions(undefined))
+
+/**
+ * What of `run` a code scorer reads: its `runId` and the registry's `runFields` (e.g. a
+ * check's `output`), so the rest of a large run is never serialized. Anything but a plain
+ * object (an array, a primitive, an object with its own `toJSON`) crosses as it is, for the
+ * core to judge.
+ */
+function readFields(run, fields) {
+  if (!fields || run === null || typeof run !== 'object' || Array.isArray(run) || typeof run.toJSON === 'function') return run
+  const sub = {}
+  if (run.runId !== undefined) sub.runId = run.runId
+  for (const f of fields) {
+    const v = run[f]
+    if (v !== undefined) sub[f] = v
+  }
+  return sub
 }
 
 /**
@@ -166,7 +191,7 @@ function factory(spec) {
     const { json, d, host, keepRun } = describeOptions(options, spec)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
-    return new Scorer(made, keepRun, spec.sets)
+    return new Scorer(made, keepRun, spec.sets, spec.runFields)
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

@@ -13,6 +13,54 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// A JS string read in ONE pass (napi's `String` measures the UTF-8 length in a first pass,
+/// then writes): the JS length in UTF-16 units bounds the UTF-8 size (at most 3 bytes a
+/// unit), so a buffer of that size takes the whole text at once. Long texts (over
+/// [`ONE_PASS_MAX_UNITS`]) take the two-pass road, so the buffer is never much larger than
+/// the text.
+pub struct JsText(pub String);
+
+const ONE_PASS_MAX_UNITS: usize = 1 << 20;
+
+impl TypeName for JsText {
+    fn type_name() -> &'static str {
+        "string"
+    }
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::String
+    }
+}
+
+impl ValidateNapiValue for JsText {}
+
+impl FromNapiValue for JsText {
+    unsafe fn from_napi_value(
+        env: napi::sys::napi_env,
+        value: napi::sys::napi_value,
+    ) -> Result<Self> {
+        use napi::sys;
+        let mut units = 0usize;
+        let status =
+            sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units);
+        if status != sys::Status::napi_ok || units > ONE_PASS_MAX_UNITS {
+            return String::from_napi_value(env, value).map(JsText);
+        }
+        let cap = units * 3 + 1;
+        let mut buf: Vec<u8> = Vec::with_capacity(cap);
+        let mut written = 0usize;
+        let status =
+            sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), cap, &mut written);
+        if status != sys::Status::napi_ok {
+            return String::from_napi_value(env, value).map(JsText);
+        }
+        // napi wrote `written` bytes of UTF-8 (V8 replaces lone surrogates with U+FFFD)
+        buf.set_len(written);
+        Ok(JsText(String::from_utf8(buf).map_err(|e| {
+            Error::new(Status::InvalidArg, format!("the text is not UTF-8: {e}"))
+        })?))
+    }
+}
+
 /// Cancels one run (the JS facade wires an `AbortSignal` to it).
 #[napi]
 pub struct CancelHandle {
@@ -105,10 +153,13 @@ impl NativeScorer {
     /// runtime and back (what a check costs is mostly that hop). Returns the outcome as JSON
     /// text (one string crossing instead of a JS object built field by field). The facade
     /// calls it only for such scorers; a judged one gets an internal failure.
-    #[napi(catch_unwind)]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "run: string | undefined | null, serializeError: string | undefined | null, options: string"
+    )]
     pub fn run_code(
         &self,
-        run: Option<String>,
+        run: Option<JsText>,
         serialize_error: Option<String>,
         options: String,
     ) -> String {
@@ -122,7 +173,7 @@ impl NativeScorer {
             );
             Outcome::Other(failure_outcome(f))
         } else {
-            match start(run, serialize_error, &options) {
+            match start(run.map(|t| t.0), serialize_error, &options) {
                 Ok((started, key)) => futures::executor::block_on(execute(
                     self.inner.clone(),
                     started,

@@ -10,7 +10,8 @@ pub struct RunInput {
     pub input: Option<Value>,
     pub output: Value,
     pub ground_truth: Option<Value>,
-    /// The whole run object (scorer-specific keys such as `context`).
+    /// The rest of the run object: its scorer-specific keys such as `context` or
+    /// `expectedTrajectory` (`input`, `output` and `groundTruth` are the fields above).
     pub raw: Value,
 }
 
@@ -138,9 +139,11 @@ impl RunInput {
         format!("{what}:{hex}")
     }
 
-    /// Validate the shape of `run`. `runId` defaults to a fresh UUID v4.
-    pub fn from_value(raw: Value) -> Result<Self, InvalidArgument> {
-        let Value::Object(map) = &raw else {
+    /// Validate the shape of `run`. `runId` defaults to a fresh UUID v4. `input`, `output`
+    /// and `groundTruth` move out of `raw` into their fields (no copy of the run is made:
+    /// `raw` keeps the scorer-specific keys such as `context` or `expectedTrajectory`).
+    pub fn from_value(mut raw: Value) -> Result<Self, InvalidArgument> {
+        let Value::Object(map) = &mut raw else {
             return Err(InvalidArgument::input(format!(
                 "scorer.run() expects an object like {{ input, output, groundTruth? }}; got {}",
                 type_name(&raw)
@@ -156,28 +159,30 @@ impl RunInput {
                 )))
             }
         };
-        let output = match map.get("output") {
+        match map.get("output") {
             None | Some(Value::Null) => {
                 return Err(InvalidArgument::input(
                     "run.output is required: the agent output to score (a string, a message, or an array of messages)",
                 ))
             }
-            Some(v @ (Value::String(_) | Value::Array(_) | Value::Object(_))) => v.clone(),
+            Some(Value::String(_) | Value::Array(_) | Value::Object(_)) => {}
             Some(other) => {
                 return Err(InvalidArgument::input(format!(
                     "run.output must be a string, a message object or an array of messages; got {}",
                     type_name(other)
                 )))
             }
-        };
-        let input = map.get("input").filter(|v| !v.is_null()).cloned();
-        if let Some(v @ (Value::Number(_) | Value::Bool(_))) = &input {
+        }
+        if let Some(v @ (Value::Number(_) | Value::Bool(_))) = map.get("input") {
             return Err(InvalidArgument::input(format!(
                 "run.input must be a string, a message object or an array of messages; got {}",
                 type_name(v)
             )));
         }
-        let ground_truth = map.get("groundTruth").filter(|v| !v.is_null()).cloned();
+        let mut take = |key: &str| map.shift_remove(key).filter(|v| !v.is_null());
+        let output = take("output").unwrap_or_default();
+        let input = take("input");
+        let ground_truth = take("groundTruth");
         Ok(RunInput {
             run_id,
             input,

@@ -63,27 +63,21 @@ pub const SOURCE: Extractor = Extractor {
 /// `rememberedMessages`, `systemMessages` and an object `taggedSystemMessages`, and an
 /// output array whose every element has a string `id`, a string `role`, and `content` and
 /// `createdAt` keys.
-pub fn is_agent_run(raw: &Value) -> bool {
-    let input_ok = raw
-        .get("input")
-        .and_then(Value::as_object)
-        .is_some_and(|i| {
-            ["inputMessages", "rememberedMessages", "systemMessages"]
-                .iter()
-                .all(|k| i.get(*k).is_some_and(Value::is_array))
-                && i.get("taggedSystemMessages").is_some_and(Value::is_object)
-        });
-    let output_ok = raw
-        .get("output")
-        .and_then(Value::as_array)
-        .is_some_and(|o| {
-            o.iter().all(|m| {
-                m.get("id").is_some_and(Value::is_string)
-                    && m.get("role").is_some_and(Value::is_string)
-                    && m.get("content").is_some()
-                    && m.get("createdAt").is_some()
-            })
-        });
+pub fn is_agent_run(input: Option<&Value>, output: &Value) -> bool {
+    let input_ok = input.and_then(Value::as_object).is_some_and(|i| {
+        ["inputMessages", "rememberedMessages", "systemMessages"]
+            .iter()
+            .all(|k| i.get(*k).is_some_and(Value::is_array))
+            && i.get("taggedSystemMessages").is_some_and(Value::is_object)
+    });
+    let output_ok = output.as_array().is_some_and(|o| {
+        o.iter().all(|m| {
+            m.get("id").is_some_and(Value::is_string)
+                && m.get("role").is_some_and(Value::is_string)
+                && m.get("content").is_some()
+                && m.get("createdAt").is_some()
+        })
+    });
     input_ok && output_ok
 }
 
@@ -119,7 +113,7 @@ impl Extracting {
     async fn extract(&self, mut run: RunInput, ctx: &RunContext) -> Result<RunInput, RunError> {
         for (x, f) in &self.calls {
             let own = run.raw.get(x.unless).is_some_and(|v| !v.is_null());
-            if own || (x.agent_only && !is_agent_run(&run.raw)) {
+            if own || (x.agent_only && !is_agent_run(run.input.as_ref(), &run.output)) {
                 continue;
             }
             let fail = |code, message: &str, cause: &str| {
@@ -334,17 +328,18 @@ mod tests {
 
     #[test]
     fn agent_shaped_runs() {
+        let agent = |run: Value| is_agent_run(run.get("input"), &run["output"]);
         let input = json!({"inputMessages": [], "rememberedMessages": [], "systemMessages": [], "taggedSystemMessages": {}});
         let msg = json!({"id": "1", "role": "assistant", "content": "x", "createdAt": "t"});
-        assert!(is_agent_run(&json!({"input": input, "output": [msg]})));
-        assert!(is_agent_run(&json!({"input": input, "output": []})));
-        assert!(!is_agent_run(&json!({"input": input, "output": "text"})));
-        assert!(!is_agent_run(
-            &json!({"input": input, "output": [{"role": "assistant", "content": "x"}]})
+        assert!(agent(json!({"input": input, "output": [msg]})));
+        assert!(agent(json!({"input": input, "output": []})));
+        assert!(!agent(json!({"input": input, "output": "text"})));
+        assert!(!agent(
+            json!({"input": input, "output": [{"role": "assistant", "content": "x"}]})
         ));
-        assert!(!is_agent_run(&json!({"input": "q", "output": [msg]})));
-        assert!(!is_agent_run(
-            &json!({"input": {"inputMessages": []}, "output": [msg]})
+        assert!(!agent(json!({"input": "q", "output": [msg]})));
+        assert!(!agent(
+            json!({"input": {"inputMessages": []}, "output": [msg]})
         ));
     }
 }
