@@ -5,6 +5,7 @@
 //! `ScorerRunError`s and `AbortError`s. One protocol for sync and async calls.
 
 mod agent;
+mod batch;
 mod error;
 mod evals;
 mod model;
