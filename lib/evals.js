@@ -101,7 +101,7 @@ function judgeUsage(judge) {
   const out = {}
   for (const [step, rec] of Object.entries(judge)) {
     const ex = rec && Array.isArray(rec.executions) ? rec.executions : []
-    out[step] = { executions: ex.map((x) => ({ modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
+    out[step] = { executions: ex.map((x) => (x && x.batch ? { modelCallCount: x.modelCallCount, usage: x.usage, batch: x.batch } : { modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
   }
   return out
 }
