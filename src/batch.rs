@@ -33,8 +33,9 @@ pub struct NativeBatchSession {
 #[napi(ts_return_type = "NativeBatchSession | Record<string, unknown>")]
 pub fn create_batch_session(options: String) -> Either<NativeBatchSession, Value> {
     let made = catch_unwind(AssertUnwindSafe(|| {
-        let v: Value = serde_json::from_str(&options)
-            .map_err(|e| InvalidArgument::options(format!("runEvals: batch is not valid JSON: {e}")))?;
+        let v: Value = serde_json::from_str(&options).map_err(|e| {
+            InvalidArgument::options(format!("runEvals: batch is not valid JSON: {e}"))
+        })?;
         BatchOptions::from_value(Some(&v), "runEvals: batch").map(|o| o.unwrap_or_default())
     }));
     match made {
@@ -113,7 +114,10 @@ pub fn batch_inspect<'env>(
             Err(message) => return Ok(json!({ "ok": false, "message": message })),
         };
         let api = judge.as_ref().and_then(Judge::batch_api);
-        let fp = judge.as_ref().map(Judge::batch_fingerprint).unwrap_or_default();
+        let fp = judge
+            .as_ref()
+            .map(Judge::batch_fingerprint)
+            .unwrap_or_default();
         let target = api.as_deref().map(|a| (a, fp.as_str()));
         let mut v = batch::inspect(std::path::Path::new(&cache_dir), target, cancel).await;
         if let Some(j) = &judge {

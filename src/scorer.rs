@@ -173,7 +173,10 @@ fn start(
                     .unwrap_or(started.input.run_id.as_str()),
             );
             // run option `batchSession`: the runEvals batch session the run belongs to
-            let batch = d.data.get("batchSession").and_then(serde_json::Value::as_u64);
+            let batch = d
+                .data
+                .get("batchSession")
+                .and_then(serde_json::Value::as_u64);
             Ok((started, key, batch))
         }
         Ok(Err(StartError::Invalid(e))) => Err(Outcome::Other(invalid_outcome(e))),

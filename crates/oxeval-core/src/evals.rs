@@ -1531,13 +1531,19 @@ mod tests {
             ]}
         }));
         assert_eq!((u.calls, u.batch_calls), (3, 1));
-        assert_eq!((u.total_tokens, u.batch_total_tokens, u.batch_input_tokens), (18, 12, 10));
+        assert_eq!(
+            (u.total_tokens, u.batch_total_tokens, u.batch_input_tokens),
+            (18, 12, 10)
+        );
         let v = serde_json::to_value(&u).unwrap();
         assert_eq!(v["batchCalls"], 1);
         let mut back = UsageTotals::default();
         back.add_totals(&v);
         assert_eq!(back, u);
-        assert!(serde_json::to_value(UsageTotals::default()).unwrap().get("batchCalls").is_none());
+        assert!(serde_json::to_value(UsageTotals::default())
+            .unwrap()
+            .get("batchCalls")
+            .is_none());
     }
 
     #[test]

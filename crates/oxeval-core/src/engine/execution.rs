@@ -66,7 +66,10 @@ pub struct Execution {
     pub output_of: Option<&'static str>,
 }
 
-fn batch_id<S: serde::Serializer>(v: &Option<std::sync::Arc<str>>, s: S) -> Result<S::Ok, S::Error> {
+fn batch_id<S: serde::Serializer>(
+    v: &Option<std::sync::Arc<str>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
     match v {
         Some(id) => s.serialize_str(id),
         None => s.serialize_none(),

@@ -128,7 +128,8 @@ impl Judge {
                     return None;
                 }
                 let dir = self.cache.as_ref()?.config().dir.clone()?;
-                let api = batch::wire::api_for(&self.model, self.model.api_key.clone().ok().flatten())?;
+                let api =
+                    batch::wire::api_for(&self.model, self.model.api_key.clone().ok().flatten())?;
                 Some(Arc::new(batch::BatchTarget::new(
                     api,
                     &dir,

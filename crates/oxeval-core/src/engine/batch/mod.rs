@@ -89,7 +89,10 @@ impl Default for BatchOptions {
 
 impl BatchOptions {
     /// `None` for an absent, `null` or `false` option; `path` names it in errors.
-    pub fn from_value(v: Option<&Value>, path: &str) -> Result<Option<BatchOptions>, InvalidArgument> {
+    pub fn from_value(
+        v: Option<&Value>,
+        path: &str,
+    ) -> Result<Option<BatchOptions>, InvalidArgument> {
         let o = match v {
             None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(None),
             Some(Value::Bool(true)) => return Ok(Some(BatchOptions::default())),
@@ -103,8 +106,16 @@ impl BatchOptions {
         };
         let mut out = BatchOptions::default();
         for k in o.keys() {
-            if !["pollMs", "maxWaitMs", "maxRequests", "flushMs", "retryDirect", "detach", "onProgress"]
-                .contains(&k.as_str())
+            if ![
+                "pollMs",
+                "maxWaitMs",
+                "maxRequests",
+                "flushMs",
+                "retryDirect",
+                "detach",
+                "onProgress",
+            ]
+            .contains(&k.as_str())
             {
                 return Err(InvalidArgument::options(format!(
                     "{path}.{k} is not a batch option (pollMs, maxWaitMs, maxRequests, flushMs, retryDirect, detach, onProgress)"
@@ -114,7 +125,10 @@ impl BatchOptions {
         let ms = |k: &str, min: f64, max: f64| -> Result<Option<u64>, InvalidArgument> {
             match o.get(k) {
                 None | Some(Value::Null) => Ok(None),
-                Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f >= min && f <= max) => {
+                Some(Value::Number(n))
+                    if n.as_f64()
+                        .is_some_and(|f| f.fract() == 0.0 && f >= min && f <= max) =>
+                {
                     Ok(n.as_f64().map(|f| f as u64))
                 }
                 Some(other) => Err(path_error(
@@ -171,7 +185,12 @@ pub struct BatchTarget {
 }
 
 impl BatchTarget {
-    pub(crate) fn new(api: Box<dyn BatchApi>, cache_dir: &Path, fingerprint: String, model_ref: String) -> Self {
+    pub(crate) fn new(
+        api: Box<dyn BatchApi>,
+        cache_dir: &Path,
+        fingerprint: String,
+        model_ref: String,
+    ) -> Self {
         let state = StateDir::of_cache(cache_dir);
         BatchTarget {
             id: format!("{fingerprint}@{}", state.dir.display()),
@@ -340,7 +359,9 @@ pub struct BatchSession {
 
 impl std::fmt::Debug for BatchSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BatchSession").field("id", &self.id).finish()
+        f.debug_struct("BatchSession")
+            .field("id", &self.id)
+            .finish()
     }
 }
 
@@ -403,7 +424,9 @@ impl BatchSession {
     pub fn release(&self, n: usize) {
         let _ = self
             .active
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| Some(a.saturating_sub(n)));
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| {
+                Some(a.saturating_sub(n))
+            });
         self.wake.notify_one();
     }
 
@@ -460,19 +483,21 @@ impl BatchSession {
         let (tx, rx) = oneshot::channel();
         let mut st = self.lock();
         if !fresh {
-            if let Some(w) = st.dirs.get(&target.state.dir).and_then(|i| i.get(key)).cloned() {
+            if let Some(w) = st
+                .dirs
+                .get(&target.state.dir)
+                .and_then(|i| i.get(key))
+                .cloned()
+            {
                 drop(st);
                 self.attach(&w, key, tx);
                 return rx;
             }
         }
-        let q = st
-            .queues
-            .entry(target.id.clone())
-            .or_insert_with(|| Queue {
-                target: target.clone(),
-                lines: IndexMap::new(),
-            });
+        let q = st.queues.entry(target.id.clone()).or_insert_with(|| Queue {
+            target: target.clone(),
+            lines: IndexMap::new(),
+        });
         match q.lines.get_mut(key) {
             Some(l) => l.waiters.push(tx),
             None => {
@@ -550,7 +575,11 @@ impl BatchSession {
         };
         drop(st);
         for q in taken {
-            for chunk in split(q.lines, self.max_requests(&q.target), q.target.api.limits().bytes) {
+            for chunk in split(
+                q.lines,
+                self.max_requests(&q.target),
+                q.target.api.limits().bytes,
+            ) {
                 tokio::spawn(submit(self.clone(), q.target.clone(), stage, chunk));
             }
         }
@@ -558,7 +587,10 @@ impl BatchSession {
 
     fn max_requests(&self, target: &BatchTarget) -> usize {
         let limit = target.api.limits().requests;
-        self.opts.max_requests.map_or(limit, |m| m.min(limit)).max(1)
+        self.opts
+            .max_requests
+            .map_or(limit, |m| m.min(limit))
+            .max(1)
     }
 
     /// Progress: the current stage, queued and waiting lines, and per stage its batches.
@@ -582,7 +614,12 @@ impl BatchSession {
         let stages: Vec<Value> = stages
             .into_iter()
             .map(|(stage, batches)| {
-                let sum = |k: &str| batches.iter().map(|b| b[k].as_u64().unwrap_or(0)).sum::<u64>();
+                let sum = |k: &str| {
+                    batches
+                        .iter()
+                        .map(|b| b[k].as_u64().unwrap_or(0))
+                        .sum::<u64>()
+                };
                 json!({
                     "stage": stage,
                     "lines": sum("lines"),
@@ -620,7 +657,8 @@ impl BatchSession {
                 .filter(|k| !s.consumed.contains(*k))
                 .cloned()
                 .collect();
-            let failed_batch = matches!(&s.settled, Some(Failure::Batch(ErrorCode::BatchFailed, _)) if s.ended);
+            let failed_batch =
+                matches!(&s.settled, Some(Failure::Batch(ErrorCode::BatchFailed, _)) if s.ended);
             drop(s);
             done.push((w.clone(), unanswered, failed_batch));
         }
@@ -637,7 +675,11 @@ impl BatchSession {
                     });
                 if all_in {
                     let _lock = w.target.state.lock();
-                    if w.target.state.remove(w.target.api.provider(), &w.batch).is_ok() {
+                    if w.target
+                        .state
+                        .remove(w.target.api.provider(), &w.batch)
+                        .is_ok()
+                    {
                         removed.push(w.batch.clone());
                     }
                 } else {
@@ -651,7 +693,9 @@ impl BatchSession {
         for w in kept {
             let s = w.inner.lock().unwrap_or_else(|e| e.into_inner());
             if s.polling || w.stage > 0 {
-                pending.push(json!({"id": w.batch, "provider": w.target.api.provider(), "status": s.status}));
+                pending.push(
+                    json!({"id": w.batch, "provider": w.target.api.provider(), "status": s.status}),
+                );
             }
         }
         json!({ "progress": self.progress(), "pending": pending, "removed": removed })
@@ -669,7 +713,11 @@ impl Drop for BatchSession {
 }
 
 /// Queued lines in chunks of at most `max` requests and `bytes` bytes.
-fn split(lines: IndexMap<String, QueuedLine>, max: usize, bytes: usize) -> Vec<Vec<(String, QueuedLine)>> {
+fn split(
+    lines: IndexMap<String, QueuedLine>,
+    max: usize,
+    bytes: usize,
+) -> Vec<Vec<(String, QueuedLine)>> {
     let mut out: Vec<Vec<(String, QueuedLine)>> = Vec::new();
     let mut size = 0usize;
     for (k, l) in lines {
@@ -718,7 +766,8 @@ async fn flusher(session: Weak<BatchSession>, wake: Arc<Notify>) {
             }
             continue;
         }
-        let wait = oldest.map(|o| (o + s.opts.flush_after).saturating_duration_since(Instant::now()));
+        let wait =
+            oldest.map(|o| (o + s.opts.flush_after).saturating_duration_since(Instant::now()));
         if queued && wait.is_some_and(|w| w.is_zero()) {
             s.flush(false);
             continue;
@@ -737,7 +786,12 @@ async fn flusher(session: Weak<BatchSession>, wake: Arc<Notify>) {
 }
 
 /// Submit one chunk: record it, then poll it.
-async fn submit(session: Arc<BatchSession>, target: Arc<BatchTarget>, stage: u32, mut chunk: Vec<(String, QueuedLine)>) {
+async fn submit(
+    session: Arc<BatchSession>,
+    target: Arc<BatchTarget>,
+    stage: u32,
+    mut chunk: Vec<(String, QueuedLine)>,
+) {
     // under the directory's lock: requests another process recorded meanwhile are
     // waited for there, the rest is submitted and recorded before the lock goes
     let state = target.state.clone();
@@ -774,17 +828,24 @@ async fn submit(session: Arc<BatchSession>, target: Arc<BatchTarget>, stage: u32
         .collect();
     let mut elsewhere: Vec<(Record, Vec<(String, QueuedLine)>)> = Vec::new();
     chunk.retain_mut(|(k, l)| {
-        let Some(r) = known.get(k.as_str()) else { return true };
+        let Some(r) = known.get(k.as_str()) else {
+            return true;
+        };
         // a line this session already had answered by that batch is a retry: submit it
-        let seen = session
-            .lock()
-            .watched
-            .iter()
-            .any(|w| w.batch == r.batch);
+        let seen = session.lock().watched.iter().any(|w| w.batch == r.batch);
         if seen {
             return true;
         }
-        let line = (k.clone(), std::mem::replace(l, QueuedLine { body: Vec::new(), waiters: Vec::new() }));
+        let line = (
+            k.clone(),
+            std::mem::replace(
+                l,
+                QueuedLine {
+                    body: Vec::new(),
+                    waiters: Vec::new(),
+                },
+            ),
+        );
         match elsewhere.iter_mut().find(|(x, _)| x.batch == r.batch) {
             Some((_, v)) => v.push(line),
             None => elsewhere.push(((*r).clone(), vec![line])),
@@ -809,7 +870,9 @@ async fn submit(session: Arc<BatchSession>, target: Arc<BatchTarget>, stage: u32
         loop {
             match target.api.create(&bodies, &tag, API_TIMEOUT).await {
                 Ok(id) => break Ok(id),
-                Err(e) if e.retryable && errors + 1 < MAX_API_ERRORS => {
+                // a 429 on create is the provider's queue quota (OpenAI's enqueued tokens): it
+                // clears in hours, not seconds; the calls fail with its message at once
+                Err(e) if e.retryable && e.status != Some(429) && errors + 1 < MAX_API_ERRORS => {
                     errors += 1;
                     tokio::time::sleep(Duration::from_millis(500 << errors.min(6))).await;
                 }
@@ -870,9 +933,20 @@ async fn submit(session: Arc<BatchSession>, target: Arc<BatchTarget>, stage: u32
 
 impl BatchSession {
     /// The watched batch `batch` of `target` (registered once, indexed by its keys).
-    fn watch(&self, target: &Arc<BatchTarget>, batch: &str, stage: u32, keys: Vec<String>, polling: bool) -> Arc<Watched> {
+    fn watch(
+        &self,
+        target: &Arc<BatchTarget>,
+        batch: &str,
+        stage: u32,
+        keys: Vec<String>,
+        polling: bool,
+    ) -> Arc<Watched> {
         let mut st = self.lock();
-        if let Some(w) = st.watched.iter().find(|w| w.batch == batch && w.target.id == target.id) {
+        if let Some(w) = st
+            .watched
+            .iter()
+            .find(|w| w.batch == batch && w.target.id == target.id)
+        {
             return w.clone();
         }
         let w = Arc::new(Watched {
@@ -983,7 +1057,8 @@ async fn poll(session: Arc<BatchSession>, w: Arc<Watched>) {
 /// Read an ended batch's results and deliver them; lines without a result fail as missing.
 async fn collect(session: &Arc<BatchSession>, w: &Arc<Watched>, status: &wire::BatchStatus) {
     let batch: Arc<str> = Arc::from(w.batch.as_str());
-    let line_limit = crate::provider::DEFAULT_MAX_RESPONSE_BYTES.max(64 << 20) + wire::LINE_ENVELOPE_BYTES;
+    let line_limit =
+        crate::provider::DEFAULT_MAX_RESPONSE_BYTES.max(64 << 20) + wire::LINE_ENVELOPE_BYTES;
     let mut seen: HashSet<String> = HashSet::new();
     let mut errors = 0;
     loop {
@@ -1009,7 +1084,10 @@ async fn collect(session: &Arc<BatchSession>, w: &Arc<Watched>, status: &wire::B
                 tokio::time::sleep(Duration::from_millis(500 << errors.min(6))).await;
             }
             Err(e) => {
-                w.settle(w.target.failure(&format!("to read the results of batch {}", w.batch), &e));
+                w.settle(
+                    w.target
+                        .failure(&format!("to read the results of batch {}", w.batch), &e),
+                );
                 return;
             }
         }
@@ -1067,7 +1145,10 @@ impl Judge {
             let Ok(delivery) = delivery else {
                 return Err(JudgeError::new(
                     ErrorCode::BatchFailed,
-                    format!("judge {}: the batch session ended before the answer came", self.model.id),
+                    format!(
+                        "judge {}: the batch session ended before the answer came",
+                        self.model.id
+                    ),
                 ));
             };
             match delivery {
@@ -1082,7 +1163,9 @@ impl Judge {
                         exec.model_call_count += 1;
                     }
                     if let LineFailure::Call(e) = &f {
-                        if adapted < super::call::MAX_ADAPTATIONS && self.provider.adapt(req, &opts, e) {
+                        if adapted < super::call::MAX_ADAPTATIONS
+                            && self.provider.adapt(req, &opts, e)
+                        {
                             adapted += 1;
                             fresh = true;
                             continue;
@@ -1124,7 +1207,9 @@ pub async fn inspect(
 ) -> Value {
     let state = StateDir::of_cache(cache_dir);
     let s2 = state.clone();
-    let records = tokio::task::spawn_blocking(move || s2.load()).await.unwrap_or_default();
+    let records = tokio::task::spawn_blocking(move || s2.load())
+        .await
+        .unwrap_or_default();
     let mut out = Vec::new();
     for r in records {
         let mut entry = json!({
@@ -1162,9 +1247,109 @@ pub async fn inspect(
                     Err(e) => entry["error"] = json!(e.message),
                 }
             }
-            _ => entry["status"] = json!("not polled (recorded for another judge model or endpoint)"),
+            _ => {
+                entry["status"] = json!("not polled (recorded for another judge model or endpoint)")
+            }
         }
         out.push(entry);
     }
     json!({ "dir": state.dir.display().to_string(), "batches": out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options() {
+        assert_eq!(BatchOptions::from_value(None, "b").unwrap(), None);
+        assert_eq!(
+            BatchOptions::from_value(Some(&json!(false)), "b").unwrap(),
+            None
+        );
+        assert_eq!(
+            BatchOptions::from_value(Some(&json!(true)), "b").unwrap(),
+            Some(BatchOptions::default())
+        );
+        let o = BatchOptions::from_value(
+            Some(&json!({"pollMs": 5, "maxWaitMs": 100, "maxRequests": 7, "flushMs": 0, "retryDirect": true, "detach": true})),
+            "b",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(o.poll, Duration::from_millis(5));
+        assert_eq!(o.max_wait, Some(Duration::from_millis(100)));
+        assert_eq!(
+            (o.max_requests, o.retry_direct, o.detach),
+            (Some(7), true, true)
+        );
+        let err = |v: Value| {
+            BatchOptions::from_value(Some(&v), "runEvals: batch")
+                .unwrap_err()
+                .message
+        };
+        assert!(err(json!({"pollMs": 0}))
+            .contains("runEvals: batch.pollMs must be an integer in [1, 86400000]"));
+        assert!(err(json!({"pollMs": 1.5})).contains("batch.pollMs"));
+        assert!(err(json!({"maxRequests": "10"})).contains("batch.maxRequests"));
+        assert!(err(json!({"detach": 1})).contains("batch.detach must be a boolean"));
+        assert!(err(json!({"poll": 1})).contains("batch.poll is not a batch option"));
+        assert!(err(json!("yes")).contains("must be true or"));
+    }
+
+    fn line(n: usize) -> QueuedLine {
+        QueuedLine {
+            body: vec![b'x'; n],
+            waiters: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn stages_split_by_request_count_and_bytes() {
+        let mut q = IndexMap::new();
+        for i in 0..5 {
+            q.insert(format!("k{i}"), line(10));
+        }
+        let sizes = |c: Vec<Vec<(String, QueuedLine)>>| c.iter().map(Vec::len).collect::<Vec<_>>();
+        let take = |q: &IndexMap<String, QueuedLine>| {
+            q.iter()
+                .map(|(k, l)| (k.clone(), line(l.body.len())))
+                .collect::<IndexMap<_, _>>()
+        };
+        assert_eq!(sizes(split(take(&q), 2, 1000)), vec![2, 2, 1]);
+        // 11 bytes a line (its newline): 3 fit in 33
+        assert_eq!(sizes(split(take(&q), 100, 33)), vec![3, 2]);
+        // a line larger than the byte bound still goes, alone
+        let mut big = IndexMap::new();
+        big.insert("a".to_string(), line(100));
+        big.insert("b".to_string(), line(1));
+        assert_eq!(sizes(split(big, 100, 50)), vec![1, 1]);
+        let order: Vec<String> = split(take(&q), 2, 1000)
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(order, vec!["k0", "k1", "k2", "k3", "k4"]);
+    }
+
+    #[tokio::test]
+    async fn runs_and_holds_count_as_in_flight() {
+        let s = BatchSession::new(BatchOptions::default());
+        assert!(s.all_parked(), "nothing in flight");
+        let run = s.register();
+        s.hold(1);
+        assert!(!s.all_parked());
+        let p = run.park();
+        assert!(!s.all_parked(), "a hold is still starting runs");
+        s.release(1);
+        assert!(s.all_parked());
+        drop(p);
+        assert!(!s.all_parked());
+        drop(run);
+        assert!(s.all_parked());
+        assert!(BatchSession::find(s.id()).is_some());
+        let id = s.id();
+        drop(s);
+        assert!(BatchSession::find(id).is_none());
+    }
 }

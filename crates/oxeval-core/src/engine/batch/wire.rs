@@ -142,8 +142,11 @@ pub trait BatchApi: Send + Sync {
         timeout: Duration,
         sink: &'a mut (dyn FnMut(LineResult) + Send),
     ) -> BoxFuture<'a, Result<(), BatchError>>;
-    fn cancel<'a>(&'a self, id: &'a str, timeout: Duration)
-        -> BoxFuture<'a, Result<(), BatchError>>;
+    fn cancel<'a>(
+        &'a self,
+        id: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<(), BatchError>>;
 }
 
 /// The batch API of `model`, or `None` for a wire format without one.
@@ -771,7 +774,8 @@ impl BatchApi for AnthropicBatch {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<String, BatchError>> {
         Box::pin(async move {
-            let mut body = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 16);
+            let mut body =
+                Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 16);
             body.extend_from_slice(b"{\"requests\":[");
             for (i, l) in lines.iter().enumerate() {
                 if i > 0 {
@@ -807,7 +811,10 @@ impl BatchApi for AnthropicBatch {
         Box::pin(async move {
             let what = format!("retrieving message batch {id}");
             let body = send(
-                self.request(reqwest::Method::GET, &self.url(&format!("/{}", path_id(id)))),
+                self.request(
+                    reqwest::Method::GET,
+                    &self.url(&format!("/{}", path_id(id))),
+                ),
                 &what,
                 timeout,
                 MAX_STATUS_BYTES,
@@ -960,7 +967,10 @@ fn google_status(v: &Value) -> BatchStatus {
     let n = |k: &str| {
         stats
             .and_then(|s| s.get(k))
-            .and_then(|x| x.as_u64().or_else(|| x.as_str().and_then(|s| s.parse().ok())))
+            .and_then(|x| {
+                x.as_u64()
+                    .or_else(|| x.as_str().and_then(|s| s.parse().ok()))
+            })
             .unwrap_or(0)
     };
     let state = match word {
@@ -1024,7 +1034,8 @@ impl BatchApi for GoogleBatch {
     ) -> BoxFuture<'a, Result<String, BatchError>> {
         Box::pin(async move {
             let head = json!({"displayName": tag}).to_string();
-            let mut body = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 128);
+            let mut body =
+                Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum::<usize>() + 128);
             body.extend_from_slice(b"{\"batch\":");
             // `{"displayName":…` without its closing brace, then the input config
             body.extend_from_slice(&head.as_bytes()[..head.len() - 1]);
@@ -1153,9 +1164,13 @@ mod tests {
         assert_eq!(r.usage.total_tokens, Some(5));
         let bad = br#"{"custom_id":"b","response":{"status_code":400,"body":{"error":{"message":"bad param"}}}}"#;
         let (_, r) = openai_line(bad, 1 << 20).unwrap();
-        assert!(matches!(r, Err(LineFailure::Call(CallError::Http { status: 400, .. }))));
+        assert!(matches!(
+            r,
+            Err(LineFailure::Call(CallError::Http { status: 400, .. }))
+        ));
         assert!(!r.unwrap_err().retryable());
-        let expired = br#"{"custom_id":"c","response":null,"error":{"code":"batch_expired","message":"x"}}"#;
+        let expired =
+            br#"{"custom_id":"c","response":null,"error":{"code":"batch_expired","message":"x"}}"#;
         assert!(matches!(
             openai_line(expired, 1 << 20).unwrap().1,
             Err(LineFailure::Expired)
@@ -1173,31 +1188,50 @@ mod tests {
         let e = br#"{"custom_id":"a","result":{"type":"errored","error":{"type":"error","error":{"type":"overloaded_error","message":"busy"}}}}"#;
         let (_, r) = anthropic_line(e, 1 << 20).unwrap();
         let f = r.unwrap_err();
-        assert!(matches!(f, LineFailure::Call(CallError::Http { status: 529, .. })));
+        assert!(matches!(
+            f,
+            LineFailure::Call(CallError::Http { status: 529, .. })
+        ));
         assert!(f.retryable());
         let x = br#"{"custom_id":"b","result":{"type":"expired"}}"#;
-        assert!(matches!(anthropic_line(x, 10).unwrap().1, Err(LineFailure::Expired)));
+        assert!(matches!(
+            anthropic_line(x, 10).unwrap().1,
+            Err(LineFailure::Expired)
+        ));
     }
 
     #[test]
     fn statuses() {
-        let s = openai_status(&json!({"status": "finalizing", "request_counts": {"total": 3, "completed": 2, "failed": 0}}));
+        let s = openai_status(
+            &json!({"status": "finalizing", "request_counts": {"total": 3, "completed": 2, "failed": 0}}),
+        );
         assert_eq!(s.state, BatchState::Running);
         assert_eq!(s.completed, 2);
-        let s = openai_status(&json!({"status": "failed", "errors": {"data": [{"message": "bad line 3"}]}}));
+        let s = openai_status(
+            &json!({"status": "failed", "errors": {"data": [{"message": "bad line 3"}]}}),
+        );
         assert_eq!(s.state, BatchState::Failed("bad line 3".into()));
-        let s = openai_status(&json!({"status": "expired", "output_file_id": "f1", "error_file_id": "f2"}));
+        let s = openai_status(
+            &json!({"status": "expired", "output_file_id": "f1", "error_file_id": "f2"}),
+        );
         assert_eq!((s.state, s.outputs.len()), (BatchState::Ended, 2));
-        let s = google_status(&json!({"name": "batches/1", "metadata": {"state": "BATCH_STATE_RUNNING"}}));
+        let s = google_status(
+            &json!({"name": "batches/1", "metadata": {"state": "BATCH_STATE_RUNNING"}}),
+        );
         assert_eq!(s.state, BatchState::Running);
-        let s = google_status(&json!({"name": "batches/1", "metadata": {"state": "JOB_STATE_SUCCEEDED"}, "done": true}));
+        let s = google_status(
+            &json!({"name": "batches/1", "metadata": {"state": "JOB_STATE_SUCCEEDED"}, "done": true}),
+        );
         assert_eq!(s.state, BatchState::Ended);
         assert_eq!(grpc_status(8), 429);
     }
 
     #[test]
     fn provider_messages() {
-        assert_eq!(provider_message(r#"{"error":{"message":"quota"}}"#), "quota");
+        assert_eq!(
+            provider_message(r#"{"error":{"message":"quota"}}"#),
+            "quota"
+        );
         assert_eq!(
             provider_message(r#"{"type":"error","error":{"type":"x","message":"too big"}}"#),
             "too big"
