@@ -173,6 +173,7 @@ export async function startJudgeServer(options = {}) {
     answerLine,
     delayMs: Math.max(0, Number(options.batchDelayMs ?? 0) || 0),
     order: options.batchOrder ?? 'reverse',
+    prepare: options.batchPrepare === true,
     now: () => Date.now(),
   })
 
