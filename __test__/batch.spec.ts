@@ -209,6 +209,21 @@ describe('batch mode', () => {
     expect(stateFiles(dir)).toEqual([])
   })
 
+  it('a record the provider no longer knows (404) is removed and its requests are submitted again', async () => {
+    const data = items(2)
+    const dir = cacheDir()
+    server.scriptBatch({ neverEnds: true })
+    const first = await oxeval.runEvals({ data, scorers: [relevancy('openai', dir)], batch: { pollMs: 20, detach: true }, maxErrors: 100 } as Any)
+    expect(first.batch.pending).toHaveLength(1)
+    expect(stateFiles(dir)).toHaveLength(1)
+    // the provider forgot the batch (past its retention)
+    server.reset()
+    const again = await oxeval.runEvals({ data, scorers: [relevancy('openai', dir)], batch: { pollMs: 20 } } as Any)
+    expect(again.summary.erroredItems).toBe(0)
+    expect(creates()).toHaveLength(3)
+    expect(stateFiles(dir)).toEqual([])
+  })
+
   it('writes no secret to the state directory (key, header values, URL userinfo)', async () => {
     const dir = cacheDir()
     server.scriptBatch({ neverEnds: true })

@@ -305,9 +305,8 @@ impl Watched {
         let mut s = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         match s.waiters.remove(key) {
             Some(ws) if !ws.is_empty() => {
-                if d.is_ok() {
-                    s.consumed.insert(key.to_string());
-                }
+                // settled for this run: answered, or failed (a retry goes in another batch)
+                s.consumed.insert(key.to_string());
                 for w in ws {
                     let _ = w.send(d.clone());
                 }
@@ -524,9 +523,7 @@ impl BatchSession {
     fn attach(self: &Arc<Self>, w: &Arc<Watched>, key: &str, tx: oneshot::Sender<Delivery>) {
         let mut s = w.inner.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(d) = s.undelivered.remove(key) {
-            if d.is_ok() {
-                s.consumed.insert(key.to_string());
-            }
+            s.consumed.insert(key.to_string());
             let _ = tx.send(d);
             return;
         }
@@ -563,9 +560,16 @@ impl BatchSession {
         let stage = st.stage;
         let mut taken = Vec::new();
         for k in keys {
-            if let Some(q) = st.queues.shift_remove(&k) {
+            if let Some(mut q) = st.queues.shift_remove(&k) {
+                // a line whose runs all went (aborted, past their deadline) is not paid for
+                q.lines.retain(|_, l| {
+                    l.waiters.retain(|w| !w.is_closed());
+                    !l.waiters.is_empty()
+                });
                 st.submitted += q.lines.len() as u64;
-                taken.push(q);
+                if !q.lines.is_empty() {
+                    taken.push(q);
+                }
             }
         }
         st.oldest = if st.queues.is_empty() {
@@ -1009,6 +1013,10 @@ async fn poll(session: Arc<BatchSession>, w: Arc<Watched>) {
                 }
             }
             Err(e) if e.retryable && errors + 1 < MAX_API_ERRORS => errors += 1,
+            Err(e) if e.status == Some(404) => {
+                forget(&w).await;
+                return;
+            }
             Err(e) => {
                 w.settle(w.target.failure(&format!("to read batch {}", w.batch), &e));
                 w.inner.lock().unwrap_or_else(|e| e.into_inner()).polling = false;
@@ -1054,6 +1062,24 @@ async fn poll(session: Arc<BatchSession>, w: Arc<Watched>) {
     }
 }
 
+/// The provider no longer knows batch `w` (or its results): a record older than the
+/// provider keeps batches. The record goes, and its waiting requests are queued again (a
+/// line without an answer).
+async fn forget(w: &Arc<Watched>) {
+    let state = w.target.state.clone();
+    let (provider, batch) = (w.target.api.provider().to_string(), w.batch.clone());
+    let _ = tokio::task::spawn_blocking(move || {
+        let _lock = state.lock();
+        state.remove(&provider, &batch)
+    })
+    .await;
+    let mut s = w.inner.lock().unwrap_or_else(|e| e.into_inner());
+    s.status = "gone at the provider (record removed)".into();
+    s.polling = false;
+    drop(s);
+    w.settle(Failure::Line(LineFailure::Missing));
+}
+
 /// Read an ended batch's results and deliver them; lines without a result fail as missing.
 async fn collect(session: &Arc<BatchSession>, w: &Arc<Watched>, status: &wire::BatchStatus) {
     let batch: Arc<str> = Arc::from(w.batch.as_str());
@@ -1082,6 +1108,10 @@ async fn collect(session: &Arc<BatchSession>, w: &Arc<Watched>, status: &wire::B
             Err(e) if e.retryable && errors + 1 < MAX_API_ERRORS => {
                 errors += 1;
                 tokio::time::sleep(Duration::from_millis(500 << errors.min(6))).await;
+            }
+            Err(e) if e.status == Some(404) => {
+                forget(w).await;
+                return;
             }
             Err(e) => {
                 w.settle(
