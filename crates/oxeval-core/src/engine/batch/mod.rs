@@ -252,9 +252,14 @@ impl Drop for Parked {
     }
 }
 
+/// A call waiting for a line: its channel, and its run counted as parked until the answer
+/// is handed over (not until the call's task next runs: a run whose answer came is busy,
+/// and must hold the next flush back).
+type Waiter = (oneshot::Sender<Delivery>, Parked);
+
 struct QueuedLine {
     body: Vec<u8>,
-    waiters: Vec<oneshot::Sender<Delivery>>,
+    waiters: Vec<Waiter>,
 }
 
 struct Queue {
@@ -273,7 +278,7 @@ struct Watched {
 
 #[derive(Default)]
 struct WatchedState {
-    waiters: HashMap<String, Vec<oneshot::Sender<Delivery>>>,
+    waiters: HashMap<String, Vec<Waiter>>,
     /// Answers read with nobody waiting yet (a resumed batch).
     undelivered: HashMap<String, Delivery>,
     /// Keys whose answer reached a call.
@@ -307,7 +312,8 @@ impl Watched {
             Some(ws) if !ws.is_empty() => {
                 // settled for this run: answered, or failed (a retry goes in another batch)
                 s.consumed.insert(key.to_string());
-                for w in ws {
+                for (w, parked) in ws {
+                    drop(parked);
                     let _ = w.send(d.clone());
                 }
             }
@@ -321,7 +327,8 @@ impl Watched {
     fn settle(&self, f: Failure) {
         let mut s = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         for (_, ws) in s.waiters.drain() {
-            for w in ws {
+            for (w, parked) in ws {
+                drop(parked);
                 let _ = w.send(Err(f.clone()));
             }
         }
@@ -476,10 +483,12 @@ impl BatchSession {
         target: &Arc<BatchTarget>,
         key: &str,
         fresh: bool,
+        run: &Arc<BatchRun>,
         line: impl FnOnce() -> Vec<u8>,
     ) -> oneshot::Receiver<Delivery> {
         self.load_dir(target).await;
         let (tx, rx) = oneshot::channel();
+        let tx = (tx, run.park());
         let mut st = self.lock();
         if !fresh {
             if let Some(w) = st
@@ -520,15 +529,15 @@ impl BatchSession {
     }
 
     /// Wait on a watched batch for `key` (start polling it if nobody does).
-    fn attach(self: &Arc<Self>, w: &Arc<Watched>, key: &str, tx: oneshot::Sender<Delivery>) {
+    fn attach(self: &Arc<Self>, w: &Arc<Watched>, key: &str, tx: Waiter) {
         let mut s = w.inner.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(d) = s.undelivered.remove(key) {
             s.consumed.insert(key.to_string());
-            let _ = tx.send(d);
+            let _ = tx.0.send(d);
             return;
         }
         if let Some(f) = &s.settled {
-            let _ = tx.send(Err(f.clone()));
+            let _ = tx.0.send(Err(f.clone()));
             return;
         }
         s.waiters.entry(key.to_string()).or_default().push(tx);
@@ -563,7 +572,7 @@ impl BatchSession {
             if let Some(mut q) = st.queues.shift_remove(&k) {
                 // a line whose runs all went (aborted, past their deadline) is not paid for
                 q.lines.retain(|_, l| {
-                    l.waiters.retain(|w| !w.is_closed());
+                    l.waiters.retain(|(w, _)| !w.is_closed());
                     !l.waiters.is_empty()
                 });
                 st.submitted += q.lines.len() as u64;
@@ -817,7 +826,7 @@ async fn submit(
                 ),
             );
             for (_, l) in chunk {
-                for w in l.waiters {
+                for (w, _) in l.waiters {
                     let _ = w.send(Err(f.clone()));
                 }
             }
@@ -890,7 +899,7 @@ async fn submit(
             drop(lock);
             let f = target.failure("to create the batch", &e);
             for (_, l) in chunk {
-                for w in l.waiters {
+                for (w, _) in l.waiters {
                     let _ = w.send(Err(f.clone()));
                 }
             }
@@ -1161,17 +1170,16 @@ impl Judge {
             if ctx.remaining().is_some_and(|r| r.is_zero()) {
                 return Err(deadline_error());
             }
+            // parked from here until the answer is handed over (see `Waiter`)
             let rx = session
-                .enqueue(target, key, fresh, || target.api.line(key, req, &opts))
+                .enqueue(target, key, fresh, run, || target.api.line(key, req, &opts))
                 .await;
-            let parked = run.park();
             let delivery = tokio::select! {
                 biased;
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
                 _ = ctx.deadline_passed() => return Err(deadline_error()),
                 d = rx => d,
             };
-            drop(parked);
             let Ok(delivery) = delivery else {
                 return Err(JudgeError::new(
                     ErrorCode::BatchFailed,
