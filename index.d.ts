@@ -670,7 +670,12 @@ export interface RunEvalsOptions {
   /** Batch mode: judge requests go out as provider batches (half price), one batch per pipeline
    * stage; every item is in flight at once (`concurrency` bounds only the targets). Every judged
    * scorer needs a disk cache (`cache: { dir }`): else a TypeError naming it. */
-  batch?: true | (BatchOptions & { onProgress?: (progress: BatchProgress) => void })
+  batch?: true | (BatchOptions & {
+    onProgress?: (progress: BatchProgress) => void
+    /** Items in flight at once (default: all). Bounds memory (about 50 KB per item in flight);
+     * past it, items start as earlier ones finish, so a stage may take several batches. */
+    maxItems?: number
+  })
 }
 
 export type EvalVerdict = 'passed' | 'scored' | 'failed'

@@ -209,6 +209,26 @@ describe('batch mode', () => {
     expect(stateFiles(dir)).toEqual([])
   })
 
+  it('a stage of 300 items is one batch: runs whose answer came hold the next flush back', async () => {
+    const r = await oxeval.runEvals({ data: items(300, ' big'), scorers: [relevancy('openai', cacheDir())], batch: { pollMs: 10 } } as Any)
+    expect(r.summary.erroredItems).toBe(0)
+    expect(creates()).toHaveLength(3)
+    expect([...server.batches.values()].map((b: Any) => b.lines.length)).toEqual([300, 300, 300])
+  }, 60000)
+
+  it('maxItems bounds the items in flight: waves of batches, the same results', async () => {
+    const data = items(7, ' waves')
+    const direct = await oxeval.runEvals({ data, scorers: [relevancy('openai', cacheDir())] })
+    server.reset()
+    const r = await oxeval.runEvals({ data, scorers: [relevancy('openai', cacheDir())], batch: { pollMs: 10, maxItems: 3 } } as Any)
+    expect(comparable(r)).toEqual(comparable(direct))
+    // 3 + 3 + 1 items, 3 stages each
+    expect(creates()).toHaveLength(9)
+    expect(Math.max(...[...server.batches.values()].map((b: Any) => b.lines.length))).toBe(3)
+    const bad = await failure(oxeval.runEvals({ data, scorers: [relevancy('openai', cacheDir())], batch: { maxItems: 0 } } as Any))
+    expect(bad.message).toContain('batch.maxItems must be an integer ≥ 1')
+  })
+
   it('a record the provider no longer knows (404) is removed and its requests are submitted again', async () => {
     const data = items(2)
     const dir = cacheDir()

@@ -35,6 +35,21 @@ function semaphore(n) {
   }
 }
 
+/** `n` slots: `take()` resolves when one is free, `give()` frees one. */
+function semaphoreSlots(n) {
+  let free = n
+  const waiting = []
+  return {
+    tryTake: () => (free > 0 ? (free--, true) : false),
+    take: () => new Promise((r) => waiting.push(r)),
+    give() {
+      const next = waiting.shift()
+      if (next) next()
+      else free++
+    },
+  }
+}
+
 /**
  * runEvals' batch mode for `config.batch` over `entries` (`{ id, scorer }`), or null. Throws a
  * TypeError naming the first scorer that cannot batch.
@@ -43,15 +58,18 @@ function batchMode(config, entries, concurrency) {
   const opt = config.batch
   if (opt === undefined || opt === null || opt === false) return null
   if (opt !== true && (typeof opt !== 'object' || Array.isArray(opt))) {
-    throw typeError(`runEvals: batch must be true or { pollMs?, maxWaitMs?, maxRequests?, flushMs?, retryDirect?, detach?, onProgress? }, got ${jsType(opt)}`, OPT)
+    throw typeError(`runEvals: batch must be true or { pollMs?, maxWaitMs?, maxRequests?, maxItems?, flushMs?, retryDirect?, detach?, onProgress? }, got ${jsType(opt)}`, OPT)
   }
   const onProgress = opt === true ? undefined : opt.onProgress
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(`runEvals: batch.onProgress must be a function, got ${jsType(onProgress)}`, OPT)
+  const maxItems = opt === true ? undefined : opt.maxItems
+  if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1)) throw typeError(`runEvals: batch.maxItems must be an integer ≥ 1 (items in flight at once), got ${typeof maxItems === 'number' ? String(maxItems) : jsType(maxItems)}`, OPT)
+  const itemSlots = maxItems === undefined ? null : semaphoreSlots(maxItems)
   for (const e of entries) {
     const r = readiness(e.scorer)
     if (!r.ok) throw typeError(`runEvals: batch: scorer "${e.id}" cannot batch: ${r.message}`, OPT)
   }
-  const { onProgress: _fn, ...data } = opt === true ? {} : opt
+  const { onProgress: _fn, maxItems: _max, ...data } = opt === true ? {} : opt
   const session = native.createBatchSession(JSON.stringify(data))
   if (!(session instanceof native.NativeBatchSession)) throw typeError(session.message, session.code || OPT)
   const gate = semaphore(concurrency)
@@ -99,6 +117,12 @@ function batchMode(config, entries, concurrency) {
             break
           }
           if (!n) break
+          if (itemSlots && !itemSlots.tryTake()) {
+            // at maxItems: the items in flight may flush without this one (no hold while waiting)
+            session.release(1)
+            await itemSlots.take()
+            session.hold(1)
+          }
           session.hold(1)
           let held = true
           const release = () => {
@@ -112,6 +136,7 @@ function batchMode(config, entries, concurrency) {
             .catch(fail)
             .finally(() => {
               release()
+              if (itemSlots) itemSlots.give()
               running.delete(p)
             })
           running.add(p)

@@ -107,6 +107,7 @@ impl BatchOptions {
         let mut out = BatchOptions::default();
         for k in o.keys() {
             if ![
+                "maxItems",
                 "pollMs",
                 "maxWaitMs",
                 "maxRequests",
@@ -118,7 +119,7 @@ impl BatchOptions {
             .contains(&k.as_str())
             {
                 return Err(InvalidArgument::options(format!(
-                    "{path}.{k} is not a batch option (pollMs, maxWaitMs, maxRequests, flushMs, retryDirect, detach, onProgress)"
+                    "{path}.{k} is not a batch option (pollMs, maxWaitMs, maxRequests, maxItems, flushMs, retryDirect, detach, onProgress)"
                 )));
             }
         }
