@@ -262,10 +262,11 @@ async fn one_batch_per_stage_and_the_same_results_as_direct() {
     assert!(ex.batch.as_deref().is_some_and(|b| b.starts_with("batch_")));
     assert_eq!(ex.usage, direct.judge["analyze"].executions[0].usage);
     assert_eq!(ex.model_call_count, 1);
-    let e = p.0.lock().unwrap();
-    assert_eq!(e.creates, 3, "statements, verdicts, reason: one batch each");
-    assert!(e.submitted.values().all(|n| *n == 1));
-    drop(e);
+    {
+        let e = p.0.lock().unwrap();
+        assert_eq!(e.creates, 3, "statements, verdicts, reason: one batch each");
+        assert!(e.submitted.values().all(|n| *n == 1));
+    }
     let closed = sess.close().await;
     assert_eq!(closed["removed"].as_array().unwrap().len(), 3);
     assert!(state_files(&dir).is_empty());
@@ -325,10 +326,11 @@ async fn a_detached_batch_is_resumed_by_the_next_session_without_submitting() {
     let again = session(json!({}));
     let results = batched(&s, &again, 2).await;
     assert!(results.iter().all(|r| r.is_ok()));
-    let e = p.0.lock().unwrap();
-    assert_eq!(e.creates, 3, "stage 1 was polled, stages 2 and 3 submitted");
-    assert!(e.submitted.values().all(|n| *n == 1));
-    drop(e);
+    {
+        let e = p.0.lock().unwrap();
+        assert_eq!(e.creates, 3, "stage 1 was polled, stages 2 and 3 submitted");
+        assert!(e.submitted.values().all(|n| *n == 1));
+    }
     again.close().await;
     assert!(state_files(&dir).is_empty());
 }

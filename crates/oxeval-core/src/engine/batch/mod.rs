@@ -1096,10 +1096,11 @@ async fn collect(session: &Arc<BatchSession>, w: &Arc<Watched>, status: &wire::B
     let line_limit =
         crate::provider::DEFAULT_MAX_RESPONSE_BYTES.max(64 << 20) + wire::LINE_ENVELOPE_BYTES;
     let mut seen: HashSet<String> = HashSet::new();
+    let wanted: HashSet<&str> = w.keys.iter().map(String::as_str).collect();
     let mut errors = 0;
     loop {
         let mut sink = |(id, outcome): wire::LineResult| {
-            if !w.keys.iter().any(|k| *k == id) || !seen.insert(id.clone()) {
+            if !wanted.contains(id.as_str()) || !seen.insert(id.clone()) {
                 return;
             }
             let d = match outcome {
