@@ -53,7 +53,7 @@ export class Progress {
     const stage = p.stages.length ? p.stages[p.stages.length - 1] : null
     const statuses = stage ? [...new Set(stage.batches.map((b) => b.status))].join(',') : ''
     this.batchText = stage
-      ? ` | batch stage ${stage.stage}: ${stage.completed}/${stage.lines} answered, ${stage.failed} failed (${statuses})${p.queued ? `, ${p.queued} queued` : ''}`
+      ? ` | ${stage.stage === 0 ? 'resumed batches' : `batch stage ${stage.stage}`}: ${stage.completed}/${stage.lines} answered, ${stage.failed} failed (${statuses})${p.queued ? `, ${p.queued} queued` : ''}`
       : p.queued
         ? ` | batch: ${p.queued} queued`
         : ''
