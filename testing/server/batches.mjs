@@ -72,7 +72,7 @@ export function createBatches(o) {
             out.push({ id: line.id, kind: final === 'cancelled' ? 'canceled' : 'expired' })
             continue
           }
-          const a = await o.answerLine(b.lineApi, line.path, line.body, { batch: b.id, customId: line.id })
+          const a = await o.answerLine(b.lineApi, line.path, line.body, { batch: b.id, customId: line.id, query: line.query ?? {} })
           const kind = a.reply && typeof a.reply.batchLine === 'string' ? a.reply.batchLine : a.status >= 400 ? 'errored' : 'succeeded'
           out.push({ id: line.id, kind, status: a.status, body: a.body })
         }
@@ -239,7 +239,7 @@ export function createBatches(o) {
             return openaiError(400, `line ${i + 1} of the input file is not JSON`)
           }
           if (typeof l.custom_id !== 'string' || l.method !== 'POST' || l.url !== endpoint || !l.body) return openaiError(400, `line ${i + 1} must be { custom_id, method: POST, url: ${endpoint}, body }`)
-          lines.push({ id: l.custom_id, path: azure ? `/openai/deployments/${l.body.model}/chat/completions` : '/v1/chat/completions', body: l.body })
+          lines.push({ id: l.custom_id, path: azure ? `/openai/deployments/${l.body.model}/chat/completions` : '/v1/chat/completions', body: l.body, query: azure ? { 'api-version': rec.query['api-version'] } : {} })
         }
         if (new Set(lines.map((l) => l.id)).size !== lines.length) return openaiError(400, 'custom_id values must be unique within a batch')
         const made = newBatch('openai', { id: `batch_${++seq}`, lineApi: azure ? 'azure' : 'openai', endpoint, inputFile: body.input_file_id, metadata: body.metadata, lines })

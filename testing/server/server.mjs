@@ -137,7 +137,7 @@ export async function startJudgeServer(options = {}) {
       index: nextIndex++,
       method: 'POST',
       path,
-      query: {},
+      query: meta.query ?? {},
       api,
       headers: {},
       body,
