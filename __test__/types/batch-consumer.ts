@@ -1,6 +1,18 @@
 // Type-checked in `npm test`: batch mode as a user writes it (runEvals' `batch`, a scorer's
 // `batch`, the progress and the result), and what the types refuse.
 import { createAnswerRelevancyScorer, runEvals, type BatchOptions, type BatchProgress, type JudgeExecution, type OxevalErrorCode } from 'oxeval'
+import { heuristicJudge, startJudgeServer } from 'oxeval/testing'
+
+export async function offline(): Promise<number> {
+  const judge = await startJudgeServer({ handler: heuristicJudge, batchDelayMs: 1000, batchOrder: 'input' })
+  judge.scriptBatch({ final: 'expired', answered: 2 }).scriptBatch({ createStatus: 400, createMessage: 'quota' })
+  const lines = judge.requests.filter((r) => r.batch !== undefined).map((r) => r.customId)
+  const sizes = [...judge.batches.values()].map((b) => b.lines.length)
+  // @ts-expect-error final is one of the provider's end states
+  judge.scriptBatch({ final: 'done' })
+  await judge.close()
+  return lines.length + sizes.length
+}
 
 export async function batched(): Promise<number | undefined> {
   const model = 'openai/gpt-4o-mini'
