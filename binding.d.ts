@@ -15,6 +15,19 @@ export declare class CancelHandle {
   cancel(): void
 }
 
+/** A runEvals batch session. */
+export declare class NativeBatchSession {
+  /** The run option `batchSession` of the runs of this session. */
+  get id(): number
+  /** `n` items are about to start their runs: nothing is sent before they release. */
+  hold(n: number): void
+  release(n: number): void
+  /** `{ stage, queued, waiting, inFlight, submitted, completed, failed, stages }`. */
+  progress(): Record<string, any>
+  /** End the session: `{ progress, pending, removed }`. */
+  close(): Promise<Record<string, any>>
+}
+
 export declare class NativeEvalAccumulator {
   /**
    * Add one item (`{ index, targetError?, runs: { [id]: [{ score?, judge? }] } }` as JSON
@@ -71,10 +84,19 @@ export declare class NativeScorer {
 export declare function agentUtil(name: string, args: string): string
 
 /**
+ * `oxeval batch status|cancel`: the records of `<cacheDir>/batches/`, polled (and
+ * cancelled) with the judge `model` (JSON text, as a scorer's `model` option).
+ */
+export declare function batchInspect(cacheDir: string, model: string | undefined | null, cancel: boolean): Promise<Record<string, any>>
+
+/**
  * `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`
  * or a `{ ok: false, kind: 'type' }` outcome out.
  */
 export declare function compareScores(input: string): Record<string, any>
+
+/** A session for the `batch` option (JSON text) → the session, or a TypeError outcome. */
+export declare function createBatchSession(options: string): NativeBatchSession | Record<string, unknown>
 
 /**
  * Create a custom scorer (Mastra's `createScorer`) from its definition (JSON text: id,
@@ -108,3 +130,6 @@ export declare function evalBounds(options: string): Record<string, any>
 
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }
+
+/** Whether a scorer can batch: `{ ok: true }` or `{ ok: false, message }`. */
+export declare function scorerBatchReady(scorer: NativeScorer): Record<string, any>

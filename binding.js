@@ -836,12 +836,16 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CancelHandle = nativeBinding.CancelHandle
+module.exports.NativeBatchSession = nativeBinding.NativeBatchSession
 module.exports.NativeEvalAccumulator = nativeBinding.NativeEvalAccumulator
 module.exports.NativeScorer = nativeBinding.NativeScorer
 module.exports.agentUtil = nativeBinding.agentUtil
+module.exports.batchInspect = nativeBinding.batchInspect
 module.exports.compareScores = nativeBinding.compareScores
+module.exports.createBatchSession = nativeBinding.createBatchSession
 module.exports.createCustomScorer = nativeBinding.createCustomScorer
 module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator
 module.exports.createScorer = nativeBinding.createScorer
 module.exports.evalBounds = nativeBinding.evalBounds
 module.exports.registry = nativeBinding.registry
+module.exports.scorerBatchReady = nativeBinding.scorerBatchReady

@@ -130,6 +130,57 @@ export interface LLMScorerOptions {
   model: ModelConfig
   modelSettings?: ModelSettings
   cache?: CacheOption
+  /** Send this scorer's judge requests as provider batches (half price; needs `cache: { dir }`):
+   * concurrent runs of the scorer share one batch per step. In a dataset, prefer runEvals' `batch`. */
+  batch?: true | BatchOptions
+}
+
+/** Batch mode (runEvals' `batch`, a scorer's `batch`): see the README's "Batch mode". */
+export interface BatchOptions {
+  /** The longest wait between two polls of a batch, ms (polls start at 1 s and double). Default 30 000. */
+  pollMs?: number
+  /** Past this (ms from the first poll), the waiting items fail with `OXEVAL_BATCH_TIMEOUT`; the
+   * batch stays recorded and a rerun continues. Default: no limit (the run's deadline still applies). */
+  maxWaitMs?: number
+  /** The most requests of one batch (below the provider's own limit: OpenAI 50 000, Azure and
+   * Anthropic 100 000, Gemini 50 000 and 19 MB of inline requests). */
+  maxRequests?: number
+  /** The longest a queued request waits for the other items before its batch goes, ms. Default 60 000. */
+  flushMs?: number
+  /** A failed or expired line is sent directly (full price, at once) instead of in the next batch. */
+  retryDirect?: boolean
+  /** Submit, record and stop waiting: the waiting items fail with `OXEVAL_BATCH_PENDING`; a rerun with
+   * the same cache collects (the CLI's `--detach`). */
+  detach?: boolean
+}
+
+/** runEvals' `batch.onProgress` argument: per stage (one per pipeline step), its batches and lines. */
+export interface BatchProgress {
+  /** Stages submitted by this run so far (resumed batches are stage 0). */
+  stage: number
+  queued: number
+  /** Runs waiting on a batch. */
+  waiting: number
+  inFlight: number
+  submitted: number
+  completed: number
+  failed: number
+  stages: Array<{
+    stage: number
+    lines: number
+    completed: number
+    failed: number
+    batches: Array<{ id: string; provider: 'openai' | 'azure' | 'anthropic' | 'google'; status: string; lines: number; completed: number; failed: number }>
+  }>
+}
+
+/** `result.batch` of a runEvals in batch mode. */
+export interface BatchRunInfo {
+  progress: BatchProgress
+  /** Batches still running (with `detach`, or past `maxWaitMs`): a rerun with the same cache continues them. */
+  pending: Array<{ id: string; provider: string; status: string }>
+  /** Batch records removed from `<cache dir>/batches/` (every answer is in the cache). */
+  removed: string[]
 }
 
 export interface JudgeUsage {
@@ -161,6 +212,8 @@ export interface JudgeExecution<TOutput = unknown> {
   error?: { name: string; message: string; code: string }
   /** True when the answer came from the response cache (no HTTP call, zero tokens). */
   cached?: boolean
+  /** Batch mode: the id of the provider batch that answered this call (billed at half price). */
+  batch?: string
   /** The judge's reasoning (a `<think>` block or a `reasoning_content` field): kept here, never parsed as the answer. */
   reasoning?: string
   /** What was accepted despite a problem, e.g. `1 verdict for 3 statements`. */
@@ -525,6 +578,11 @@ export interface EvalUsage {
   totalTokens: number
   reasoningTokens: number
   cachedInputTokens: number
+  /** Batch mode: the calls and tokens answered through provider batches (billed at half price); absent when none. */
+  batchCalls?: number
+  batchInputTokens?: number
+  batchOutputTokens?: number
+  batchTotalTokens?: number
 }
 
 export interface EvalStats {
@@ -609,6 +667,15 @@ export interface RunEvalsOptions {
    * connection refused, unknown host, HTTP 401/403/404): the rest are recorded as
    * `OXEVAL_RUN_STOPPED` items (default true). */
   stopEarly?: boolean
+  /** Batch mode: judge requests go out as provider batches (half price), one batch per pipeline
+   * stage; every item is in flight at once (`concurrency` bounds only the targets). Every judged
+   * scorer needs a disk cache (`cache: { dir }`): else a TypeError naming it. */
+  batch?: true | (BatchOptions & {
+    onProgress?: (progress: BatchProgress) => void
+    /** Items in flight at once (default: all). Bounds memory (about 50 KB per item in flight);
+     * past it, items start as earlier ones finish, so a stage may take several batches. */
+    maxItems?: number
+  })
 }
 
 export type EvalVerdict = 'passed' | 'scored' | 'failed'
@@ -675,6 +742,8 @@ export interface RunEvalsResult {
   items?: EvalItemResult[]
   durationMs: number
   aborted?: true
+  /** Batch mode: the batches, what is still pending, the records removed. */
+  batch?: BatchRunInfo
 }
 
 /** Run scorers over a dataset (Mastra's `runEvals` signature and result, plus coverage, errors, usage, statistics). */

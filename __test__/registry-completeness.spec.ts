@@ -143,7 +143,7 @@ describe('every registered factory has its spec, HTTP test, decision table and R
 
   it('every Rust *_http.rs scorer test belongs to a registered scorer or is infrastructure', () => {
     const claimed = new Set(REGISTRY.map((s) => expected(s).rust))
-    const infrastructure = ['cache_modes_http.rs', 'providers_http.rs']
+    const infrastructure = ['cache_modes_http.rs', 'providers_http.rs', 'batch_http.rs']
     const files = readdirSync(RUST_TESTS).filter((f) => f.endsWith('_http.rs'))
     expect(files.filter((f) => !claimed.has(f) && !infrastructure.includes(f))).toEqual([])
   })

@@ -123,6 +123,9 @@ const server = await startJudgeServer({
   // hundreds of thousands of requests: keep no history (memory of this process stays flat)
   maxRecorded: 100,
   hangMs: Number(process.env.JUDGE_HANG_MS || 30000),
+  // batch mode's benchmark: each batch ends this long after its creation, answers ready
+  batchDelayMs: Number(process.env.JUDGE_BATCH_DELAY_MS || 0),
+  batchPrepare: true,
   ...(faultRate > 0 ? { faults: { rate: faultRate, seed: Number(process.env.JUDGE_FAULT_SEED || 1) } } : {}),
 })
 // Service time as the judge itself sees it (request received → response finished), so the

@@ -1,6 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch|all]
+//        [--batch-items 10000] [--batch-delay-ms 3000] [--batch-poll-ms 250] [--batch-concurrency 64]
 //        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
@@ -161,6 +162,46 @@ if (want('agent')) {
 // accepts), same concurrency; then 100 000 items with keepItems: false against the instant judge
 // at concurrency 8 (the default) and 64 (RSS sampled every second: the plateau is the median of
 // the second half).
+if (want('batch')) {
+  // batch mode (issue 24): 10 000 items × answer relevancy through a judge that ends each batch a
+  // fixed delay after its creation; batch vs direct runs of the same items
+  const n = Number(flag('batch-items', 10000))
+  const delay = Number(flag('batch-delay-ms', 3000))
+  const poll = Number(flag('batch-poll-ms', 250))
+  const conc = Number(flag('batch-concurrency', 64))
+  const judgeB = await startJudge(0, { JUDGE_BATCH_DELAY_MS: String(delay) })
+  const res = {}
+  try {
+    for (const mode of ['batch', 'direct-cache', 'direct']) {
+      process.stdout.write(`batch suite: ${mode}, ${n} items × answer relevancy… `)
+      const dir = join(tmpdir(), `oxeval-bench-batch-${process.pid}-${mode}`)
+      const r = spawnSync('node', ['bench/batch-worker.mjs', mode, judgeB.url, String(n), String(conc), String(poll), dir], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+      const line = r.stdout.trim().split('\n').pop()
+      try {
+        res[mode] = JSON.parse(line)
+      } catch {
+        throw new Error(`batch worker (${mode}) failed: ${r.stderr.slice(-2000)}`)
+      }
+      const x = res[mode]
+      console.log(`${x.wallMs} ms wall, ${x.cpuMs} ms CPU (${x.cpuMsPerItem.toFixed(3)} ms/item), peak RSS ${x.peakRssMb} MB, ${x.scored}/${n} scored, ${x.usage.calls} calls${x.stages ? `, ${x.stages} stages (batches per stage ${x.batches.join('/')})` : ''}`)
+    }
+  } finally {
+    await judgeB.stopAndWait()
+  }
+  const bt = res.batch
+  const billed = (u) => u.totalTokens - 0.5 * (u.batchTotalTokens || 0)
+  console.log(`\n| mode | wall (ms) | CPU ms/item | peak RSS (MB) | judge calls | tokens | billed tokens |`)
+  console.log('|---|---|---|---|---|---|---|')
+  for (const m of ['batch', 'direct-cache', 'direct']) {
+    const x = res[m]
+    console.log(`| ${m} | ${x.wallMs} | ${x.cpuMsPerItem.toFixed(3)} | ${x.peakRssMb} | ${x.usage.calls} | ${x.usage.totalTokens} | ${Math.round(billed(x.usage))} |`)
+  }
+  console.log(`batch wall / (stages × delay) = ${bt.wallMs} / (${bt.stages} × ${delay}) = ${(bt.wallMs / (bt.stages * delay)).toFixed(3)}`)
+  console.log(`CPU per item, batch / direct with the same disk cache = ${(bt.cpuMsPerItem / res['direct-cache'].cpuMsPerItem).toFixed(2)}× (/ direct without a cache: ${(bt.cpuMsPerItem / res.direct.cpuMsPerItem).toFixed(2)}×)`)
+  console.log(`billed tokens, batch / direct = ${(billed(bt.usage) / billed(res.direct.usage)).toFixed(3)}`)
+  console.log(`scores: batch ${JSON.stringify(bt.scores)}, direct ${JSON.stringify(res.direct.scores)}`)
+}
+
 if (want('runevals')) {
   const evalsWorker = (lib, url, items, conc, keep, nodeFlags = []) => {
     const r = spawnSync('node', [...nodeFlags, 'bench/run-evals-worker.mjs', lib, url, String(items), String(conc), String(keep)], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })

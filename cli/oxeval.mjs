@@ -7,6 +7,7 @@ import { COMPARE_HELP, compare } from './compare.mjs'
 import { INIT_HELP, init } from './init.mjs'
 import { VIEW_HELP, view } from './view.mjs'
 import { WATCH_HELP, watch } from './watch.mjs'
+import { BATCH_HELP, batch } from './batch.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
 import { ignoreClosedPipe, safeText } from './terminal.mjs'
 
@@ -23,6 +24,7 @@ Usage:
   oxeval init [--yes] [--force]
   oxeval view [DIR] [--port N]
   oxeval watch [run options]
+  oxeval batch status|cancel --cache DIR [--model …]
   oxeval <command> --help
   oxeval --version
 
@@ -35,6 +37,8 @@ Commands:
   view    a local web viewer over a folder of --out files (runs, reports, comparisons)
   compare what changed between two runs (--out files): per scorer a paired test, the items
           that got worse; --fail-on-regression exits 1 on a significant regression
+  batch   the provider batches of oxeval run --batch recorded in a --cache directory: status,
+          cancel
 
 Scorers:
 ${scorerNamesHelp()}
@@ -53,6 +57,7 @@ async function main(argv) {
     else if (topic === 'init') process.stdout.write(INIT_HELP)
     else if (topic === 'view') process.stdout.write(VIEW_HELP)
     else if (topic === 'watch') process.stdout.write(WATCH_HELP)
+    else if (topic === 'batch') process.stdout.write(BATCH_HELP)
     else process.stdout.write(HELP)
     return cmd === undefined ? 2 : 0
   }
@@ -60,11 +65,11 @@ async function main(argv) {
     process.stdout.write(`${VERSION}\n`)
     return 0
   }
-  const commands = { run, merge, compare, init, view, watch }
-  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view, watch; see oxeval --help)`)
+  const commands = { run, merge, compare, init, view, watch, batch }
+  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view, watch, batch; see oxeval --help)`)
   const r = await commands[cmd](rest)
   if (r.help) {
-    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : cmd === 'watch' ? WATCH_HELP : MERGE_HELP)
+    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : cmd === 'watch' ? WATCH_HELP : cmd === 'batch' ? BATCH_HELP : MERGE_HELP)
     return 0
   }
   return r.code

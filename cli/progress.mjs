@@ -27,7 +27,7 @@ export class Progress {
       this.bar = new cliProgress.SingleBar(
         {
           stream: this.stream,
-          format: 'oxeval {bar} {value}/{total} | {rate}/s | ETA {etaText} | errors {errors}',
+          format: 'oxeval {bar} {value}/{total} | {rate}/s | ETA {etaText} | errors {errors}{batchText}',
           hideCursor: true,
           barsize: 30,
           fps: 10,
@@ -46,7 +46,18 @@ export class Progress {
   }
   payload() {
     const rate = this.rate()
-    return { rate: rate.toFixed(1), etaText: rate > 0 ? duration((this.total - this.done) / rate) : '?', errors: this.errors }
+    return { rate: rate.toFixed(1), etaText: rate > 0 ? duration((this.total - this.done) / rate) : '?', errors: this.errors, batchText: this.batchText ?? '' }
+  }
+  /** Batch mode: the current stage's lines and its batches' statuses (runEvals' batch.onProgress). */
+  batch(p) {
+    const stage = p.stages.length ? p.stages[p.stages.length - 1] : null
+    const statuses = stage ? [...new Set(stage.batches.map((b) => b.status))].join(',') : ''
+    this.batchText = stage
+      ? ` | ${stage.stage === 0 ? 'resumed batches' : `batch stage ${stage.stage}`}: ${stage.completed}/${stage.lines} answered, ${stage.failed} failed (${statuses})${p.queued ? `, ${p.queued} queued` : ''}`
+      : p.queued
+        ? ` | batch: ${p.queued} queued`
+        : ''
+    if (this.bar) this.bar.update(this.done, this.payload())
   }
   /** One item finished (`failed`: it has an error). */
   tick(failed) {
@@ -57,7 +68,7 @@ export class Progress {
   line(final = false) {
     const p = this.payload()
     const eta = final ? `${duration((Date.now() - this.t0) / 1000)} elapsed` : `ETA ${p.etaText}`
-    this.stream.write(`oxeval: ${this.done}/${this.total} items (${p.rate}/s, ${eta}, ${this.errors} with errors)\n`)
+    this.stream.write(`oxeval: ${this.done}/${this.total} items (${p.rate}/s, ${eta}, ${this.errors} with errors)${p.batchText}\n`)
   }
   stop() {
     if (!this.enabled) return

@@ -35,6 +35,9 @@ export const RUN_OPTIONS = {
   trials: { type: 'string' },
   cache: { type: 'string' },
   'cache-mode': { type: 'string' },
+  batch: { type: 'boolean' },
+  'batch-poll-ms': { type: 'string' },
+  detach: { type: 'boolean' },
   out: { type: 'string', short: 'o' },
   'out-prompts': { type: 'string' },
   junit: { type: 'string' },
@@ -106,6 +109,14 @@ Scorers and judge
   -c, --concurrency N        items in flight (default 8)
       --cache DIR            judge response cache on disk: rerunning resumes without paying again
       --cache-mode MODE      auto (default: read and write), record (write only) or replay (read only)
+      --batch                send the judge requests as provider batches (OpenAI, Azure OpenAI,
+                             Anthropic, Gemini: half price, minutes to hours of latency): every
+                             item in flight, one batch per pipeline stage; needs --cache DIR,
+                             where each batch is recorded (a rerun resumes, never pays twice)
+      --batch-poll-ms N      the longest wait between two polls of a batch (default 30000)
+      --detach               with --batch: submit the current stage, print the batch ids and exit
+                             0; run the same command again (any machine with the --cache DIR) to
+                             take what is ready and go on. See also: oxeval batch status|cancel
 
 Outputs
   -o, --out FILE             results as JSONL: a header, one line per item, a summary. One run
@@ -237,6 +248,10 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
   if (mode !== undefined && !['auto', 'record', 'replay'].includes(mode)) throw new UsageError(`--cache-mode must be auto, record or replay; got "${mode}"`)
   if (mode !== undefined && values.cache === undefined) throw new UsageError('--cache-mode needs --cache DIR')
   const cache = values.cache !== undefined ? { dir: resolve(values.cache), mode: mode || 'auto' } : undefined
+  if (values.detach && !values.batch) throw new UsageError('--detach needs --batch')
+  if (values['batch-poll-ms'] !== undefined && !values.batch) throw new UsageError('--batch-poll-ms needs --batch')
+  if (values.batch && !cache) throw new UsageError('--batch needs --cache DIR: every submitted batch is recorded there (a rerun resumes instead of paying again)')
+  const batch = values.batch ? { pollMs: positiveInt('batch-poll-ms', values['batch-poll-ms'], 86_400_000) ?? 30_000, detach: Boolean(values.detach) } : undefined
   const prices = { in: price('price-in', values['price-in']), out: price('price-out', values['price-out']) }
   return {
     data: values.data,
@@ -245,6 +260,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     modules,
     model,
     cache,
+    batch,
     concurrency: positiveInt('concurrency', values.concurrency, 10_000),
     trials: positiveInt('trials', values.trials, 1000) ?? 1,
     shard: values.shard !== undefined ? parseShard(values.shard) : null,
@@ -339,6 +355,12 @@ function createScorer(oxeval, spec, cfg, options) {
   } catch (e) {
     throw new UsageError(`${spec.id}: ${e.message}`)
   }
+}
+
+/** What `--detach` prints when batches are still running. */
+function detachText(batch) {
+  const lines = batch.pending.map((b) => `  ${b.provider} ${b.id} (${b.status})`)
+  return `oxeval: detached: ${batch.pending.length} batch${batch.pending.length === 1 ? '' : 'es'} still running (recorded in the --cache directory's batches/):\n${lines.join('\n')}\nRun the same command again (with the same --cache) to take what is ready and continue; oxeval batch status --cache DIR shows them.\n`
 }
 
 export async function run(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
@@ -452,6 +474,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
       trials: cfg.trials,
       keepItems: false,
       signal: controller.signal,
+      ...(cfg.batch ? { batch: { ...cfg.batch, onProgress: (p) => progress.batch(p) } } : {}),
       // the cache names an item by its id, else by its row index in the file (not the shard's)
       itemId: (item) => (item.id !== undefined ? String(item.id) : `#${rowIndex.get(item)}`),
       onItemComplete: async (r) => {
@@ -476,6 +499,19 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     progress.stop()
   }
   const { items: _items, ...summary } = result
+  // --detach with batches still running: the run goes on in a later `oxeval run` (same --cache)
+  const detached = cfg.batch && cfg.batch.detach && !interrupted && result.batch && result.batch.pending.length > 0
+  if (detached) {
+    summary.aborted = true
+    summary.detached = { pending: result.batch.pending }
+    if (writer) {
+      await writer.write({ type: 'summary', ...summary })
+      await writer.close()
+    }
+    if (spool) spool.close()
+    io.stdout.write(detachText(result.batch))
+    return { code: 0 }
+  }
   if (again.done && again.sha256 !== scan.dataset.sha256) say(`oxeval: warning: --data ${cfg.data} changed during the run (its sha-256 differs from the header's)`)
   if (interrupted) summary.aborted = true
   if (skipped.length) summary.skipped = skipped

@@ -1,6 +1,7 @@
 // The summary printed on stdout after a run or a merge: one row per scorer (mean, coverage,
 // errors, std, 95% CI, threshold, tokens), gates and the verdict, then the worst items.
 import { safeText } from './terminal.mjs'
+import { batchUsageText } from '../report/batch-usage.mjs'
 import { agreementText, asText, badness, itemError, itemPasses, itemReason, itemScore, outcomeOf, thresholdText, usageCost } from '../report/items.mjs'
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-')
@@ -100,6 +101,8 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
     rows.push(row)
   }
   out.push(table(rows))
+  const batched = batchUsageText(run.usage)
+  if (batched) out.push(batched)
   const ns = run.summary && run.summary.notScorable
   if (ns && Object.keys(ns).length) {
     // Mastra 1.71's notScorable: out of the mean and of coverage's count

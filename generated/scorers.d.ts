@@ -24,6 +24,9 @@ export type OxevalErrorCode =
   | 'OXEVAL_NO_VALID_JUDGMENT'
   | 'OXEVAL_CACHE_MISS'
   | 'OXEVAL_RUN_STOPPED'
+  | 'OXEVAL_BATCH_FAILED'
+  | 'OXEVAL_BATCH_TIMEOUT'
+  | 'OXEVAL_BATCH_PENDING'
   | 'OXEVAL_INTERNAL'
 
 // --------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ const { setMaxListeners } = require('node:events')
 const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
+const { batchMode } = require('./batch.js')
 
 const OPT = 'OXEVAL_INVALID_OPTIONS'
 
@@ -100,7 +101,7 @@ function judgeUsage(judge) {
   const out = {}
   for (const [step, rec] of Object.entries(judge)) {
     const ex = rec && Array.isArray(rec.executions) ? rec.executions : []
-    out[step] = { executions: ex.map((x) => ({ modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
+    out[step] = { executions: ex.map((x) => (x && x.batch ? { modelCallCount: x.modelCallCount, usage: x.usage, batch: x.batch } : { modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
   }
   return out
 }
@@ -192,6 +193,8 @@ async function runEvals(config) {
   })
   const trials = Number(config.trials ?? 1)
   const all = [...scorers, ...gates]
+  // batch mode (lib/batch.js): every item in flight, the runs in one batch session
+  const batching = batchMode(config, all, concurrency)
   const started = performance.now()
   const items = []
   let stop = false
@@ -211,6 +214,7 @@ async function runEvals(config) {
   const work = new AbortController()
   setMaxListeners(0, work.signal)
   let stoppedEarly = null
+  let batchInfo
   let haltedAt
   const halting = (reason) => {
     if (halt.signal.aborted) return
@@ -234,6 +238,7 @@ async function runEvals(config) {
     halting(new DOMException('runEvals stopped: an error ends the run', 'AbortError'))
   }
   const scorerRunOptions = bounds.callbackTimeoutSet ? { callbackTimeoutMs: config.callbackTimeoutMs } : {}
+  if (batching) Object.assign(scorerRunOptions, batching.runOptions)
 
   const it = typeof data[Symbol.asyncIterator] === 'function' ? data[Symbol.asyncIterator]() : data[Symbol.iterator]()
   let next = 0
@@ -346,7 +351,7 @@ async function runEvals(config) {
   // run's `stopped` (and its outcome)
   const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: 'not run: the run stopped early (see the run summary\'s `stopped`: its first runs failed in a way retrying cannot change)' })
 
-  async function runItem(raw, index, preError) {
+  async function runItem(raw, index, preError, launched) {
     const t0 = performance.now()
     const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
     const item = isObj ? raw : {}
@@ -364,7 +369,7 @@ async function runEvals(config) {
     } else if (!isObj) {
       r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
     } else if (target) {
-      const t = await callTarget(item, index)
+      const t = await (batching ? batching.target(() => callTarget(item, index)) : callTarget(item, index))
       if (t === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
       if (t.targetError) r.targetError = t.targetError
       else ({ targetResult, output } = t)
@@ -387,7 +392,9 @@ async function runEvals(config) {
       runInput.output = output
       const custom = itemIdOf ? itemIdOf(raw, index) : undefined
       const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
-      const outcomes = await Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
+      const running = Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
+      if (launched) launched()
+      const outcomes = await running
       // the run stopped while the item's scorers ran: the item did not finish (stopped
       // early: it is recorded as not run)
       const cut = outcomes.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
@@ -449,7 +456,12 @@ async function runEvals(config) {
     }
   }
   try {
-    await Promise.all(Array.from({ length: concurrency }, worker))
+    if (batching) {
+      await batching.feed(pull, (n, launched) => {
+        startedItems++
+        return runItem(n.item, n.index, undefined, launched)
+      }, fail, () => stop)
+    } else await Promise.all(Array.from({ length: concurrency }, worker))
     // stopped early: every item not run yet is read and recorded as not run (no judge call)
     while (stoppedEarly && !failure && !halt.signal.aborted) {
       let n
@@ -473,6 +485,7 @@ async function runEvals(config) {
     if (c.cut) c = await settle(chain, null, bounds.abortGraceMs - (performance.now() - haltedAt))
     if ('error' in c && !failure) failure = { error: c.error }
   } finally {
+    if (batching) batchInfo = await batching.close().catch((e) => { if (!failure) failure = { error: e } })
     closed.abort()
     if (signal) signal.removeEventListener('abort', onAbort)
     // a data source left unfinished is closed (a generator's finally blocks run); not awaited
@@ -484,6 +497,7 @@ async function runEvals(config) {
   const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
   if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
   result.durationMs = performance.now() - started
+  if (batchInfo) result.batch = batchInfo
   if (aborted) {
     result.aborted = true
     // items started and cut off by the abort: in no count above

@@ -61,7 +61,12 @@ class Scorer {
     const shown = { id: m.id, name: m.name, type: m.type, judgeModel: m.judge ? m.judge.model : undefined }
     return depth < 0 ? '[Scorer]' : `Scorer ${inspect(shown, { ...options, depth: options.depth === null ? null : options.depth - 1 })}`
   }
+  /** Batch mode: whether this scorer's judge can batch (`{ ok, message? }`; lib/batch.js). */
+  [Symbol.for('oxeval.batchReady')]() {
+    return native.scorerBatchReady(this.#native)
+  }
   /** Response cache statistics, or `null` when caching is off. */
+
   cacheStats() {
     return this.#native.cacheStats()
   }

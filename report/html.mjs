@@ -367,7 +367,7 @@ function scorerCard(s, { summary, scores, prices, gate }) {
     usage
       ? `<div class="kv">tokens ${int(usage.totalTokens)} (in ${int(usage.inputTokens)}, out ${int(usage.outputTokens)}${usage.reasoningTokens ? `, reasoning ${int(usage.reasoningTokens)}` : ''}${
           usage.cachedInputTokens ? `, cached in ${int(usage.cachedInputTokens)}` : ''
-        }) · ${int(usage.calls)} calls${cost !== null ? ` · cost $${cost.toFixed(4)}` : ''}</div>`
+        }) · ${int(usage.calls)} calls${usage.batchCalls ? ` (${int(usage.batchCalls)} through provider batches, billed at half price)` : ''}${cost !== null ? ` · cost $${cost.toFixed(4)}` : ''}</div>`
       : '',
     histogramSvg(scores, { threshold: gate ? undefined : s.threshold, label: s.id }),
     '</section>',

@@ -44,10 +44,16 @@ export function thresholdText(threshold) {
   return ''
 }
 
-/** Cost in dollars of a usage record at `prices` (`{ in, out }` per 1M tokens), or null without prices. */
+/**
+ * Cost in dollars of a usage record at `prices` (`{ in, out }` per 1M tokens), or null without
+ * prices. Tokens of batched calls (`batchInputTokens`, `batchOutputTokens`) count at the batch
+ * price (half).
+ */
 export function usageCost(usage, prices) {
   if (!usage || !prices || (prices.in === undefined && prices.out === undefined)) return null
-  return ((usage.inputTokens || 0) * (prices.in || 0) + (usage.outputTokens || 0) * (prices.out || 0)) / 1e6
+  const input = (usage.inputTokens || 0) - 0.5 * (usage.batchInputTokens || 0)
+  const output = (usage.outputTokens || 0) - 0.5 * (usage.batchOutputTokens || 0)
+  return (input * (prices.in || 0) + output * (prices.out || 0)) / 1e6
 }
 
 /** Text for a possibly non-string value (inputs and outputs may be objects or message arrays). */

@@ -9,6 +9,7 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agent;
+mod batch;
 mod error;
 mod evals;
 mod model;

@@ -95,6 +95,11 @@ impl NativeScorer {
     pub fn new(inner: Arc<dyn Scorer>, runs_now: bool) -> Self {
         NativeScorer { inner, runs_now }
     }
+
+    /// The core scorer (batch mode asks its judge whether it can batch).
+    pub(crate) fn core(&self) -> &Arc<dyn Scorer> {
+        &self.inner
+    }
 }
 
 #[napi]
@@ -140,9 +145,14 @@ impl NativeScorer {
         let scorer = self.inner.clone();
         let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
         let started = start(run, serialize_error, &options);
+        // batch mode: the run joins its session now, before any of its calls can park
+        let batch = started
+            .as_ref()
+            .ok()
+            .and_then(|s| crate::batch::join(&scorer, s.2));
         env.spawn_future(async move {
             Ok(match started {
-                Ok((started, key)) => execute(scorer, started, key, token).await,
+                Ok((started, key, _)) => execute(scorer, started, key, token, batch).await,
                 Err(outcome) => outcome,
             })
         })
@@ -174,11 +184,12 @@ impl NativeScorer {
             Outcome::Other(failure_outcome(f))
         } else {
             match start(run.map(|t| t.0), serialize_error, &options) {
-                Ok((started, key)) => futures::executor::block_on(execute(
+                Ok((started, key, _)) => futures::executor::block_on(execute(
                     self.inner.clone(),
                     started,
                     key,
                     CancellationToken::new(),
+                    None,
                 )),
                 Err(outcome) => outcome,
             }
@@ -195,7 +206,7 @@ fn start(
     run: Option<String>,
     serialize_error: Option<String>,
     options: &str,
-) -> std::result::Result<(StartedRun, Arc<str>), Outcome> {
+) -> std::result::Result<(StartedRun, Arc<str>, Option<u64>), Outcome> {
     let d: RunOptionsDescriptor = serde_json::from_str(options).unwrap_or_default();
     let started = catch_unwind(AssertUnwindSafe(|| {
         let json = match (&run, &serialize_error) {
@@ -212,7 +223,12 @@ fn start(
                     .as_deref()
                     .unwrap_or(started.input.run_id.as_str()),
             );
-            Ok((started, key))
+            // run option `batchSession`: the runEvals batch session the run belongs to
+            let batch = d
+                .data
+                .get("batchSession")
+                .and_then(serde_json::Value::as_u64);
+            Ok((started, key, batch))
         }
         Ok(Err(StartError::Invalid(e))) => Err(Outcome::Other(invalid_outcome(e))),
         Ok(Err(StartError::AbortedBeforeStart)) => {
@@ -228,6 +244,7 @@ async fn execute(
     mut started: StartedRun,
     key: Arc<str>,
     token: CancellationToken,
+    batch: Option<Arc<oxeval_core::engine::batch::BatchRun>>,
 ) -> Outcome {
     let run_id = started.input.run_id.clone();
     if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
@@ -243,6 +260,7 @@ async fn execute(
     let ctx = RunContext {
         cancel: token,
         deadline: started.deadline,
+        batch,
         ..RunContext::default()
     }
     .with_item(started.item_id.take());

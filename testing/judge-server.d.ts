@@ -2,7 +2,9 @@
 // benchmarks. It speaks OpenAI Chat Completions (POST */chat/completions), Azure OpenAI
 // (POST */openai/deployments/{d}/chat/completions?api-version=…), Anthropic Messages
 // (POST */messages) and Google Gemini (POST */models/{m}:generateContent); replies and
-// faults are scripted once and rendered in the wire format of each request.
+// faults are scripted once and rendered in the wire format of each request. It also speaks
+// the four batch APIs (OpenAI and Azure files + batches, Anthropic Message Batches, Gemini
+// batchGenerateContent), answering each line as the direct request of its format.
 
 import type { IncomingHttpHeaders, Server } from 'node:http'
 
@@ -101,6 +103,10 @@ export interface RecordedRequest {
   fault: RandomFaultKind | ScriptedFault | null
   /** HTTP status written, or null while pending / when no response was sent (reset, hang). */
   status: number | null
+  /** A batch line: the id of the batch it came in (its answer was given when the batch ended). */
+  batch?: string
+  /** A batch line: its `custom_id` (Gemini: its `metadata.key`). */
+  customId?: string
 }
 
 /** A reply described as an object. */
@@ -142,6 +148,27 @@ export interface ReplyObject {
   hangMs?: number
   /** Raw response body override (sent as-is with `status` or 200). */
   body?: string
+  /** A batch line only: the line is not answered but `expired` / `canceled` in the results. */
+  batchLine?: 'expired' | 'canceled'
+}
+
+/**
+ * What the next created batch does (`server.scriptBatch`): refuse the create, end otherwise
+ * than `completed`, never end, or take its own time.
+ */
+export interface BatchScript {
+  /** The create is refused with this HTTP status and message (in the provider's error shape). */
+  createStatus?: number
+  createMessage?: string
+  /** The batch ends `failed` (no results), `expired` or `cancelled` (the first `answered` lines answered, the rest not). */
+  final?: 'failed' | 'expired' | 'cancelled'
+  /** With `final: 'failed'`: the provider's message. */
+  message?: string
+  answered?: number
+  /** The batch stays running forever (until cancelled). */
+  neverEnds?: boolean
+  /** From creation to the end, ms (default: the server's `batchDelayMs`). */
+  delayMs?: number
 }
 
 /** A reply function, called with the recorded request; may be async or return another function. */
@@ -178,6 +205,16 @@ export interface JudgeServerOptions {
   faults?: FaultOptions
   /** Upper bound of a random 'hang' before the socket is reset, ms (default 30000). */
   hangMs?: number
+  /**
+   * Batch APIs (OpenAI/Azure files + batches, Anthropic Message Batches, Gemini
+   * batchGenerateContent): a batch ends this long after its creation, through its provider's
+   * statuses (default 0).
+   */
+  batchDelayMs?: number
+  /** Results files list the lines in reverse submission order (default: 'reverse'). */
+  batchOrder?: 'reverse' | 'input'
+  /** Answer a batch's lines from its creation on (ready the moment its delay ends; benchmarks). */
+  batchPrepare?: boolean
 }
 
 export interface JudgeServer {
@@ -203,6 +240,10 @@ export interface JudgeServer {
   on(matcher: Matcher, reply: Reply, options?: RuleOptions): JudgeServer
   /** Appends replies to the FIFO queue. Chainable. */
   enqueue(...replies: Reply[]): JudgeServer
+  /** Scripts the next created batch (one script per batch, in order). Chainable. */
+  scriptBatch(script: BatchScript): JudgeServer
+  /** The batches created since start / last `reset()`, by id (`lines`: `{ id, path, body }` in submission order). */
+  readonly batches: Map<string, { id: string; api: 'openai' | 'anthropic' | 'google'; lines: Array<{ id: string; path: string; body: unknown }>; cancelled: boolean; [key: string]: unknown }>
   /**
    * Resolves with a snapshot of `requests` once at least `n` have been received;
    * rejects after `timeoutMs` (default 5000) or when the server closes.

@@ -4,6 +4,7 @@
 // by default is the replies' (../replies/).
 import http from 'node:http'
 import { nativeSchemaName, wireNamed, wireOf } from '../wire/index.mjs'
+import { createBatches } from './batches.mjs'
 import { randomFaults, SCRIPTED_FAULTS } from './faults.mjs'
 import { normalizeReply, render } from './render.mjs'
 
@@ -127,6 +128,55 @@ export async function startJudgeServer(options = {}) {
     })
   }
 
+  /** A batch line answered by the reply logic of a direct request of its wire format. */
+  async function answerLine(api, path, body, meta) {
+    const wire = wireNamed(api)
+    const { system, user, text } = wire.read(body)
+    const marker = /Output schema name:\s*([A-Za-z0-9_.-]+)/.exec(system)?.[1]
+    const rec = {
+      index: nextIndex++,
+      method: 'POST',
+      path,
+      query: meta.query ?? {},
+      api,
+      headers: {},
+      body,
+      raw: JSON.stringify(body),
+      text,
+      system,
+      user,
+      schemaName: nativeSchemaName(body) ?? marker ?? null,
+      receivedAt: Date.now(),
+      stream: false,
+      fault: null,
+      status: null,
+      batch: meta.batch,
+      customId: meta.customId,
+    }
+    requests.push(rec)
+    if (requests.length > maxRecorded) requests.splice(0, requests.length - maxRecorded)
+    notifyWaiters()
+    const invalid = body && typeof body === 'object' ? wire.invalid(rec) : 'judge-server: the batch line has no request body'
+    const reply = invalid !== undefined ? { status: 400, content: invalid } : await resolveReply(selectReply(rec), rec)
+    const out = render(reply, rec)
+    rec.status = out.status
+    const payload = Array.isArray(out.payload) ? out.payload.join('') : out.payload
+    let parsed
+    try {
+      parsed = JSON.parse(payload)
+    } catch {
+      parsed = { error: { message: `judge-server: the reply is not JSON: ${String(payload).slice(0, 200)}` } }
+    }
+    return { status: out.status, body: parsed, reply }
+  }
+  const batchApi = createBatches({
+    answerLine,
+    delayMs: Math.max(0, Number(options.batchDelayMs ?? 0) || 0),
+    order: options.batchOrder ?? 'reverse',
+    prepare: options.batchPrepare === true,
+    now: () => Date.now(),
+  })
+
   function record(req, raw) {
     let parsed = null
     if (raw.trim() !== '') {
@@ -227,6 +277,19 @@ export async function startJudgeServer(options = {}) {
     }
     const rec = record(req, raw)
 
+    const batchRoute = batchApi.route(rec.method, rec.path)
+    if (batchRoute) {
+      rec.api = `${batchRoute.api}-batch`
+      const out = await batchApi.handle(batchRoute, rec, raw, req.headers, `http://127.0.0.1:${port}`)
+      if (latencyMs > 0) await sleep(latencyMs)
+      rec.status = out.status
+      if (gone(res)) return
+      const bytes = Buffer.isBuffer(out.payload) ? out.payload : Buffer.from(out.payload, 'utf8')
+      res.writeHead(out.status, { ...out.headers, 'content-length': String(bytes.length) })
+      res.end(bytes)
+      return
+    }
+
     if (req.method !== 'POST' || rec.api === null) {
       return send(res, rec, { status: 404, content: `judge-server: no route for ${rec.method} ${rec.path}` })
     }
@@ -304,6 +367,15 @@ export async function startJudgeServer(options = {}) {
       return server
     },
 
+    /** The batches created (id → state), every protocol. */
+    batches: batchApi.batches,
+
+    /** Scripts the next created batch (see batches.mjs). */
+    scriptBatch(spec) {
+      batchApi.script(spec)
+      return server
+    },
+
     enqueue(...replies) {
       queue.push(...replies)
       return server
@@ -329,6 +401,7 @@ export async function startJudgeServer(options = {}) {
       nextIndex = 0
       maxInFlight = inFlight
       faults.reset()
+      batchApi.reset()
     },
 
     close() {

@@ -74,6 +74,19 @@ pub enum ErrorCode {
     /// unknown model), which retrying cannot change.
     #[serde(rename = "OXEVAL_RUN_STOPPED")]
     RunStopped,
+    /// Batch mode: a provider's batch API refused or failed a batch (create, retrieve,
+    /// results), the whole batch failed, or a line stayed without an answer after its
+    /// retries. The message carries the provider's own.
+    #[serde(rename = "OXEVAL_BATCH_FAILED")]
+    BatchFailed,
+    /// Batch mode: the batch did not end within `batch.maxWaitMs`. It stays recorded in
+    /// `<cache dir>/batches/`; a rerun with the same cache continues polling it.
+    #[serde(rename = "OXEVAL_BATCH_TIMEOUT")]
+    BatchTimeout,
+    /// Batch mode with `detach`: the request was submitted (or is still running) in a
+    /// recorded batch and the run did not wait; a rerun with the same cache collects it.
+    #[serde(rename = "OXEVAL_BATCH_PENDING")]
+    BatchPending,
     /// A bug in oxeval (a caught panic). Please report it.
     #[serde(rename = "OXEVAL_INTERNAL")]
     Internal,
@@ -102,6 +115,9 @@ impl ErrorCode {
         ErrorCode::NoValidJudgment,
         ErrorCode::CacheMiss,
         ErrorCode::RunStopped,
+        ErrorCode::BatchFailed,
+        ErrorCode::BatchTimeout,
+        ErrorCode::BatchPending,
         ErrorCode::Internal,
     ];
 
@@ -127,6 +143,9 @@ impl ErrorCode {
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
             ErrorCode::CacheMiss => "OXEVAL_CACHE_MISS",
             ErrorCode::RunStopped => "OXEVAL_RUN_STOPPED",
+            ErrorCode::BatchFailed => "OXEVAL_BATCH_FAILED",
+            ErrorCode::BatchTimeout => "OXEVAL_BATCH_TIMEOUT",
+            ErrorCode::BatchPending => "OXEVAL_BATCH_PENDING",
             ErrorCode::Internal => "OXEVAL_INTERNAL",
         }
     }

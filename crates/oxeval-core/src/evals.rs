@@ -266,6 +266,20 @@ pub struct UsageTotals {
     pub total_tokens: u64,
     pub reasoning_tokens: u64,
     pub cached_input_tokens: u64,
+    /// Batch mode: the calls (and their tokens) answered through a provider batch (billed
+    /// at half price); absent when none was.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch_calls: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch_input_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch_output_tokens: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch_total_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A token count as a non-negative integer (estimates such as 12.5 round; negatives, NaN and
@@ -287,6 +301,10 @@ impl UsageTotals {
         self.total_tokens += n("totalTokens");
         self.reasoning_tokens += n("reasoningTokens");
         self.cached_input_tokens += n("cachedInputTokens");
+        self.batch_calls += n("batchCalls");
+        self.batch_input_tokens += n("batchInputTokens");
+        self.batch_output_tokens += n("batchOutputTokens");
+        self.batch_total_tokens += n("batchTotalTokens");
     }
 
     fn add(&mut self, o: &UsageTotals) {
@@ -296,6 +314,10 @@ impl UsageTotals {
         self.total_tokens += o.total_tokens;
         self.reasoning_tokens += o.reasoning_tokens;
         self.cached_input_tokens += o.cached_input_tokens;
+        self.batch_calls += o.batch_calls;
+        self.batch_input_tokens += o.batch_input_tokens;
+        self.batch_output_tokens += o.batch_output_tokens;
+        self.batch_total_tokens += o.batch_total_tokens;
     }
 
     /// Adds every execution of a result's `judge` record (`{ step: { executions: [...] } }`):
@@ -312,12 +334,22 @@ impl UsageTotals {
                 .flatten()
             {
                 self.calls += count(ex.get("modelCallCount"));
+                // batch mode: the execution names the batch that answered it
+                let batched = ex.get("batch").is_some_and(Value::is_string);
+                if batched {
+                    self.batch_calls += count(ex.get("modelCallCount"));
+                }
                 if let Some(u) = ex.get("usage") {
                     self.input_tokens += count(u.get("inputTokens"));
                     self.output_tokens += count(u.get("outputTokens"));
                     self.total_tokens += count(u.get("totalTokens"));
                     self.reasoning_tokens += count(u.get("reasoningTokens"));
                     self.cached_input_tokens += count(u.get("cachedInputTokens"));
+                    if batched {
+                        self.batch_input_tokens += count(u.get("inputTokens"));
+                        self.batch_output_tokens += count(u.get("outputTokens"));
+                        self.batch_total_tokens += count(u.get("totalTokens"));
+                    }
                 }
             }
         }
@@ -1487,6 +1519,31 @@ mod tests {
         assert!(a.add_item(&json!({"index": -1})).is_err());
         assert!(a.add_item(&json!({"index": 1.5})).is_err());
         assert!(a.add_item(&json!({})).is_err());
+    }
+
+    #[test]
+    fn usage_counts_the_batch_share() {
+        let mut u = UsageTotals::default();
+        u.add_judge(&json!({
+            "a": {"executions": [
+                {"modelCallCount": 1, "batch": "batch_1", "usage": {"inputTokens": 10, "outputTokens": 2, "totalTokens": 12}},
+                {"modelCallCount": 2, "usage": {"inputTokens": 5, "outputTokens": 1, "totalTokens": 6}}
+            ]}
+        }));
+        assert_eq!((u.calls, u.batch_calls), (3, 1));
+        assert_eq!(
+            (u.total_tokens, u.batch_total_tokens, u.batch_input_tokens),
+            (18, 12, 10)
+        );
+        let v = serde_json::to_value(&u).unwrap();
+        assert_eq!(v["batchCalls"], 1);
+        let mut back = UsageTotals::default();
+        back.add_totals(&v);
+        assert_eq!(back, u);
+        assert!(serde_json::to_value(UsageTotals::default())
+            .unwrap()
+            .get("batchCalls")
+            .is_none());
     }
 
     #[test]

@@ -108,10 +108,20 @@ impl Judge {
         if let Err(missing) = &self.model.api_key {
             return Err(missing.clone());
         }
+        // batch mode (the run belongs to a batch session, the judge can batch): the
+        // request waits for its batch line instead of an HTTP call of its own
+        if let (Some(run), Some(s)) = (&ctx.batch, &slot) {
+            if let Some(target) = self.batch_target() {
+                let resp = self
+                    .send_batch(req, ctx, exec, run, &target, &s.key)
+                    .await?;
+                return Ok((resp, slot));
+            }
+        }
         self.send_http(req, ctx, exec).await.map(|r| (r, slot))
     }
 
-    async fn send_http(
+    pub(super) async fn send_http(
         &self,
         req: &ChatRequest,
         ctx: &RunContext,
@@ -208,7 +218,7 @@ impl Judge {
     }
 
     /// A user-facing error for a failed call ([`send`](Self::send) scrubs it).
-    fn call_error(&self, err: CallError, attempts: u32) -> JudgeError {
+    pub(super) fn call_error(&self, err: CallError, attempts: u32) -> JudgeError {
         let model = &self.model.id;
         let tries = if attempts == 1 {
             "1 attempt".to_string()
@@ -272,11 +282,11 @@ fn scrub_reply(redactor: &crate::redact::Redactor, resp: &mut ChatResponse) {
     }
 }
 
-fn aborted() -> JudgeError {
+pub(super) fn aborted() -> JudgeError {
     JudgeError::new(ErrorCode::Aborted, "the run was aborted")
 }
 
-fn deadline_error() -> JudgeError {
+pub(super) fn deadline_error() -> JudgeError {
     JudgeError::new(
         ErrorCode::Deadline,
         "the run's deadline passed before the judge answered",

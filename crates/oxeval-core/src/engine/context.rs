@@ -14,6 +14,8 @@ pub struct RunContext {
     pub cancel: CancellationToken,
     pub deadline: Option<tokio::time::Instant>,
     pub site: CallSite,
+    /// Batch mode: the run's place in its batch session (its calls park on batch lines).
+    pub batch: Option<Arc<super::batch::BatchRun>>,
 }
 
 /// Where a judge call comes from: the response cache's locator of the call (a replay miss

@@ -46,6 +46,10 @@ pub struct Execution {
     /// True when the answer came from the response cache (no HTTP call, no tokens).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// Batch mode: the provider batch that answered this call (its id); absent for a
+    /// direct call and a cache hit.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "batch_id")]
+    pub batch: Option<std::sync::Arc<str>>,
     /// The judge's reasoning (a `<think>` block or a `reasoning_content` field), never
     /// parsed as the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,6 +64,16 @@ pub struct Execution {
     /// Transport only: `output` is the step's field of this name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_of: Option<&'static str>,
+}
+
+fn batch_id<S: serde::Serializer>(
+    v: &Option<std::sync::Arc<str>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(id) => s.serialize_str(id),
+        None => s.serialize_none(),
+    }
 }
 
 /// A validated structured output: the typed value and the JSON as the judge sent it
@@ -98,6 +112,7 @@ impl Execution {
             raw_output: None,
             error: None,
             cached: false,
+            batch: None,
             reasoning: None,
             warnings: Vec::new(),
             prompt_of: None,

@@ -12,6 +12,7 @@
 //! retries, timeouts, deadline, cancellation, errors),
 //! [`cache`], [`limits`], [`retry`], [`json`] (candidate extraction) and [`schema`].
 
+pub mod batch;
 pub mod cache;
 pub mod call;
 pub mod context;
@@ -48,13 +49,22 @@ pub struct Judge {
     cache_scope: String,
     /// This judge's secrets, scrubbed from everything that leaves the engine.
     redactor: Redactor,
+    /// An HTTP provider (`Judge::new`): one that can batch.
+    http_model: bool,
+    /// Where this judge's batches go (built on the first batched call).
+    batch: std::sync::OnceLock<Option<Arc<batch::BatchTarget>>>,
+    /// The factory option `batch`: this judge's own session (runs outside a runEvals
+    /// batch session join it).
+    batch_session: Option<Arc<batch::BatchSession>>,
 }
 
 impl Judge {
     pub fn new(model: ModelConfig, settings: ModelSettings) -> Judge {
         let key = model.api_key.clone().ok().flatten();
         let provider = crate::provider::for_model(&model, key);
-        Self::with_provider(provider, model, settings)
+        let mut judge = Self::with_provider(provider, model, settings);
+        judge.http_model = true;
+        judge
     }
 
     /// A judge over any provider (tests, JS model objects).
@@ -81,7 +91,72 @@ impl Judge {
             limiter,
             cache: None,
             cache_scope,
+            http_model: false,
+            batch: std::sync::OnceLock::new(),
+            batch_session: None,
         }
+    }
+
+    /// Batch every run of this judge's scorer in its own session (the factory option
+    /// `batch`); see [`batch`].
+    pub fn with_batch(mut self, options: Option<batch::BatchOptions>) -> Judge {
+        self.batch_session = options.map(batch::BatchSession::new);
+        self
+    }
+
+    /// The session of the factory option `batch`, when set.
+    pub fn batch_session(&self) -> Option<&Arc<batch::BatchSession>> {
+        self.batch_session.as_ref()
+    }
+
+    /// `Ok` when this judge can batch (an HTTP provider and a disk cache), else why not.
+    pub fn batch_ready(&self) -> Result<(), String> {
+        if !self.http_model {
+            return Err("its judge model is a JavaScript model (an AI SDK object or a function), which has no batch API".into());
+        }
+        match self.cache.as_ref().map(|c| (c.mode(), c.config().dir.is_some())) {
+            Some((_, true)) => Ok(()),
+            _ => Err("batch mode needs a disk cache (cache: { dir }, or --cache DIR): the batches and their answers are recorded there".into()),
+        }
+    }
+
+    /// Where this judge's batches go: `None` when it cannot batch (see [`batch_ready`](Self::batch_ready)).
+    pub(crate) fn batch_target(&self) -> Option<Arc<batch::BatchTarget>> {
+        self.batch
+            .get_or_init(|| {
+                if !self.http_model {
+                    return None;
+                }
+                let dir = self.cache.as_ref()?.config().dir.clone()?;
+                let api =
+                    batch::wire::api_for(&self.model, self.model.api_key.clone().ok().flatten())?;
+                Some(Arc::new(batch::BatchTarget::new(
+                    api,
+                    &dir,
+                    self.batch_fingerprint(),
+                    self.model.id.clone(),
+                )))
+            })
+            .clone()
+    }
+
+    /// The digest of where this judge's requests go (endpoint scope and model): batch
+    /// records name it, with no secret and no URL in clear.
+    pub fn batch_fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(self.cache_scope.as_bytes());
+        h.update([0]);
+        h.update(self.model.model_id.as_bytes());
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The batch API of this judge (for `oxeval batch status|cancel`), when it has one.
+    pub fn batch_api(&self) -> Option<Box<dyn batch::wire::BatchApi>> {
+        if !self.http_model {
+            return None;
+        }
+        batch::wire::api_for(&self.model, self.model.api_key.clone().ok().flatten())
     }
 
     /// Enable (or disable) the response cache for this judge.

@@ -60,6 +60,10 @@ impl AnthropicProvider {
     pub fn endpoint(&self) -> &str {
         &self.http.endpoint
     }
+    /// The HTTP target (endpoint, headers with the key, secrets) the batch transport shares.
+    pub(crate) fn http(&self) -> &HttpTarget {
+        &self.http
+    }
 }
 
 #[derive(Serialize)]

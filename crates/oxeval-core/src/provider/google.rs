@@ -99,6 +99,15 @@ impl GoogleProvider {
     pub fn endpoint(&self) -> &str {
         &self.http.endpoint
     }
+    /// The HTTP target (endpoint, headers with the key, secrets) the batch transport shares.
+    pub(crate) fn http(&self) -> &HttpTarget {
+        &self.http
+    }
+
+    /// How requests to this model look (the batch transport renders its lines with it).
+    pub fn caps(&self) -> &GoogleCaps {
+        &self.caps
+    }
 }
 
 /// `schema` in the OpenAPI subset of `responseSchema`: no `additionalProperties`, `const`

@@ -346,6 +346,11 @@ impl HttpTarget {
         }
     }
 
+    /// The secrets this target sends (the batch transport scrubs its errors with them).
+    pub(crate) fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
     /// The one road of the HTTP providers: POST `body` as JSON (`auth` adds the request's
     /// credentials), read the bounded reply ([`post`]) and `parse` it. Every error is
     /// scrubbed of the secrets sent here, so that no caller of [`Provider::complete`] sees

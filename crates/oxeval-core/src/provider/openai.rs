@@ -297,7 +297,14 @@ impl OpenAiProvider {
         timeout: Duration,
     ) -> Result<ChatResponse, CallError> {
         let body = wire_request(&self.http.model_id, req, opts, &self.wire_caps());
-        let auth = |builder: reqwest::RequestBuilder| match &self.auth {
+        self.http
+            .send(&body, |b| self.authorize(b), req, timeout, parse_response)
+            .await
+    }
+
+    /// `builder` with this provider's credentials (the batch transport's requests too).
+    pub(crate) fn authorize(&self, builder: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.auth {
             Auth::None => builder,
             Auth::Bearer(key) => builder.bearer_auth(key.expose()),
             Auth::ApiKeyHeader(key) => match secret_header(key) {
@@ -307,10 +314,12 @@ impl OpenAiProvider {
             Auth::Basic { user, password } => {
                 builder.basic_auth(user, password.as_ref().map(Secret::expose))
             }
-        };
-        self.http
-            .send(&body, auth, req, timeout, parse_response)
-            .await
+        }
+    }
+
+    /// The HTTP target (endpoint, headers, secrets) the batch transport shares.
+    pub(crate) fn http(&self) -> &HttpTarget {
+        &self.http
     }
 
     /// See [`Provider::adapt`]: a 400/422 naming a parameter the request carried that the

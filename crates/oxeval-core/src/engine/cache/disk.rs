@@ -187,6 +187,17 @@ impl ResponseCache {
         if disk.state.stalled.load(Acquire) > 0 {
             return Bounded::TimedOut;
         }
+        // a slot of the directory (bounded by the run, not by the I/O timeout: waiting for
+        // a slot is not a stalled disk)
+        let slot = tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => return Bounded::Interrupted,
+            _ = ctx.deadline_passed() => return Bounded::Interrupted,
+            s = disk.state.slots.clone().acquire_owned() => s.ok(),
+        };
+        if disk.state.stalled.load(Acquire) > 0 {
+            return Bounded::TimedOut;
+        }
         let this_op = Arc::new(AtomicU8::new(RUNNING));
         let until = tokio::time::Instant::now() + self.config.io_timeout;
         let mut task = {
@@ -226,6 +237,7 @@ impl ResponseCache {
             if tokio::time::timeout_at(until, task).await.is_err() {
                 abandon(&state, &this_op);
             }
+            drop(slot);
         });
         Bounded::Interrupted
     }
@@ -247,13 +259,31 @@ pub(super) struct Disk {
     pub(super) state: Arc<DirState>,
 }
 
+/// Disk operations of one directory running at once (each on a blocking thread). A burst
+/// (batch mode delivers a whole stage's answers at once: thousands of cache writes) waits
+/// for a slot instead of growing the blocking pool to hundreds of threads; the I/O timeout
+/// counts from when an operation starts.
+pub(super) const DISK_SLOTS: usize = 16;
+
 /// Per cache directory (as spelled in the options), per process.
-#[derive(Default)]
 pub(super) struct DirState {
     /// Abandoned operations still pending.
     pub(super) stalled: AtomicUsize,
     pub(super) warned_disabled: AtomicBool,
     pub(super) warned_timeout: AtomicBool,
+    /// [`DISK_SLOTS`] operations at a time.
+    pub(super) slots: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for DirState {
+    fn default() -> Self {
+        DirState {
+            stalled: AtomicUsize::new(0),
+            warned_disabled: AtomicBool::new(false),
+            warned_timeout: AtomicBool::new(false),
+            slots: Arc::new(tokio::sync::Semaphore::new(DISK_SLOTS)),
+        }
+    }
 }
 
 impl Disk {

@@ -82,6 +82,12 @@ pub use options::{CacheConfig, CacheEnv, CacheMode, DISK_IO_TIMEOUT};
 pub use stats::{CacheStats, CacheWarning, CACHE_DISABLED, CACHE_TIMEOUT};
 
 use super::context::RunContext;
+
+/// Whether `dir` (a disk cache) holds an entry for `key` (the batch transport's sweep of
+/// answered records).
+pub(crate) fn has_entry(dir: &std::path::Path, key: &str) -> bool {
+    disk::entry_path(dir, key).is_file()
+}
 use crate::provider::ChatResponse;
 use disk::{
     entry_path, file_text, locator_path, read_entry, read_file, write_atomic, Bounded, Disk,

@@ -21,16 +21,25 @@ pub fn judge_from_options(
     options_object(v, factory)?;
     let settings = ModelSettings::from_value(v.get("modelSettings"))?;
     let cache = ResponseCache::from_options(v.get("cache"), CacheEnv::from_process())?;
+    let batch = crate::engine::batch::BatchOptions::from_value(v.get("batch"), "options.batch")?;
+    let batchable = |judge: Judge| -> Result<Judge, InvalidArgument> {
+        if batch.is_some() {
+            judge.batch_ready().map_err(|why| {
+                InvalidArgument::options(format!("{factory}: options.batch cannot be used: {why}"))
+            })?;
+        }
+        Ok(judge.with_batch(batch.clone()))
+    };
     if let (Some(host), Some(m)) = (&cx.host, &cx.model) {
         let model = ModelConfig::external(&m.provider_id, &m.model_id);
         let provider = Arc::new(
             ExternalProvider::new(&model.provider_id, &model.model_id, host.clone())
                 .with_slot(m.slot),
         );
-        return Ok(Judge::with_provider(provider, model, settings).with_cache(cache));
+        return batchable(Judge::with_provider(provider, model, settings).with_cache(cache));
     }
     let model = ModelConfig::from_value(v.get("model").unwrap_or(&Value::Null))?;
-    Ok(Judge::new(model, settings).with_cache(cache))
+    batchable(Judge::new(model, settings).with_cache(cache))
 }
 
 /// The reference text of `run.groundTruth`: a string is itself; a message or an array of

@@ -1,0 +1,118 @@
+// `oxeval run --batch` (with --detach, --batch-poll-ms) and `oxeval batch status|cancel` in
+// child processes against the judge server's batch protocol: --detach then a second process
+// collects the same results as a direct run; a run SIGKILLed after it submitted resumes
+// without submitting anything new; status and cancel; usage errors.
+import { afterAll, describe, expect, it } from 'vitest'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { heuristicJudge } from '../testing/judge-server.mjs'
+import { type Any, useJudgeServer } from './helpers/setup'
+import { judgeArgs, jsonl, readOut, runCli, tempDir } from './helpers/cli'
+
+const server = useJudgeServer({ handler: heuristicJudge })
+const tmp = tempDir('oxeval-cli-batch-')
+afterAll(() => tmp.remove())
+
+const ID = 'answer-relevancy-scorer'
+const rows = Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, input: `What is the capital of country ${i}?`, output: `The capital of country ${i} is City ${i}. It has a port.` }))
+const data = tmp.write('items.jsonl', jsonl(rows))
+let runs = 0
+const cli = (args: string[], opts: Any = {}) => runCli(args, { cwd: tmp.dir, env: { OXEVAL_TEST_KEY: 'sk-cli-SECRET-1' }, ...opts })
+const runArgs = (cache: string, out: string, extra: string[] = []) => ['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--api-key-env', 'OXEVAL_TEST_KEY', '--cache', cache, '--out', out, '--no-progress', ...extra]
+const scores = (file: string) => readOut(file).items.sort((a: Any, b: Any) => a.index - b.index).map((it: Any) => it.results[ID]?.score ?? it.errors[ID]?.code)
+const creates = () => server.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/batches'))
+const submissions = () => {
+  const m = new Map<string, number>()
+  for (const b of server.batches.values() as Iterable<Any>) for (const l of b.lines) m.set(l.id, (m.get(l.id) ?? 0) + 1)
+  return m
+}
+const records = (cache: string) => (existsSync(join(cache, 'batches')) ? readdirSync(join(cache, 'batches')).filter((f) => f.endsWith('.json')) : [])
+
+async function directScores() {
+  const out = tmp.p(`direct-${++runs}.jsonl`)
+  const r = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--out', out, '--no-progress'])
+  expect(r.code).toBe(0)
+  server.reset()
+  return scores(out)
+}
+
+describe('oxeval run --batch', () => {
+  it('--detach submits and exits 0 with the batch ids; a second process collects the same results', async () => {
+    const direct = await directScores()
+    const cache = tmp.p(`cache-${++runs}`)
+    server.scriptBatch({ delayMs: 800 })
+    const first = await cli(runArgs(cache, tmp.p('d1.jsonl'), ['--batch', '--batch-poll-ms', '50', '--detach']))
+    expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/detached: 1 batch still running/)
+    const id = [...server.batches.keys()][0]
+    expect(first.stdout).toContain(id)
+    expect(records(cache)).toHaveLength(1)
+    expect(readOut(tmp.p('d1.jsonl')).summary).toMatchObject({ aborted: true, detached: { pending: [expect.objectContaining({ id })] } })
+    const status = await cli(['batch', 'status', '--cache', cache, ...judgeArgs(server), '--api-key-env', 'OXEVAL_TEST_KEY'])
+    expect(status.code).toBe(0)
+    expect(status.stdout).toContain(`openai ${id}  stage 1, 5 requests (0 answered in the cache)`)
+    // the collecting process: another run of the same command, without --detach
+    const second = await cli(runArgs(cache, tmp.p('d2.jsonl'), ['--batch', '--batch-poll-ms', '50']))
+    expect(second.code).toBe(0)
+    expect(scores(tmp.p('d2.jsonl'))).toEqual(direct)
+    expect(second.stdout).toMatch(/batch: \d+ of \d+ judge calls \(100%\)/)
+    expect(creates()).toHaveLength(3)
+    expect([...submissions().values()].every((n) => n === 1)).toBe(true)
+    expect(records(cache)).toEqual([])
+  })
+
+  it('a run killed (SIGKILL) after it submitted resumes by polling: nothing is submitted again', async () => {
+    const direct = await directScores()
+    const cache = tmp.p(`cache-${++runs}`)
+    server.scriptBatch({ delayMs: 1500 })
+    const killed = await cli(runArgs(cache, tmp.p('k1.jsonl'), ['--batch', '--batch-poll-ms', '50']), {
+      onSpawn: (child: Any) => {
+        const t = setInterval(() => {
+          if (server.batches.size > 0 && records(cache).length > 0) {
+            clearInterval(t)
+            child.kill('SIGKILL')
+          }
+        }, 10)
+      },
+    })
+    expect(killed.signal).toBe('SIGKILL')
+    expect(creates()).toHaveLength(1)
+    const resumed = await cli(runArgs(cache, tmp.p('k2.jsonl'), ['--batch', '--batch-poll-ms', '50']))
+    expect(resumed.code).toBe(0)
+    expect(scores(tmp.p('k2.jsonl'))).toEqual(direct)
+    expect(creates()).toHaveLength(3)
+    expect([...submissions().values()].every((n) => n === 1)).toBe(true)
+  })
+
+  it('oxeval batch cancel cancels at the provider and removes the record', async () => {
+    const cache = tmp.p(`cache-${++runs}`)
+    server.scriptBatch({ neverEnds: true })
+    const r = await cli(runArgs(cache, tmp.p('c1.jsonl'), ['--batch', '--batch-poll-ms', '50', '--detach']))
+    expect(r.code).toBe(0)
+    expect(records(cache)).toHaveLength(1)
+    const other = await cli(['batch', 'status', '--cache', cache, '--model', 'openai/another-model', '--model-url', server.url])
+    expect(other.stdout).toContain('not polled (recorded for another judge model or endpoint)')
+    const c = await cli(['batch', 'cancel', '--cache', cache, ...judgeArgs(server), '--api-key-env', 'OXEVAL_TEST_KEY', '--json'])
+    expect(c.code).toBe(0)
+    const v = JSON.parse(c.stdout)
+    expect(v.batches[0]).toMatchObject({ cancelled: true, removed: true })
+    expect(([...server.batches.values()][0] as Any).cancelled).toBe(true)
+    expect(records(cache)).toEqual([])
+    expect(c.stdout).not.toContain('SECRET')
+  })
+
+  it('usage errors: --batch needs --cache, --detach needs --batch, cancel needs --model', async () => {
+    const a = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--batch'])
+    expect(a.code).toBe(2)
+    expect(a.stderr).toContain('--batch needs --cache DIR')
+    const b = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--cache', tmp.p('x'), '--detach'])
+    expect(b.code).toBe(2)
+    expect(b.stderr).toContain('--detach needs --batch')
+    const c = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--cache', tmp.p('x'), '--batch', '--batch-poll-ms', '0'])
+    expect(c.code).toBe(2)
+    expect(c.stderr).toContain('--batch-poll-ms must be an integer from 1')
+    const d = await cli(['batch', 'cancel', '--cache', tmp.dir])
+    expect(d.code).toBe(2)
+    expect(d.stderr).toContain('needs --model')
+  })
+})
