@@ -844,4 +844,5 @@ module.exports.createCustomScorer = nativeBinding.createCustomScorer
 module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator
 module.exports.createScorer = nativeBinding.createScorer
 module.exports.evalBounds = nativeBinding.evalBounds
+module.exports.evalTrajectory = nativeBinding.evalTrajectory
 module.exports.registry = nativeBinding.registry
