@@ -1607,6 +1607,67 @@ mod tests {
     }
 
     #[test]
+    fn categorized_scores_and_trajectory_routing() {
+        let config = json!({
+            "categorized": true,
+            "scorers": [
+                { "id": "quality", "category": "agent", "type": "agent" },
+                { "id": "path", "category": "trajectory", "type": "trajectory", "threshold": 0.5 },
+                // a trajectory scorer filed under agent receives the messages (Mastra's routing)
+                { "id": "path-raw", "category": "agent", "type": "trajectory" },
+            ],
+            "gates": [{ "id": "called", "type": "agent" }, { "id": "order", "type": "trajectory" }],
+        });
+        let mut a = acc(config.clone());
+        assert_eq!(a.routes(), json!({ "trajectory": ["path", "order"] }));
+        let runs = |q: f64, p: f64| json!({ "quality": [{ "score": q }], "path": [{ "score": p }], "path-raw": [{ "score": 1 }], "called": [{ "score": 1 }], "order": [{ "score": 1 }] });
+        a.add_item(&json!({ "index": 0, "runs": runs(1.0, 0.5) }))
+            .unwrap();
+        a.add_item(&json!({ "index": 1, "runs": runs(0.5, 1.0) }))
+            .unwrap();
+        let s = a.summary(&Value::Null);
+        // Mastra's result.scores.agent / .trajectory; gates stay out of scores
+        assert_eq!(
+            s["scores"],
+            json!({ "agent": { "quality": 0.75, "path-raw": 1.0 }, "trajectory": { "path": 0.75 } })
+        );
+        // everything else stays keyed by id
+        assert_eq!(s["coverage"]["path"], json!({ "scored": 2, "total": 2 }));
+        assert_eq!(s["thresholdResults"][0]["id"], "path");
+        assert_eq!(s["verdict"], "passed");
+        // a category with no scorer is left out (Mastra)
+        let only = acc(
+            json!({ "categorized": true, "scorers": [{ "id": "path", "category": "trajectory", "type": "trajectory" }] }),
+        );
+        assert_eq!(
+            only.summary(&Value::Null)["scores"],
+            json!({ "trajectory": { "path": null } })
+        );
+        // the flat form never routes a scorer, whatever its type; a gate by its type
+        let flat = acc(
+            json!({ "scorers": [{ "id": "path", "type": "trajectory" }], "gates": [{ "id": "g" }] }),
+        );
+        assert_eq!(flat.routes(), json!({ "trajectory": [] }));
+        // a scorer under scorers.trajectory must be one
+        for (entry, shown) in [
+            (
+                json!({ "id": "rel", "category": "trajectory", "type": "agent" }),
+                "\"agent\"",
+            ),
+            (
+                json!({ "id": "rel", "category": "trajectory" }),
+                "undefined",
+            ),
+        ] {
+            let e = EvalAccumulator::new(&json!({ "categorized": true, "scorers": [{ "id": "q", "category": "agent" }, entry] })).unwrap_err();
+            assert_eq!(
+                e.message,
+                format!("scorers.trajectory[0] (\"rel\") is not a trajectory scorer (its type is {shown}): a scorer under scorers.trajectory receives the trajectory extracted from the agent's messages, so it must have type 'trajectory'; put it in scorers.agent")
+            );
+        }
+    }
+
+    #[test]
     fn config_errors_name_the_problem() {
         let bad = |c: Value, want: &str| {
             let e = EvalAccumulator::new(&c).unwrap_err();

@@ -248,3 +248,177 @@ fn turn_entries(turn: &Value, here: &str) -> Result<(Value, Vec<String>), Invali
     }
     Ok((Value::Object(canonical), trajectory))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::EvalAccumulator;
+    use serde_json::{json, Value};
+
+    fn acc() -> EvalAccumulator {
+        EvalAccumulator::new(&json!({ "scorers": [] })).unwrap()
+    }
+
+    fn scorer(id: &str) -> Value {
+        json!({ "type": "scorer", "scorer": { "id": id, "type": "agent" } })
+    }
+
+    fn turn(gates: Vec<Value>, scorers: Vec<Value>) -> Value {
+        json!({
+            "type": "object", "has": { "input": true, "output": false },
+            "gates": { "type": "array", "items": gates }, "scorers": { "type": "array", "items": scorers },
+        })
+    }
+
+    fn turns_item(turns: Vec<Value>) -> Value {
+        json!({
+            "index": 3, "target": "agent",
+            "has": { "input": false, "inputs": false, "turns": true, "output": false },
+            "turns": { "type": "array", "length": turns.len(), "items": turns },
+        })
+    }
+
+    fn err(desc: Value) -> String {
+        acc().plan_item(&desc).unwrap_err().message
+    }
+
+    #[test]
+    fn forms_and_routes() {
+        let mut a = acc();
+        let single =
+            json!({ "index": 0, "target": "none", "has": { "input": true, "output": true } });
+        assert_eq!(a.plan_item(&single).unwrap(), json!({ "mode": "single" }));
+        let inputs = json!({ "index": 1, "target": "agent", "has": { "inputs": true, "input": true }, "inputs": { "type": "array", "length": 2 } });
+        // inputs with an input: Mastra allows it (the turns are the inputs)
+        assert_eq!(a.plan_item(&inputs).unwrap(), json!({ "mode": "inputs" }));
+        let traj = json!({ "type": "scorer", "scorer": { "id": "t", "type": "trajectory" } });
+        let with_threshold = json!({ "type": "entry", "scorer": { "id": "s", "scale": 1 }, "hasThreshold": true, "threshold": 0.5, "scorerType": "object" });
+        let p = a
+            .plan_item(&turns_item(vec![
+                turn(vec![scorer("g"), traj], vec![with_threshold]),
+                turn(vec![], vec![]),
+            ]))
+            .unwrap();
+        assert_eq!(p["mode"], "turns");
+        // a trajectory gate is routed to the turn's trajectory; a turn scorer never is
+        assert_eq!(p["turns"][0]["gates"][0]["trajectory"], false);
+        assert_eq!(p["turns"][0]["gates"][1]["trajectory"], true);
+        assert_eq!(
+            p["turns"][0]["scorers"],
+            json!([{ "id": "s", "direction": "higher", "scale": 1.0, "threshold": 0.5 }])
+        );
+        assert_eq!(p["turns"][1], json!({ "gates": [], "scorers": [] }));
+        assert!(p.get("invalid").is_none());
+    }
+
+    #[test]
+    fn no_target_needs_recorded_outputs() {
+        let mut a = acc();
+        let mut d = turns_item(vec![turn(vec![], vec![]), turn(vec![], vec![])]);
+        d["target"] = json!("none");
+        d["turns"]["items"][0]["has"]["output"] = json!(true);
+        let p = a.plan_item(&d).unwrap();
+        assert_eq!(
+            p["invalid"],
+            "data item 3: turns[1] has no output, and runEvals has no target to produce one"
+        );
+        let inputs = json!({ "index": 4, "target": "none", "has": { "inputs": true }, "inputs": { "type": "array", "length": 2 } });
+        assert_eq!(
+            a.plan_item(&inputs).unwrap()["invalid"],
+            "data item 4 has inputs but no output, and runEvals has no target to run its turns"
+        );
+        let mut with = inputs.clone();
+        with["has"]["output"] = json!(true);
+        assert!(a.plan_item(&with).unwrap().get("invalid").is_none());
+        // a function target: one call per turn (oxeval's), no recorded output needed
+        with["has"]["output"] = json!(false);
+        with["target"] = json!("function");
+        assert!(a.plan_item(&with).unwrap().get("invalid").is_none());
+    }
+
+    #[test]
+    fn shape_errors_name_the_item_and_the_field() {
+        let inputs = |v: Value| json!({ "index": 2, "target": "agent", "has": { "inputs": true }, "inputs": v });
+        assert_eq!(
+            err(inputs(json!({ "type": "string" }))),
+            "data item 2: inputs must be a non-empty array (one input per turn, sent in order on one thread), got string"
+        );
+        assert!(
+            err(inputs(json!({ "type": "array", "length": 0 }))).ends_with("got an empty array")
+        );
+        let mut both = turns_item(vec![turn(vec![], vec![])]);
+        both["has"]["input"] = json!(true);
+        assert_eq!(err(both), "data item 3: turns cannot be combined with input or inputs (each turn carries its own input)");
+        let mut t = turns_item(vec![]);
+        assert_eq!(err(t.clone()), "data item 3: turns must be a non-empty array of { input, gates?, scorers? }, got an empty array");
+        t["turns"] = json!({ "type": "object" });
+        assert!(err(t).ends_with("got object"));
+        assert_eq!(
+            err(turns_item(vec![json!({ "type": "string" })])),
+            "data item 3: turns[0] must be an object { input, gates?, scorers? }, got string"
+        );
+        let mut no_input = turn(vec![], vec![]);
+        no_input["has"]["input"] = json!(false);
+        assert_eq!(
+            err(turns_item(vec![turn(vec![], vec![]), no_input])),
+            "data item 3: turns[1] has no input (the message sent to the agent for this turn)"
+        );
+        let mut bad_list = turn(vec![], vec![]);
+        bad_list["gates"] = json!({ "type": "object" });
+        assert_eq!(
+            err(turns_item(vec![bad_list])),
+            "data item 3: turns[0].gates must be an array of scorers, got object"
+        );
+        assert_eq!(
+            err(turns_item(vec![turn(vec![json!({ "type": "string" })], vec![])])),
+            "data item 3: turns[0].gates[0] must be a scorer (an object with a string id and a run() method), got string"
+        );
+        let wrapped = json!({ "type": "entry", "scorer": { "id": "s" }, "hasThreshold": true, "threshold": 1, "scorerType": "object" });
+        assert!(err(turns_item(vec![turn(vec![wrapped], vec![])]))
+            .starts_with("data item 3: turns[0].gates[0]: a gate is a scorer that must score 1.0"));
+        assert_eq!(
+            err(turns_item(vec![turn(vec![], vec![json!({ "type": "number" })])])),
+            "data item 3: turns[0].scorers[0] must be a scorer (an object with a string id and a run() method) or { scorer, threshold }, got number"
+        );
+        let not_scorer = json!({ "type": "entry", "hasThreshold": true, "threshold": 1, "scorerType": "string" });
+        assert_eq!(
+            err(turns_item(vec![turn(vec![], vec![not_scorer])])),
+            "data item 3: turns[0].scorers[0].scorer must be a scorer (an object with a string id and a run() method), got string"
+        );
+        let no_threshold = json!({ "type": "entry", "scorer": { "id": "s" }, "hasThreshold": false, "scorerType": "object" });
+        assert_eq!(
+            err(turns_item(vec![turn(vec![], vec![no_threshold])])),
+            "data item 3: turns[0].scorers[0] has a scorer but no threshold"
+        );
+        let undefined_threshold = json!({ "type": "entry", "scorer": { "id": "s" }, "hasThreshold": true, "scorerType": "object", "thresholdType": "undefined" });
+        assert_eq!(
+            err(turns_item(vec![turn(vec![], vec![undefined_threshold])])),
+            "data item 3: turns[0].scorers[0].threshold must be a number or { min?, max? }, got undefined"
+        );
+        let out_of_range = json!({ "type": "entry", "scorer": { "id": "s" }, "hasThreshold": true, "threshold": 1.5, "scorerType": "object" });
+        assert_eq!(
+            err(turns_item(vec![turn(vec![], vec![out_of_range])])),
+            "data item 3: turns[0].scorers[0]: the minimum threshold of scorer \"s\" must be a finite number in [0, 1], got 1.5"
+        );
+        assert!(
+            err(turns_item(vec![turn(vec![scorer("x")], vec![scorer("x")])]))
+                .starts_with("data item 3: turns[0] has two assertions with the id \"x\"")
+        );
+    }
+
+    #[test]
+    fn a_plan_is_checked_against_earlier_declarations() {
+        let mut a = acc();
+        a.plan_item(&turns_item(vec![turn(vec![scorer("g")], vec![])]))
+            .unwrap();
+        let e = a
+            .plan_item(&turns_item(vec![turn(vec![], vec![scorer("g")])]))
+            .unwrap_err()
+            .message;
+        assert!(
+            e.starts_with(
+                "data item 3: turns[0]: \"g\" is a scorer without a threshold here but a gate"
+            ),
+            "{e}"
+        );
+    }
+}

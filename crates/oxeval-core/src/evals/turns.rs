@@ -297,3 +297,320 @@ impl Turns {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::EvalAccumulator;
+    use serde_json::{json, Value};
+
+    fn run(items: &[Value]) -> Value {
+        let mut a = EvalAccumulator::new(&json!({ "scorers": [] })).unwrap();
+        for it in items {
+            a.add_item(it).unwrap();
+        }
+        a.summary(&Value::Null)
+    }
+
+    fn gate(id: &str) -> Value {
+        json!({ "id": id })
+    }
+
+    /// A turns item: per turn `(gates, scorers, runs)`.
+    fn item(index: u64, turns: Vec<(Vec<Value>, Vec<Value>, Value)>) -> Value {
+        let turns: Vec<Value> = turns
+            .into_iter()
+            .map(|(g, s, r)| json!({ "gates": g, "scorers": s, "runs": r }))
+            .collect();
+        json!({ "index": index, "runs": {}, "turns": turns })
+    }
+
+    fn kinds(s: &Value) -> Vec<(String, Option<u64>)> {
+        s["outcome"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["kind"].as_str().unwrap().to_string(), r["turn"].as_u64()))
+            .collect()
+    }
+
+    #[test]
+    fn turn_results_average_by_turn_index_and_fold_into_the_outcome() {
+        let th = json!({ "id": "sim", "threshold": 0.8 });
+        let s = run(&[
+            item(
+                0,
+                vec![
+                    (
+                        vec![gate("called")],
+                        vec![],
+                        json!({ "called": [{ "score": 1 }] }),
+                    ),
+                    (vec![], vec![th.clone()], json!({ "sim": [{ "score": 1 }] })),
+                    (vec![], vec![], json!({})),
+                ],
+            ),
+            item(
+                1,
+                vec![
+                    (
+                        vec![gate("called")],
+                        vec![],
+                        json!({ "called": [{ "score": 0 }] }),
+                    ),
+                    (vec![], vec![th], json!({ "sim": [{ "score": 0.5 }] })),
+                    (vec![], vec![], json!({})),
+                ],
+            ),
+        ]);
+        let t = &s["turnResults"];
+        // turn 0: the gate averages 0.5 over the two conversations (Mastra: by turn index)
+        assert_eq!(t[0]["index"], 0);
+        assert_eq!(
+            t[0]["gateResults"],
+            json!([{ "id": "called", "passed": false, "score": 0.5 }])
+        );
+        assert!(t[0].get("scores").is_none() && t[0].get("thresholdResults").is_none());
+        // turn 1: mean 0.75 misses 0.8; `scores` holds the thresholded scorer too (Mastra)
+        assert_eq!(
+            t[1]["thresholdResults"],
+            json!([{ "id": "sim", "passed": false, "averageScore": 0.75, "threshold": 0.8 }])
+        );
+        assert_eq!(t[1]["scores"], json!({ "sim": 0.75 }));
+        assert_eq!(t[1]["coverage"]["sim"], json!({ "scored": 2, "total": 2 }));
+        // a turn without assertions only advances the conversation: { index }
+        assert_eq!(t[2], json!({ "index": 2 }));
+        // the failed turn gate fails the run; the missed turn threshold is listed after it
+        assert_eq!(s["outcome"]["status"], "failed");
+        assert_eq!(s["verdict"], "failed");
+        assert_eq!(
+            kinds(&s),
+            vec![("gate".into(), Some(0)), ("threshold".into(), Some(1))]
+        );
+        let msgs: Vec<&str> = s["outcome"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            msgs[0],
+            "turn 0: gate \"called\" passed 50% of items (required: 100%)"
+        );
+        assert_eq!(
+            msgs[1],
+            "turn 1: \"sim\" mean 0.75 is below the minimum 0.8"
+        );
+        // no top-level scorer: scores is empty, not missing
+        assert_eq!(s["scores"], json!({}));
+    }
+
+    #[test]
+    fn a_missed_turn_threshold_alone_is_scored_and_has_a_verdict() {
+        let s = run(&[item(
+            0,
+            vec![(
+                vec![],
+                vec![json!({ "id": "sim", "threshold": { "min": 0.9 } })],
+                json!({ "sim": [{ "score": 0.5 }] }),
+            )],
+        )]);
+        assert_eq!(s["outcome"]["status"], "scored");
+        assert_eq!(s["verdict"], "scored");
+        assert!(s.get("gateResults").is_none() && s.get("thresholdResults").is_none());
+        // a bare turn scorer: no verdict (Mastra: only gates and thresholds make one)
+        let s = run(&[item(
+            0,
+            vec![(
+                vec![],
+                vec![json!({ "id": "sim" })],
+                json!({ "sim": [{ "score": 0.5 }] }),
+            )],
+        )]);
+        assert_eq!(s["outcome"]["status"], "passed");
+        assert!(s.get("verdict").is_none());
+        assert_eq!(s["turnResults"][0]["scores"], json!({ "sim": 0.5 }));
+    }
+
+    #[test]
+    fn errors_in_turns_are_counted_never_zero_and_unscore_the_item() {
+        let err =
+            json!({ "error": { "code": "OXEVAL_JUDGE_HTTP", "status": 500, "message": "down" } });
+        let s = run(&[
+            item(
+                0,
+                vec![(
+                    vec![gate("g")],
+                    vec![json!({ "id": "sim" })],
+                    json!({ "g": [err.clone()], "sim": [err.clone()] }),
+                )],
+            ),
+            item(
+                1,
+                vec![(
+                    vec![gate("g")],
+                    vec![json!({ "id": "sim" })],
+                    json!({ "g": [{ "score": 1 }], "sim": [{ "score": 0.4 }] }),
+                )],
+            ),
+        ]);
+        let t = &s["turnResults"][0];
+        // the errored gate run counts as 0; the errored scorer run is left out of the mean
+        assert_eq!(t["gateResults"][0]["score"], 0.5);
+        assert_eq!(t["scores"]["sim"], 0.4);
+        assert_eq!(t["errors"], json!({ "g": 1, "sim": 1 }));
+        assert_eq!(t["coverage"]["sim"], json!({ "scored": 1, "total": 2 }));
+        // the item is an unscored one (maxErrors 0): the run fails for it, naming the turn
+        assert_eq!(s["summary"]["erroredItems"], 1);
+        assert_eq!(s["summary"]["failedItems"], 1);
+        let reasons = &s["outcome"]["reasons"];
+        assert_eq!(reasons[0]["kind"], "errors");
+        assert!(
+            reasons[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("first: item 0, g (turn 0): OXEVAL_JUDGE_HTTP: down"),
+            "{reasons}"
+        );
+        // every run of a turn scorer failed: nothing scored, named with its turn
+        let s = run(&[item(
+            0,
+            vec![(
+                vec![],
+                vec![json!({ "id": "sim" })],
+                json!({ "sim": [err] }),
+            )],
+        )]);
+        assert!(
+            kinds(&s).contains(&("nothing-scored".into(), Some(0))),
+            "{s}"
+        );
+        assert_eq!(s["turnResults"][0]["scores"]["sim"], Value::Null);
+    }
+
+    #[test]
+    fn a_failed_conversation_counts_its_turn_assertions_as_not_scored() {
+        // the target failed at turn 1: no assertion of the item ran
+        let it = json!({
+            "index": 0, "runs": {}, "targetError": { "code": "OXEVAL_TARGET", "message": "turn 1 of 2: boom" },
+            "turns": [{ "gates": [{ "id": "g" }], "scorers": [] }, { "gates": [], "scorers": [{ "id": "s", "threshold": 0.5 }] }],
+        });
+        let ok = item(
+            1,
+            vec![
+                (vec![gate("g")], vec![], json!({ "g": [{ "score": 1 }] })),
+                (
+                    vec![],
+                    vec![json!({ "id": "s", "threshold": 0.5 })],
+                    json!({ "s": [{ "score": 1 }] }),
+                ),
+            ],
+        );
+        let s = run(&[it, ok]);
+        assert_eq!(s["turnResults"][0]["gateResults"][0]["score"], 0.5);
+        assert_eq!(
+            s["turnResults"][1]["coverage"]["s"],
+            json!({ "scored": 1, "total": 2 })
+        );
+        assert_eq!(s["summary"]["erroredItems"], 1);
+        assert_eq!(s["outcome"]["status"], "failed");
+    }
+
+    #[test]
+    fn a_turn_assertion_is_one_declaration_per_turn_index() {
+        let mut a = EvalAccumulator::new(&json!({ "scorers": [] })).unwrap();
+        a.add_item(&item(
+            0,
+            vec![(
+                vec![],
+                vec![json!({ "id": "s", "threshold": 0.5 })],
+                json!({ "s": [{ "score": 1 }] }),
+            )],
+        ))
+        .unwrap();
+        // the same id in another turn index is another assertion
+        a.add_item(&item(
+            1,
+            vec![
+                (vec![], vec![], json!({})),
+                (vec![gate("s")], vec![], json!({ "s": [{ "score": 1 }] })),
+            ],
+        ))
+        .unwrap();
+        // the same turn with another threshold: refused, naming the item and the turn
+        let e = a
+            .add_item(&item(
+                2,
+                vec![(
+                    vec![],
+                    vec![json!({ "id": "s", "threshold": 0.7 })],
+                    json!({}),
+                )],
+            ))
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "item 2: turns[0]: \"s\" is a scorer with the threshold >= 0.7 here but a scorer with the threshold >= 0.5 in an earlier item's turn 0 (per-turn results are averaged by turn index across items, so a turn's assertion must be the same in every item)"
+        );
+        let e = a
+            .add_item(&item(3, vec![(vec![gate("s")], vec![], json!({}))]))
+            .unwrap_err();
+        assert!(
+            e.message
+                .contains("\"s\" is a gate here but a scorer with the threshold >= 0.5"),
+            "{}",
+            e.message
+        );
+        // refused items leave the accumulator as it was
+        let s = a.summary(&Value::Null);
+        assert_eq!(s["summary"]["totalItems"], 2);
+        // the same threshold written another way is the same declaration
+        a.add_item(&item(
+            4,
+            vec![(
+                vec![],
+                vec![json!({ "id": "s", "threshold": { "min": 0.5 } })],
+                json!({ "s": [{ "score": 0 }] }),
+            )],
+        ))
+        .unwrap();
+        // ids are unique within a turn
+        let e = a
+            .add_item(&item(
+                5,
+                vec![(vec![gate("x")], vec![json!({ "id": "x" })], json!({}))],
+            ))
+            .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("item 5: turns[0] has two assertions with the id \"x\""),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn no_turns_no_turn_results_and_merges_are_bit_identical() {
+        let s = run(&[json!({ "index": 0, "runs": {} })]);
+        assert!(s.get("turnResults").is_none());
+        // nothing at all to score: the run fails and says so
+        assert!(kinds(&s).contains(&("no-scorers".into(), None)), "{s}");
+        // the same items in another order give the same summary, bit for bit
+        let items: Vec<Value> = (0..6)
+            .map(|i| {
+                item(
+                    i,
+                    vec![(
+                        vec![gate("g")],
+                        vec![json!({ "id": "s", "threshold": 0.3 })],
+                        json!({ "g": [{ "score": (i % 2) as f64 }], "s": [{ "score": 0.1 * i as f64 + 0.05 }] }),
+                    )],
+                )
+            })
+            .collect();
+        let a = run(&items);
+        let mut rev = items.clone();
+        rev.reverse();
+        assert_eq!(a, run(&rev));
+        assert_eq!(a["turnResults"][0]["stats"]["s"]["n"], 6);
+    }
+}
