@@ -474,3 +474,56 @@ describe('runEvals: agent forms without an Agent, and their errors', () => {
     expect(r.turnResults![0].thresholdResults![0]).toMatchObject({ averageScore: 0, passed: false })
   })
 })
+
+describe('oxeval/vitest on agent runs: per-turn and trajectory results', () => {
+  const turnsData = () => [
+    { turns: [{ input: 'Weather in Paris?', gates: [checks.calledTool('weather')] }, { input: 'And tomorrow?', gates: [checks.calledTool('weather')], scorers: [{ scorer: checks.includes('°C'), threshold: 0.5 }] }] },
+  ]
+
+  it('toPass fails on a turn gate, naming the turn and its worst items; toPassGates / toPassThresholds count per-turn ones (Mastra\'s ids)', async () => {
+    const { expectEvals, evalMatchers } = await import('../vitest/index.mjs')
+    const e = await failure(expectEvals({ target: weatherAgent().agent, data: turnsData(), scorers: [] }).toPass())
+    expect(e.name).toBe('EvalPassRateError')
+    const lines = e.message.split('\n')
+    expect(lines).toContain('  ✗ gate turn 1 check-called-tool: pass rate 0% (scored 1/1)')
+    expect(lines).toContain('  ✗ threshold turn 1 check-includes: mean 0.0 (threshold: min 0.5, short by 0.5) (scored 1/1)')
+    // the worst item of the failing turn gate: the item, its score, the check's reason
+    expect(lines.some((l: string) => /^ {4}#0 0\.0: /.test(l))).toBe(true)
+    const r = e.result
+    const gates = evalMatchers.toPassGates(r)
+    expect(gates.pass).toBe(false)
+    expect(gates.message()).toMatch(/^expected all gates to pass, but 1 failed:\n {2}✗ gate turn 1 check-called-tool: pass rate 0%/)
+    const ths = evalMatchers.toPassThresholds(r)
+    expect(ths.pass).toBe(false)
+    // Mastra's matcher says the same of its own run
+    const mastraVitest = await import('@mastra/evals/vitest')
+    const mr = await mastraRunEvals({ target: weatherAgent().agent, data: [{ turns: [{ input: 'Weather in Paris?', gates: [mastraChecks.calledTool('weather')] }, { input: 'And tomorrow?', gates: [mastraChecks.calledTool('weather')], scorers: [{ scorer: mastraChecks.includes('°C'), threshold: 0.5 }] }] }], scorers: [] } as Any)
+    expect((mastraVitest as Any).evalMatchers.toPassGates(mr).pass).toBe(false)
+    expect((mastraVitest as Any).evalMatchers.toPassGates(mr).message()).toContain('✗ turn 1 check-called-tool (score: 0)')
+    // a passing turn gate passes toPassGates with no top-level gate at all
+    const ok = await runEvals({ target: weatherAgent().agent, data: [{ turns: [{ input: 'Weather in Paris?', gates: [checks.calledTool('weather')] }] }], scorers: [] })
+    expect(evalMatchers.toPassGates(ok).pass).toBe(true)
+  })
+
+  it('categorized means by dot path; the meta and the reporter show per-turn and trajectory rows', async () => {
+    const { evalMatchers, toEvalMeta, OxevalEvalsReporter } = await import('../vitest/index.mjs')
+    const r = await runEvals({
+      target: weatherAgent().agent,
+      data: [{ input: 'Weather in Paris?', expectedTrajectory }, ...turnsData()],
+      scorers: { agent: [checks.includes('°C')], trajectory: [{ scorer: oxeval.createTrajectoryAccuracyScorerCode(), threshold: 0.9 }] },
+    })
+    expect(evalMatchers.toHaveScoreAbove(r, 'trajectory.code-trajectory-accuracy-scorer', 0.4).pass).toBe(true)
+    const below = evalMatchers.toHaveScoreAbove(r, 'trajectory.code-trajectory-accuracy-scorer', 0.99)
+    expect(below.pass).toBe(false)
+    expect(below.message()).toMatch(/^expected the mean of "trajectory.code-trajectory-accuracy-scorer" \(0\.5\) to be above 0\.99, off by 0\.49 \(scored 2\/2\)/)
+    expect(evalMatchers.toHaveScoreAbove(r, 'agent.nope', 0).message()).toBe('toHaveScoreAbove: scorer "agent.nope" not found in the result. Scorers: agent.check-includes, trajectory.code-trajectory-accuracy-scorer')
+    const meta = toEvalMeta(r)
+    expect(meta.scores).toEqual({ 'agent.check-includes': 1, 'trajectory.code-trajectory-accuracy-scorer': 0.5 })
+    expect(meta.turnResults!.map((t: Any) => t.index)).toEqual([0, 1])
+    expect(Object.keys(meta.worstTurns!)).toEqual(['turn 1 check-called-tool', 'turn 1 check-includes'])
+    const text = new OxevalEvalsReporter({ color: false }).render([{ fullName: 'agent run', meta }])
+    expect(text).toContain('trajectory.code-trajectory-accuracy-scorer (threshold: min 0.9)  0.5')
+    expect(text).toMatch(/ {3}turn 1\n {5}check-called-tool \(gate\) +0% +1\/1 +✗/)
+    expect(text).toContain('worst turn 1 check-called-tool:')
+  })
+})
