@@ -781,13 +781,17 @@ export declare function runEvals(options: RunEvalsOptions): Promise<RunEvalsResu
 export interface OxevalConfig {
   /** A dataset file (.jsonl, .json, .csv) or the items themselves. */
   data: string | EvalItem[]
-  /** Scorer objects (built-in factories' results, custom scorers, checks), built-in names as the CLI takes them, or `{ scorer, threshold }`. */
-  scorers?: Array<EvalScorer | string | { scorer: EvalScorer | string; threshold: ThresholdConfig }>
+  /** Scorer objects (built-in factories' results, custom scorers, checks), built-in names as the CLI takes them, or `{ scorer, threshold }`;
+   * or Mastra's categorized `{ agent, trajectory }` of scorer objects (`EvalAgentScorerConfig`). */
+  scorers?: Array<EvalScorer | string | { scorer: EvalScorer | string; threshold: ThresholdConfig }> | EvalAgentScorerConfig
   gates?: Array<EvalScorer | string>
   /** The judge of the built-in scorers named by string. */
   model?: string | { id: string; url?: string; apiKey?: string }
-  /** Makes the output of every item that has none: `(input, { item, signal }) => output`, or an Agent. */
+  /** Makes the output of every item that has none: `(input, { item, signal }) => output`, or an Agent
+   * (which also runs the data's multi-turn items, one thread per conversation). */
   target?: EvalTarget
+  /** An Agent target's `generate()` options (runEvals' `targetOptions`). */
+  targetOptions?: RunEvalsOptions['targetOptions']
   /** Bound of one target call, in ms (none by default). */
   targetTimeoutMs?: number
   /** Keep the target's outputs in this folder (one file per item): rescoring does not rerun the target. */

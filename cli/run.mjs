@@ -68,6 +68,12 @@ Data
                              BOM is ignored. The file is streamed (any size) and read twice: a
                              first pass counts the rows and takes its sha-256 (recorded in the
                              --out header for oxeval merge), the second feeds the items.
+                             Agent items (JSON/JSONL): { inputs: [...] } (turns sent in order on
+                             one thread to the config's Agent target; no target: the recorded
+                             output), { turns: [{ input, output?, gates?, scorers? }] } (each
+                             turn's assertions judge that turn alone, named as --gate/--scorer
+                             name them: "calledTool(weather)", { "scorer": "answer-relevancy",
+                             "threshold": 0.7 }), expectedTrajectory (for trajectory scorers).
                              Bad rows (invalid JSON, no input, a bad context, nested deeper
                              than ${MAX_DEPTH} levels) are reported on stderr with their line and
                              stay items of the run, as item errors (OXEVAL_INVALID_INPUT);
