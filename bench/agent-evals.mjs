@@ -8,10 +8,13 @@
 // trajectory accuracy scorer under `trajectory`) and a check as a gate. Each library in its own
 // worker process: CPU (user + system), wall and peak RSS of the whole run; then the same items
 // with no assertion at all (a trivial scorer), the target's own cost, in another process, so
-// the runner's and scorers' share is reported beside the total. Both runs must give the same
-// scores, verdict and turnResults (Mastra's keys): the driver checks it.
+// the runner's and scorers' share is reported beside the total. Each of the four runs is
+// repeated (`--repeat`, in turn, each in a fresh process) and the medians are reported: the
+// target's own cost varies by ±15 % between processes, and the runner's share is a difference
+// of two such figures. Both libraries must give the same scores, verdict and turnResults
+// (Mastra's keys): the driver checks it.
 //
-//   node bench/agent-evals.mjs [--items 200] [--concurrency 8]
+//   node bench/agent-evals.mjs [--items 200] [--concurrency 8] [--repeat 3]
 //   node bench/agent-evals.mjs worker <lib> <judgeUrl> <items> <concurrency> <full|target>
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -125,6 +128,7 @@ if (mode === 'worker') {
   }
   const items = Number(flag('items', 200))
   const concurrency = Number(flag('concurrency', 8))
+  const repeat = Number(flag('repeat', 3))
   const b = spawnSync('node', ['scripts/ensure-built.mjs', '--release'], { cwd: root, stdio: 'inherit' })
   if (b.status !== 0) process.exit(1)
   // bench/agent.mjs's judge process (answers each agent scorer's schema by its shape)
@@ -138,34 +142,48 @@ if (mode === 'worker') {
       throw new Error(`${lib} ${what} worker failed: ${r.stderr.slice(-3000)}`)
     }
   }
-  const rows = {}
+  const runs = {}
   try {
-    for (const lib of ['oxeval', 'mastra']) {
-      for (const what of ['full', 'target']) {
-        console.error(`multi-turn runEvals ${lib} (${what === 'full' ? 'with its scorers' : 'the target alone'}): ${items} conversations, concurrency ${concurrency}…`)
-        rows[`${lib}.${what}`] = worker(lib, what)
+    for (let k = 0; k < repeat; k++) {
+      for (const lib of ['oxeval', 'mastra']) {
+        for (const what of ['full', 'target']) {
+          console.error(`multi-turn runEvals ${lib} (${what === 'full' ? 'with its scorers' : 'the target alone'}), run ${k + 1}/${repeat}: ${items} conversations, concurrency ${concurrency}…`)
+          ;(runs[`${lib}.${what}`] ??= []).push(worker(lib, what))
+        }
       }
     }
   } finally {
     child.kill('SIGTERM')
   }
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b)
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  }
+  // per (library, run kind): the medians, and the results of the first run
+  const rows = Object.fromEntries(
+    Object.entries(runs).map(([k, rs]) => [k, { ...rs[0], cpuMs: median(rs.map((r) => r.cpuMs)), wallMs: median(rs.map((r) => r.wallMs)), peakRssMb: median(rs.map((r) => r.peakRssMb)), cpuAll: rs.map((r) => Math.round(r.cpuMs)) }]),
+  )
+  // every run of a library gave the same results
+  const stable = ['oxeval.full', 'mastra.full'].every((k) => runs[k].every((r) => JSON.stringify([r.scores, r.verdict, r.turnResults]) === JSON.stringify([runs[k][0].scores, runs[k][0].verdict, runs[k][0].turnResults])))
   const o = rows['oxeval.full']
   const m = rows['mastra.full']
   const same = JSON.stringify([o.scores, o.verdict, o.gateResults, o.turnResults]) === JSON.stringify([m.scores, m.verdict, m.gateResults, m.turnResults])
   const f = (x, d = 0) => Number(x).toFixed(d)
   const own = (lib) => rows[`${lib}.full`].cpuMs - rows[`${lib}.target`].cpuMs
   console.log(`\nmulti-turn runEvals: ${items} conversations (${Math.ceil(items / 2)} turns items × 3 turns with per-turn gates and a thresholded scorer, ${Math.floor(items / 2)} inputs items × 2 turns), one @mastra/core Agent with memory on a mock model, concurrency ${concurrency}; scorers { agent: [multi-turn judge (LLM, instant judge), noToolErrors], trajectory: [code trajectory accuracy] }, gate calledTool\n`)
-  console.log('| runEvals | wall ms | CPU ms | CPU ms, target alone | CPU ms, runner + scorers | peak RSS MB |')
+  console.log(`medians of ${repeat} runs each (every run in its own process)\n`)
+  console.log('| runEvals | wall ms | CPU ms (each run) | CPU ms, target alone (each run) | CPU ms, runner + scorers | peak RSS MB |')
   console.log('|---|---|---|---|---|---|')
   for (const lib of ['oxeval', 'mastra']) {
     const r = rows[`${lib}.full`]
-    console.log(`| ${lib === 'oxeval' ? 'oxeval' : '@mastra/core'} | ${f(r.wallMs)} | ${f(r.cpuMs)} | ${f(rows[`${lib}.target`].cpuMs)} | ${f(own(lib))} | ${f(r.peakRssMb, 1)} |`)
+    const t = rows[`${lib}.target`]
+    console.log(`| ${lib === 'oxeval' ? 'oxeval' : '@mastra/core'} | ${f(r.wallMs)} | ${f(r.cpuMs)} (${r.cpuAll.join(', ')}) | ${f(t.cpuMs)} (${t.cpuAll.join(', ')}) | ${f(own(lib))} | ${f(r.peakRssMb, 1)} |`)
   }
   console.log(
     `\nMastra / oxeval, same run: wall ${f(m.wallMs / o.wallMs, 2)}×, CPU ${f(m.cpuMs / o.cpuMs, 2)}×, CPU of runner + scorers ${f(own('mastra') / own('oxeval'), 1)}×, peak RSS ${f(m.peakRssMb / o.peakRssMb, 2)}×`,
   )
-  console.log(`same scores, verdict, gateResults and turnResults: ${same ? 'yes' : 'NO'} (verdict ${o.verdict}, scores ${JSON.stringify(o.scores)})`)
-  if (!same) {
+  console.log(`same scores, verdict, gateResults and turnResults: ${same && stable ? 'yes' : 'NO'} (verdict ${o.verdict}, scores ${JSON.stringify(o.scores)})`)
+  if (!same || !stable) {
     console.log(`oxeval: ${JSON.stringify([o.scores, o.verdict, o.gateResults, o.turnResults])}`)
     console.log(`mastra: ${JSON.stringify([m.scores, m.verdict, m.gateResults, m.turnResults])}`)
     process.exit(1)

@@ -155,7 +155,7 @@ if (want('agent')) {
   const r = spawnSync('node', ['bench/agent.mjs', ...args], { cwd: root, stdio: 'inherit' })
   if (r.status !== 0) console.log(`bench/agent.mjs failed (status ${r.status})`)
   // a multi-turn runEvals, oxeval's vs Mastra's, on the same Agent target and mock model
-  const evalArgs = ['--items', flag('agent-evals-items', '200'), '--concurrency', '8']
+  const evalArgs = ['--items', flag('agent-evals-items', '200'), '--concurrency', '8', '--repeat', flag('agent-evals-repeat', '3')]
   console.log(`\nbench/agent-evals.mjs ${evalArgs.join(' ')}`)
   const e = spawnSync('node', ['bench/agent-evals.mjs', ...evalArgs], { cwd: root, stdio: 'inherit' })
   if (e.status !== 0) console.log(`bench/agent-evals.mjs failed (status ${e.status})`)
