@@ -84,10 +84,13 @@ impl Decl {
     }
 
     /// What the declaration must agree on across items: its kind and threshold bounds.
-    fn signature(&self) -> (bool, Option<(Option<f64>, Option<f64>)>) {
+    fn signature(&self) -> Signature {
         (self.gate, self.threshold.as_ref().map(|t| (t.min, t.max)))
     }
 }
+
+/// A declaration's kind (gate?) and threshold bounds (min, max), as items must agree on them.
+type Signature = (bool, Option<(Option<f64>, Option<f64>)>);
 
 fn as_input(e: InvalidArgument) -> InvalidArgument {
     InvalidArgument::input(e.message)
@@ -140,7 +143,7 @@ pub(super) struct Turns {
     /// Per turn index: its gates and scorers in first-seen order.
     by_turn: BTreeMap<u64, IndexMap<String, Tally>>,
     /// Every declaration seen (planned or added) per (turn, id): its signature.
-    declared: BTreeMap<(u64, String), (bool, Option<(Option<f64>, Option<f64>)>)>,
+    declared: BTreeMap<(u64, String), Signature>,
 }
 
 /// What the summary takes from the turns.
@@ -173,7 +176,7 @@ impl Turns {
             if *seen == d.signature() {
                 continue;
             }
-            let what = |(gate, th): (bool, Option<(Option<f64>, Option<f64>)>)| match (gate, th) {
+            let what = |(gate, th): Signature| match (gate, th) {
                 (true, _) => "a gate".to_string(),
                 (false, None) => "a scorer without a threshold".to_string(),
                 (false, Some((min, max))) => format!(
