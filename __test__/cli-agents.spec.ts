@@ -4,9 +4,10 @@
 // whose scorers are categorized; the summary, --out (merge recounts it), JUnit and the HTML
 // report show per-turn and trajectory results; --cache-targets replays whole conversations.
 import { afterAll, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { jsonl, readOut, root, runCli, tempDir } from './helpers/cli'
+import { CLI, jsonl, readOut, root, runCli, tempDir } from './helpers/cli'
 import { type Any } from './helpers/setup'
 
 const t = tempDir('oxeval-agents-')
@@ -160,6 +161,24 @@ describe('oxeval run: agent items', () => {
     expect(turns[2].textContent).toContain('calledTool(weather) (gate): 0')
     expect(turns[2].textContent).toContain('includes("°C") (threshold 0.5): 0')
     expect(detail.textContent).toMatch(/trajectory \(1 step\)tool_call weather \{"city":"Paris"\}/)
+    // oxeval view lists the run with its categorized means by id
+    const view = spawn(process.execPath, [CLI, 'view', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ''
+        view.stdout!.on('data', (d) => {
+          out += d
+          const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)
+          if (m) resolve(m[0])
+        })
+        view.on('exit', (code) => reject(new Error(`view exited ${code}`)))
+      })
+      const runs = await (await fetch(`${url}api/runs`)).json()
+      const run = runs.find((x: Any) => x.file === 'out.jsonl')
+      expect(run.means).toEqual({ 'check-includes': 1, 'code-trajectory-accuracy-scorer': 1 })
+    } finally {
+      view.kill()
+    }
   })
 
   it('--cache-targets keeps whole conversations: a rerun calls the agent for none of them', async () => {

@@ -217,3 +217,13 @@ export function turnAssertions(summary) {
   }
   return rows
 }
+
+/** `scores` as `{ id: mean }` whatever its form (the categorized form's categories opened). */
+export function meansById(scores) {
+  const out = {}
+  for (const [k, v] of Object.entries(scores || {})) {
+    if (v !== null && typeof v === 'object' && CATEGORIES.includes(k)) Object.assign(out, v)
+    else out[k] = v
+  }
+  return out
+}
