@@ -121,5 +121,13 @@ export declare function evalBounds(options: string): Record<string, any>
  */
 export declare function evalTrajectory(output: string): Record<string, unknown>
 
+/**
+ * One turn's output as messages, for a conversation's accumulated output (JSON text;
+ * `oxeval_core::agent::output_messages`: a text → one assistant message, `{ messages }` and a
+ * message object → their messages) → `{ ok, value: [messages] }`, or the TypeError outcome
+ * for an output that is no message.
+ */
+export declare function evalTurnMessages(output: string): Record<string, unknown>
+
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

@@ -845,4 +845,5 @@ module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator
 module.exports.createScorer = nativeBinding.createScorer
 module.exports.evalBounds = nativeBinding.evalBounds
 module.exports.evalTrajectory = nativeBinding.evalTrajectory
+module.exports.evalTurnMessages = nativeBinding.evalTurnMessages
 module.exports.registry = nativeBinding.registry

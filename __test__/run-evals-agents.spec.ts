@@ -388,8 +388,8 @@ describe('runEvals: trajectories', () => {
       scorers: { trajectory: [oxeval.createTrajectoryAccuracyScorerCode()] },
       maxErrors: 1,
     })
-    // Mastra's accumulation: a turn's array is spread, anything else is one element
-    expect(r.items![0].output).toEqual([call('a', 'Paris'), 'Bye!'])
+    // Mastra's accumulation: a turn's array is spread; a text turn is its assistant message
+    expect(r.items![0].output).toEqual([call('a', 'Paris'), { role: 'assistant', content: 'Bye!' }])
     // a recorded trajectory passes as it is
     expect(r.items![1].trajectory).toEqual([{ stepType: 'tool_call', name: 'weather' }])
     expect(r.scores.trajectory['code-trajectory-accuracy-scorer']).not.toBeNull()
@@ -414,8 +414,12 @@ describe('runEvals: agent forms without an Agent, and their errors', () => {
     ])
     expect(new Set(calls.map((c) => c.threadId)).size).toBe(1)
     expect(calls[0].resourceId).toBe(calls[0].threadId)
-    expect(seen.runs[0].output).toEqual(['echo a', 'echo b', 'echo c'])
+    // a text answer per turn: each one an assistant message of the conversation
+    expect(seen.runs[0].output).toEqual(['echo a', 'echo b', 'echo c'].map((content) => ({ role: 'assistant', content })))
     expect(r.outcome.passed).toBe(true)
+    // so output checks see every turn's text
+    const inc = await runEvals({ target, data: [{ inputs: ['a', 'b'] }], scorers: [checks.includes('echo b')] })
+    expect(inc.scores['check-includes']).toBe(1)
   })
 
   it('shape errors are TypeErrors naming the item and the field, before any target call', async () => {

@@ -124,12 +124,24 @@ function turnInputs(item, plan) {
   return plan.mode === 'turns' ? item.turns.map((t) => t.input) : item.inputs
 }
 
-/** Mastra's accumulation of turn outputs: an array's elements, anything else as one element. */
+/**
+ * A conversation's output from its turns' outputs: Mastra's accumulation of an Agent's (an
+ * array's messages spread, in order); a turn output that is not an array (a function target's
+ * or a recorded text, a message object, `{ messages }`) becomes its messages as the scorers
+ * read an output (the agent module's widening: a text is one assistant message), so a text
+ * answer is never lost in the accumulated list; anything else is one element, as Mastra's.
+ */
 function accumulate(outputs) {
   const all = []
   for (const o of outputs) {
     if (o === undefined || o === null) continue
-    if (Array.isArray(o)) all.push(...o)
+    if (Array.isArray(o)) {
+      all.push(...o)
+      continue
+    }
+    const t = toJson(o)
+    const r = t.error === undefined ? native.evalTurnMessages(t.json) : { ok: false }
+    if (r.ok) all.push(...r.value)
     else all.push(o)
   }
   return all

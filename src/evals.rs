@@ -122,6 +122,20 @@ pub fn eval_trajectory(output: String) -> Value {
     })
 }
 
+/// One turn's output as messages, for a conversation's accumulated output (JSON text;
+/// `oxeval_core::agent::output_messages`: a text → one assistant message, `{ messages }` and a
+/// message object → their messages) → `{ ok, value: [messages] }`, or the TypeError outcome
+/// for an output that is no message.
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
+pub fn eval_turn_messages(output: String) -> Value {
+    guarded(|| {
+        let v = parse(&output, "the output")?;
+        oxeval_core::agent::output_messages(&v)
+            .map(|m| Value::Array(m.into_owned()))
+            .map_err(InvalidArgument::input)
+    })
+}
+
 /// `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`
 /// or a `{ ok: false, kind: 'type' }` outcome out.
 #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
