@@ -40,6 +40,14 @@ export declare class NativeEvalAccumulator {
    */
   checkLabels(item: string): Record<string, unknown>
   /**
+   * The plan of one data item (`oxeval_core::evals` plan.rs: the facade's description of
+   * the item as JSON text) → `{ ok, value: { mode, turns?, invalid? } }`, or the TypeError
+   * outcome naming the item and the field.
+   */
+  planItem(desc: string): Record<string, unknown>
+  /** Which scorers and gates receive the trajectory → `{ trajectory: [ids] }`. */
+  routes(): Record<string, unknown>
+  /**
    * The run summary so far, with its outcome → `{ ok, value }`. `end`: JSON text
    * `{ aborted?, unfinished? }` from the runner (absent: a run that finished).
    */
@@ -127,6 +135,21 @@ export declare function createScorer(factory: string, options: string, descripto
  * or `{ ok: false, code, message }` (see `oxeval_core::run::EvalBounds`).
  */
 export declare function evalBounds(options: string): Record<string, any>
+
+/**
+ * The trajectory a trajectory scorer or gate of runEvals receives for an output (JSON text;
+ * `oxeval_core::agent::routed_trajectory`) → `{ ok, value: { steps } }`, `{ ok, value: {
+ * asIs: true } }` (the output is a trajectory already), or the TypeError outcome.
+ */
+export declare function evalTrajectory(output: string): Record<string, unknown>
+
+/**
+ * One turn's output as messages, for a conversation's accumulated output (JSON text;
+ * `oxeval_core::agent::output_messages`: a text → one assistant message, `{ messages }` and a
+ * message object → their messages) → `{ ok, value: [messages] }`, or the TypeError outcome
+ * for an output that is no message.
+ */
+export declare function evalTurnMessages(output: string): Record<string, unknown>
 
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

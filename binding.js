@@ -847,5 +847,7 @@ module.exports.createCustomScorer = nativeBinding.createCustomScorer
 module.exports.createEvalAccumulator = nativeBinding.createEvalAccumulator
 module.exports.createScorer = nativeBinding.createScorer
 module.exports.evalBounds = nativeBinding.evalBounds
+module.exports.evalTrajectory = nativeBinding.evalTrajectory
+module.exports.evalTurnMessages = nativeBinding.evalTurnMessages
 module.exports.registry = nativeBinding.registry
 module.exports.scorerBatchReady = nativeBinding.scorerBatchReady

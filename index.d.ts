@@ -486,6 +486,8 @@ export declare function createScorer<TRun extends ScorerRun = ScorerRun>(config:
 /** Anything `runEvals` can score: an oxeval scorer, a Mastra scorer, or any `{ id, run() }`. */
 export interface EvalScorer {
   readonly id: string
+  /** Mastra's metadata: `'trajectory'` routes a gate (and is required under `scorers.trajectory`). */
+  readonly type?: unknown
   run(run: any, options?: any): Promise<{ score?: number } & Record<string, any>>
 }
 
@@ -493,6 +495,30 @@ export interface EvalScorer {
 export type ThresholdConfig = number | { min?: number; max?: number }
 
 export type EvalScorerEntry = EvalScorer | { scorer: EvalScorer; threshold: ThresholdConfig }
+
+/**
+ * Mastra's `AgentScorerConfig`: `agent` scorers receive the agent's messages; `trajectory`
+ * scorers (type `'trajectory'`) the trajectory extracted from them (`{ steps, rawOutput }`)
+ * and the item's `expectedTrajectory`. The means are `result.scores.agent` /
+ * `result.scores.trajectory`. oxeval also takes `{ scorer, threshold }` entries here.
+ */
+export interface EvalAgentScorerConfig {
+  agent?: EvalScorerEntry[]
+  trajectory?: EvalScorerEntry[]
+}
+
+/**
+ * One turn of a `turns` item (Mastra's `EvalTurn`): its input, sent in order on the
+ * conversation's thread; its `gates` and `scorers` judge only this turn's input and output
+ * (a gate of type `'trajectory'`: this turn's trajectory). Without a target, `output` is the
+ * turn's recorded answer.
+ */
+export interface EvalTurn {
+  input: unknown
+  output?: unknown
+  gates?: EvalScorer[]
+  scorers?: EvalScorerEntry[]
+}
 
 /** One data item. With no `target`, `output` is what gets scored. */
 export interface EvalItem {
@@ -502,6 +528,14 @@ export interface EvalItem {
   groundTruth?: unknown
   context?: string[]
   requestContext?: unknown
+  /** Multi-turn: each input sent in order to the target on one thread (an Agent: one
+   * `memory.thread` and resource); the scorers see the accumulated output and the first
+   * input. With no target, `output` is the recorded conversation. */
+  inputs?: unknown[]
+  /** Multi-turn with per-turn assertions (not with `input`/`inputs`): see `EvalTurn`. */
+  turns?: EvalTurn[]
+  /** What trajectory scorers and gates compare against (`run.expectedTrajectory`). */
+  expectedTrajectory?: unknown
   /** Your own labels per scorer id: a score, or `'pass'` / `'fail'` at the scorer's threshold.
    * The result's `agreement` then says how far the judge agrees with them. Not passed to the
    * scorers' runs. */
@@ -553,6 +587,11 @@ export type EvalTargetContext = EvalItem & {
   signal: AbortSignal
   /** The item's position in `data` (0-based). */
   index: number
+  /** A multi-turn item: which turn this call is (the target is called once per turn). */
+  turn?: { index: number; count: number }
+  /** A multi-turn item: the conversation's thread (the same for every turn) and resource. */
+  threadId?: string
+  resourceId?: string
 }
 
 /** A target produces the output of an item: an async function, or an Agent-style `generate()`
@@ -568,6 +607,8 @@ export interface EvalErrorJson {
   failedStep?: string
   /** The judge's HTTP status, when it answered with one. */
   status?: number
+  /** A conversation's target error: the turn (0-based) that failed. */
+  turn?: number
 }
 
 export interface EvalUsage {
@@ -616,7 +657,49 @@ export interface EvalItemResult {
   /** Per scorer, when `trials > 1`: every trial's score (null = failed) and their statistics. */
   trials?: Record<string, EvalStats & { scores: Array<number | null> }>
   usage: Record<string, EvalUsage>
+  /** A multi-turn item's inputs (`input` is then the first). */
+  inputs?: unknown[]
+  /** The trajectory the trajectory scorers and gates received (its steps). */
+  trajectory?: unknown[]
+  /** A `turns` item: per turn what was sent and answered and its assertions' results. */
+  turns?: EvalTurnRecord[]
   durationMs: number
+}
+
+/** One turn of a `turns` item's result. */
+export interface EvalTurnRecord {
+  index: number
+  input: unknown
+  output: unknown
+  /** The turn's assertions as declared (what `summarizeItems` recounts them from). */
+  gates: Array<{ id: string; trajectory?: boolean; direction?: 'higher' | 'lower'; scale?: number }>
+  scorers: Array<{ id: string; threshold?: ThresholdConfig; direction?: 'higher' | 'lower'; scale?: number }>
+  results: Record<string, ScorerResult & Record<string, any>>
+  errors: Record<string, EvalErrorJson>
+  trials?: Record<string, EvalStats & { scores: Array<number | null> }>
+  usage?: Record<string, EvalUsage>
+  /** The turn's trajectory (its steps), when a trajectory gate judged it. */
+  trajectory?: unknown[]
+}
+
+/** Per-turn results of `turns` items, by turn index across items (Mastra's `TurnResult`, plus
+ * coverage, errors, statistics and scorer facts per turn with assertions). */
+export interface EvalTurnResult {
+  index: number
+  gateResults?: Array<{ id: string; passed: boolean; score: number }>
+  thresholdResults?: EvalThresholdResult[]
+  /** Every turn scorer's mean (thresholded or not); null when none was scored. */
+  scores?: Record<string, number | null>
+  coverage?: Record<string, { scored: number; total: number }>
+  errors?: Record<string, number>
+  stats?: Record<string, EvalStats>
+  scorerInfo?: Record<string, { direction: 'higher' | 'lower'; scale: number; gate: boolean }>
+}
+
+/** `result.scores` of the categorized form (`scorers: { agent, trajectory }`). */
+export interface EvalCategorizedScores {
+  agent?: Record<string, number | null>
+  trajectory?: Record<string, number | null>
 }
 
 /** What `onItemComplete` receives: the item's result plus Mastra's `item`, `targetResult`, `scorerResults`. */
@@ -628,10 +711,16 @@ export interface EvalItemCompletion extends EvalItemResult {
 
 export interface RunEvalsOptions {
   data: EvalItem[] | Iterable<EvalItem> | AsyncIterable<EvalItem>
-  scorers?: EvalScorerEntry[]
-  /** Scorers that must score 1.0 on average (an errored gate run counts as 0). */
+  /** Scorers, or Mastra's `{ agent, trajectory }` (see `EvalAgentScorerConfig`). */
+  scorers?: EvalScorerEntry[] | EvalAgentScorerConfig
+  /** Scorers that must score 1.0 on average (an errored gate run counts as 0); a gate of type
+   * `'trajectory'` receives the item's trajectory. */
   gates?: EvalScorer[]
   target?: EvalTarget
+  /** An Agent target's `generate()` options (Mastra's `targetOptions`: `maxSteps`,
+   * `modelSettings`, …); `memory.resource` pins the resource of multi-turn items (runEvals
+   * makes each conversation's thread). */
+  targetOptions?: Record<string, unknown> & { memory?: { resource?: string; thread?: unknown } & Record<string, unknown> }
   /** Items in flight at once (default 8). An item's scorers run concurrently. */
   concurrency?: number
   /** Runs per (item, scorer) (default 1): item and scorer statistics over trials. */
@@ -693,8 +782,10 @@ export interface EvalOutcome {
   /** The status in plain words. */
   meaning: string
   reasons: Array<{
-    kind: 'no-items' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'aborted' | 'gate' | 'threshold'
+    kind: 'no-items' | 'no-scorers' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'aborted' | 'gate' | 'threshold'
     scorer?: string
+    /** A per-turn assertion's turn index. */
+    turn?: number
     message: string
   }>
   policy: { maxErrors: number; minCoverage: number | null; gatePassRate: number; partial: boolean }
@@ -707,9 +798,10 @@ export interface EvalThresholdResult {
   threshold: ThresholdConfig
 }
 
-export interface RunEvalsResult {
-  /** Mean item score per scorer id over scored items; null when none was scored. */
-  scores: Record<string, number | null>
+export interface RunEvalsResult<S = Record<string, number | null>> {
+  /** Mean item score per scorer id over scored items; null when none was scored (the
+   * categorized form: `{ agent?, trajectory? }`, each keyed by id). */
+  scores: S
   summary: {
     totalItems: number
     failedItems: number
@@ -732,6 +824,10 @@ export interface RunEvalsResult {
   thresholdResults?: EvalThresholdResult[]
   /** Per scorer with labels (items' `expected`): agreement of its judge with them. */
   agreement?: Record<string, EvalAgreement>
+  /** Per turn index, when an item had `turns`: its gates, thresholds and scores. */
+  turnResults?: EvalTurnResult[]
+  /** What the run noticed and went on (e.g. an Agent without memory ran multi-turn items). */
+  warnings?: string[]
   /** Failed runs per scorer (never turned into a 0). */
   errors: Record<string, number>
   coverage: Record<string, { scored: number; total: number }>
@@ -747,19 +843,24 @@ export interface RunEvalsResult {
 }
 
 /** Run scorers over a dataset (Mastra's `runEvals` signature and result, plus coverage, errors, usage, statistics). */
+export declare function runEvals(options: RunEvalsOptions & { scorers: EvalAgentScorerConfig & { readonly length?: never } }): Promise<RunEvalsResult<EvalCategorizedScores>>
 export declare function runEvals(options: RunEvalsOptions): Promise<RunEvalsResult>
 
 /** `oxeval.config.ts` (`oxeval run` with no flags reads it; flags override; paths resolve from its folder). */
 export interface OxevalConfig {
   /** A dataset file (.jsonl, .json, .csv) or the items themselves. */
   data: string | EvalItem[]
-  /** Scorer objects (built-in factories' results, custom scorers, checks), built-in names as the CLI takes them, or `{ scorer, threshold }`. */
-  scorers?: Array<EvalScorer | string | { scorer: EvalScorer | string; threshold: ThresholdConfig }>
+  /** Scorer objects (built-in factories' results, custom scorers, checks), built-in names as the CLI takes them, or `{ scorer, threshold }`;
+   * or Mastra's categorized `{ agent, trajectory }` of scorer objects (`EvalAgentScorerConfig`). */
+  scorers?: Array<EvalScorer | string | { scorer: EvalScorer | string; threshold: ThresholdConfig }> | EvalAgentScorerConfig
   gates?: Array<EvalScorer | string>
   /** The judge of the built-in scorers named by string. */
   model?: string | { id: string; url?: string; apiKey?: string }
-  /** Makes the output of every item that has none: `(input, { item, signal }) => output`, or an Agent. */
+  /** Makes the output of every item that has none: `(input, { item, signal }) => output`, or an Agent
+   * (which also runs the data's multi-turn items, one thread per conversation). */
   target?: EvalTarget
+  /** An Agent target's `generate()` options (runEvals' `targetOptions`). */
+  targetOptions?: RunEvalsOptions['targetOptions']
   /** Bound of one target call, in ms (none by default). */
   targetTimeoutMs?: number
   /** Keep the target's outputs in this folder (one file per item): rescoring does not rerun the target. */
@@ -782,7 +883,8 @@ export declare function defineConfig<T extends OxevalConfig>(config: () => T | P
 /** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
 export declare function summarizeItems(options: {
   items: EvalItemResult[]
-  scorers: Array<string | { id: string; threshold?: ThresholdConfig; direction?: 'higher' | 'lower'; scale?: number }>
+  /** `category`: the categorized form's (`scores` is then `{ agent?, trajectory? }`). */
+  scorers: Array<string | { id: string; threshold?: ThresholdConfig; direction?: 'higher' | 'lower'; scale?: number; category?: 'agent' | 'trajectory' }>
   gates?: Array<string | { id: string }>
   trials?: number
   maxErrors?: number
@@ -790,4 +892,4 @@ export declare function summarizeItems(options: {
   gatePassRate?: number
   partial?: boolean
   aborted?: boolean
-}): Omit<RunEvalsResult, 'items' | 'durationMs' | 'aborted'>
+}): Omit<RunEvalsResult<Record<string, any>>, 'items' | 'durationMs' | 'aborted'>

@@ -2,7 +2,7 @@
 // side in one run against the same local judge process over HTTP.
 // Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch|all]
 //        [--batch-items 10000] [--batch-delay-ms 3000] [--batch-poll-ms 250] [--batch-concurrency 64]
-//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300]
+//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300] [--agent-evals-items 200]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
@@ -155,6 +155,11 @@ if (want('agent')) {
   console.log(`\nbench/agent.mjs ${args.join(' ')}`)
   const r = spawnSync('node', ['bench/agent.mjs', ...args], { cwd: root, stdio: 'inherit' })
   if (r.status !== 0) console.log(`bench/agent.mjs failed (status ${r.status})`)
+  // a multi-turn runEvals, oxeval's vs Mastra's, on the same Agent target and mock model
+  const evalArgs = ['--items', flag('agent-evals-items', '200'), '--concurrency', '8', '--repeat', flag('agent-evals-repeat', '3')]
+  console.log(`\nbench/agent-evals.mjs ${evalArgs.join(' ')}`)
+  const e = spawnSync('node', ['bench/agent-evals.mjs', ...evalArgs], { cwd: root, stdio: 'inherit' })
+  if (e.status !== 0) console.log(`bench/agent-evals.mjs failed (status ${e.status})`)
 }
 
 // runEvals: 1 000 items × 2 scorers (answer relevancy + faithfulness) against the 50 ms judge,

@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { UsageError } from './errors.mjs'
+import { categorizedEntries } from './agents.mjs'
 
 export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
 
-const KNOWN = new Set(['cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
+const KNOWN = new Set(['cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
 
 /** The config file to use: `--config PATH`, else the first CONFIG_NAMES in `cwd`; null if none. */
 export function findConfig(flag, cwd = process.cwd()) {
@@ -62,6 +63,7 @@ export function configValues(config, path) {
   field(path, 'concurrency', int, 'a positive integer', config.concurrency)
   field(path, 'trials', int, 'a positive integer', config.trials)
   field(path, 'target', (t) => typeof t === 'function' || (t && typeof t.generate === 'function'), 'a function (input, { item, signal }) => output or an Agent', config.target)
+  field(path, 'targetOptions', (o) => o !== null && typeof o === 'object' && !Array.isArray(o) && config.target && typeof config.target.generate === 'function', "an object, with an Agent target (its generate() options)", config.targetOptions)
   if (typeof config.data === 'string') values.data = at(config.data)
   else if (Array.isArray(config.data)) {
     // inline items: written once to a private temp file, read like any dataset
@@ -86,7 +88,10 @@ export function configValues(config, path) {
       } else throw new UsageError(`${path}: ${where} must be a scorer object, a built-in scorer name, or { scorer, threshold }`)
     })
   }
-  entries(config.scorers, 'scorers', extra.scorers, 'scorer')
+  // Mastra's categorized form, { agent, trajectory }: scorer objects with their category
+  const categorized = categorizedEntries(config.scorers, path, isScorer)
+  if (categorized) extra.scorers.push(...categorized)
+  else entries(config.scorers, 'scorers', extra.scorers, 'scorer')
   entries(config.gates, 'gates', extra.gates, 'gate')
   if (config.model !== undefined) {
     if (typeof config.model === 'string') values.model = config.model
@@ -124,6 +129,7 @@ export function configValues(config, path) {
   }
   extra.target = config.target
   extra.targetTimeoutMs = config.targetTimeoutMs
+  extra.targetOptions = config.targetOptions
   return { values, extra }
 }
 

@@ -17,6 +17,7 @@ import { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import { parse as parseCsv } from 'csv-parse'
 import { UsageError } from './errors.mjs'
+import { collectTurnNames, turnsError } from './agents.mjs'
 
 export const DATA_FORMATS = ['.jsonl', '.json', '.csv']
 
@@ -45,13 +46,17 @@ const typeName = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : t
 /** Checks one raw record and picks the item fields; returns `{ item }` or `{ error }`. */
 export function toItem(raw) {
   if (!isObject(raw)) return { error: `expected an object, got ${typeName(raw)}` }
-  if (raw.input === undefined || raw.input === null || raw.input === '') return { error: 'missing "input"' }
+  // a multi-turn item (inputs, turns) carries its input per turn; its shape is runEvals' to judge
+  const multi = raw.inputs !== undefined || raw.turns !== undefined
+  if (!multi && (raw.input === undefined || raw.input === null || raw.input === '')) return { error: 'missing "input"' }
+  const turns = turnsError(raw.turns)
+  if (turns) return { error: turns }
   const item = {}
   if (raw.id !== undefined && raw.id !== null && raw.id !== '') {
     if (typeof raw.id !== 'string' && typeof raw.id !== 'number') return { error: `"id" must be a string or number, got ${typeName(raw.id)}` }
     item.id = String(raw.id)
   }
-  item.input = raw.input
+  if (raw.input !== undefined) item.input = raw.input
   if (raw.output !== undefined) item.output = raw.output
   if (raw.groundTruth !== undefined) item.groundTruth = raw.groundTruth
   if (raw.context !== undefined && raw.context !== null) {
@@ -458,14 +463,17 @@ export async function scanDataset(file, shard = null) {
   let valid = 0
   let shardRows = 0
   const bad = []
+  // the names of the shard's per-turn assertions (built once before the run)
+  const turnNames = new Set()
   for await (const r of readRows(file, fp)) {
     rows++
     if (r.item) valid++
     if (!inShard(r.index, shard)) continue
     shardRows++
     if (r.error) bad.push({ index: r.index, line: r.line, message: r.error })
+    if (r.item) collectTurnNames(r.item, turnNames)
   }
-  return { rows, valid, shardRows, bad, dataset: { ...finish(fp), rows } }
+  return { rows, valid, shardRows, bad, turnNames, dataset: { ...finish(fp), rows } }
 }
 
 /**

@@ -107,6 +107,8 @@ export function encodeItem(item, mode = 'once') {
   if (!item || typeof item !== 'object' || !item.results || typeof item.results !== 'object') return item
   const results = {}
   for (const [id, r] of Object.entries(item.results)) results[id] = encodeResult(r, mode)
+  // a turns item: each turn's results alike
+  if (Array.isArray(item.turns)) return { ...item, results, turns: item.turns.map((t) => encodeItem(t, mode)) }
   return { ...item, results }
 }
 
@@ -124,6 +126,7 @@ export function restoreItem(item) {
       })
     }
   }
+  if (Array.isArray(item.turns)) item.turns.forEach(restoreItem)
   return item
 }
 

@@ -18,6 +18,7 @@ import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
+import { applyTurnScorers, conversationCache, scorersOption, turnScorers } from './agents.mjs'
 
 const require = createRequire(import.meta.url)
 export const VERSION = require('../package.json').version
@@ -70,6 +71,12 @@ Data
                              BOM is ignored. The file is streamed (any size) and read twice: a
                              first pass counts the rows and takes its sha-256 (recorded in the
                              --out header for oxeval merge), the second feeds the items.
+                             Agent items (JSON/JSONL): { inputs: [...] } (turns sent in order on
+                             one thread to the config's Agent target; no target: the recorded
+                             output), { turns: [{ input, output?, gates?, scorers? }] } (each
+                             turn's assertions judge that turn alone, named as --gate/--scorer
+                             name them: "calledTool(weather)", { "scorer": "answer-relevancy",
+                             "threshold": 0.7 }), expectedTrajectory (for trajectory scorers).
                              Bad rows (invalid JSON, no input, a bad context, nested deeper
                              than ${MAX_DEPTH} levels) are reported on stderr with their line and
                              stay items of the run, as item errors (OXEVAL_INVALID_INPUT);
@@ -325,25 +332,36 @@ async function loadScorerModules(paths) {
 
 /**
  * A target whose outputs are kept in `dir`, one file per item (named by the sha-256 of the
- * item's id, else of its input): a rerun reads them instead of calling the target again, so
- * rescoring does not rerun the agent. Delete the folder (or an item's file) to run it again.
+ * item's id, else of its input or inputs): a rerun reads them instead of calling the target
+ * again, so rescoring does not rerun the agent. A multi-turn item is kept and replayed whole
+ * (agents.mjs conversationCache). An Agent's output is kept as runEvals reads it (its scorer
+ * data's messages: tool calls included). Delete the folder (or an item's file) to run it again.
  */
-function cachedTarget(target, dir) {
+function cachedTarget(target, dir, targetOptions) {
   mkdirSync(dir, { recursive: true })
-  const call = typeof target === 'function' ? target : (input, ctx) => target.generate(input, { abortSignal: ctx.signal })
-  return async (input, ctx) => {
-    const item = ctx.item
-    const key = createHash('sha256').update(item && item.id !== undefined ? `id:${item.id}` : `input:${JSON.stringify(input)}`).digest('hex')
-    const file = join(dir, `${key}.json`)
-    try {
-      return JSON.parse(readFileSync(file, 'utf8')).output
-    } catch {}
-    let output = await call(input, ctx)
-    // an Agent's response: its text, as runEvals reads it
-    if (typeof target !== 'function' && output && typeof output === 'object' && typeof output.text === 'string') output = output.text
-    writeFileSync(file, JSON.stringify({ output }))
-    return output
+  const agentIO = require('../lib/conversation.js')
+  const call =
+    typeof target === 'function'
+      ? target
+      : async (input, ctx) => {
+          const memory = ctx.turn ? { ...(targetOptions?.memory || {}), thread: ctx.threadId, resource: ctx.resourceId } : undefined
+          return agentIO.agentOutput(await target.generate(input, agentIO.agentCallOptions(targetOptions, ctx.item, ctx.signal, memory))).output
+        }
+  const fileOf = (item, input) => {
+    const what = item && item.id !== undefined ? `id:${item.id}` : item && item.turns ? `turns:${JSON.stringify(item.turns.map((t) => t.input))}` : item && item.inputs ? `inputs:${JSON.stringify(item.inputs)}` : `input:${JSON.stringify(input)}`
+    return join(dir, `${createHash('sha256').update(what).digest('hex')}.json`)
   }
+  const cache = conversationCache({
+    read: (item, input) => {
+      try {
+        return JSON.parse(readFileSync(fileOf(item, input), 'utf8'))
+      } catch {
+        return null
+      }
+    },
+    write: (item, input, kept) => writeFileSync(fileOf(item, input), JSON.stringify(kept)),
+  })
+  return (input, ctx) => cache(input, ctx, call)
 }
 
 /** Builds a scorer from its registry entry (a factory TypeError is a usage error). */
@@ -394,14 +412,26 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     const scorer = s.check ? createCheck(oxeval, s.check, '--scorer') : createScorer(oxeval, s.spec, cfg, s.options)
     return s.threshold !== undefined ? { scorer, threshold: s.threshold } : scorer
   })
+  // a config's categorized scorers ({ agent, trajectory }) keep their category (flags' are agent's)
+  const categories = new Map()
   for (const e of [...extra.scorers, ...(await loadScorerModules(cfg.modules))]) {
     if (scorerEntries.some((x) => (x.scorer || x).id === e.scorer.id)) throw new UsageError(`--scorers: two scorers have the id "${e.scorer.id}" (results are keyed by id)`)
-    scorerEntries.push(e.threshold !== undefined ? e : e.scorer)
+    scorerEntries.push(e.threshold !== undefined ? { scorer: e.scorer, threshold: e.threshold } : e.scorer)
+    if (e.category) categories.set(e.scorer.id, e.category)
   }
   const gateScorers = [...cfg.gates.map((g) => (g.check ? createCheck(oxeval, g.check, '--gate') : createScorer(oxeval, g.spec, cfg, g.options))), ...extra.gates.map((g) => g.scorer)]
   const scorerList = scorerEntries.map((e) => {
     const id = (e.scorer || e).id
-    return e.scorer && e.threshold !== undefined ? { id, threshold: e.threshold } : { id }
+    const entry = e.scorer && e.threshold !== undefined ? { id, threshold: e.threshold } : { id }
+    if (categories.size) entry.category = categories.get(id) ?? 'agent'
+    return entry
+  })
+  // the data's per-turn assertions, by name: built once (as the flags' scorers and checks are)
+  const turnScorerByName = turnScorers(scan.turnNames, (name) => {
+    const known = [...scorerEntries.map((e) => e.scorer || e), ...gateScorers].find((x) => x.id === name)
+    if (known) return known
+    if (isCheckExpression(name)) return createCheck(oxeval, parseCheckExpression(name, 'a turn of --data'), 'a turn of --data')
+    return createScorer(oxeval, resolveScorer(name, 'a turn of --data'), cfg, {})
   })
   const gateIds = gateScorers.map((g) => g.id)
   // which way each scorer is better and its range (worst items, intervals, merge)
@@ -457,15 +487,22 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   // data, second pass: the shard's items streamed to runEvals, each object mapped to its row index
   const rowIndex = new WeakMap()
   const again = newFingerprint()
-  const feed = shardItems(cfg.data, cfg.shard, { fp: again, onItem: (item, row) => rowIndex.set(item, row.index) })
+  const feed = shardItems(cfg.data, cfg.shard, { fp: again, onItem: (item, row) => rowIndex.set(applyTurnScorers(item, turnScorerByName), row.index) })
   let result
   try {
     result = await oxeval.runEvals({
       data: feed,
-      scorers: scorerEntries,
+      scorers: categories.size ? scorersOption(scorerEntries.map((e) => ({ ...(e.scorer ? e : { scorer: e }), category: categories.get((e.scorer || e).id) ?? 'agent' }))) : scorerEntries,
       gates: gateScorers,
-      // a config's target makes the outputs of items that have none (kept in --cache-targets)
-      ...(extra.target ? { target: values['cache-targets'] ? cachedTarget(extra.target, resolve(values['cache-targets'])) : extra.target, targetTimeoutMs: extra.targetTimeoutMs } : {}),
+      // a config's target makes the outputs of items that have none (kept in --cache-targets);
+      // an Agent target also runs the multi-turn items (one thread per conversation)
+      ...(extra.target
+        ? {
+            target: values['cache-targets'] ? cachedTarget(extra.target, resolve(values['cache-targets']), extra.targetOptions) : extra.target,
+            targetTimeoutMs: extra.targetTimeoutMs,
+            ...(extra.targetOptions !== undefined && !values['cache-targets'] ? { targetOptions: extra.targetOptions } : {}),
+          }
+        : {}),
       concurrency: cfg.concurrency,
       maxErrors: cfg.maxErrors,
       minCoverage: cfg.minCoverage,

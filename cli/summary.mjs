@@ -2,7 +2,7 @@
 // errors, std, 95% CI, threshold, tokens), gates and the verdict, then the worst items.
 import { safeText } from './terminal.mjs'
 import { batchUsageText } from '../report/batch-usage.mjs'
-import { agreementText, asText, badness, itemError, itemPasses, itemReason, itemScore, outcomeOf, thresholdText, usageCost } from '../report/items.mjs'
+import { agreementText, asText, badness, categoryOf, itemError, itemPasses, itemReason, itemScore, meanOf, outcomeOf, thresholdText, usageCost } from '../report/items.mjs'
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '-')
 const int = (x) => (typeof x === 'number' ? x.toLocaleString('en-US') : '-')
@@ -86,9 +86,12 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
     const t = thr.get(s.id)
     const gate = s.gate && (run.gateResults || []).find((g) => g.id === s.id)
     const verdict = s.gate ? (gate ? `gate ${gate.passed ? 'PASS' : 'FAIL'}` : 'gate') : t ? `${thresholdText(t.threshold)} ${t.passed ? 'PASS' : 'FAIL'}` : ''
-    const mean = run.scores && typeof run.scores[s.id] === 'number' ? run.scores[s.id] : gate ? gate.score : (st.mean ?? null)
+    const m = meanOf(run, s.id)
+    const mean = typeof m === 'number' ? m : gate ? gate.score : (st.mean ?? null)
+    // the categorized form (scorers: { agent, trajectory }): the category beside the id
+    const category = categoryOf(run, s.id)
     const row = [
-      s.id,
+      category ? `${s.id} (${category})` : s.id,
       fmt(mean),
       cov ? `${cov.scored}/${cov.total}` : '-',
       int(run.errors ? run.errors[s.id] ?? 0 : 0),
@@ -103,6 +106,8 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
   out.push(table(rows))
   const batched = batchUsageText(run.usage)
   if (batched) out.push(batched)
+  const turns = turnTable(run)
+  if (turns) out.push('', 'per turn (turns items: each assertion judged its turn alone):', turns)
   const ns = run.summary && run.summary.notScorable
   if (ns && Object.keys(ns).length) {
     // Mastra 1.71's notScorable: out of the mean and of coverage's count
@@ -134,6 +139,29 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
     }
   }
   return `${safeText(out.join('\n'), { newlines: true })}\n`
+}
+
+/** The per-turn results (`turnResults`) as a table: turn, assertion, kind, mean, coverage, verdict; '' without turns. */
+function turnTable(run) {
+  const rows = [['turn', 'assertion', 'kind', 'mean', 'coverage', 'result']]
+  for (const t of run.turnResults || []) {
+    const gates = new Map((t.gateResults || []).map((g) => [g.id, g]))
+    const ths = new Map((t.thresholdResults || []).map((x) => [x.id, x]))
+    for (const id of [...gates.keys(), ...Object.keys(t.scores || {})]) {
+      const g = gates.get(id)
+      const th = ths.get(id)
+      const cov = t.coverage && t.coverage[id]
+      rows.push([
+        String(t.index),
+        id,
+        g ? 'gate' : th ? thresholdText(th.threshold) : 'score',
+        fmt(g ? g.score : t.scores[id]),
+        cov ? `${cov.scored}/${cov.total}` : '-',
+        g ? (g.passed ? 'PASS' : 'FAIL') : th ? (th.passed ? 'PASS' : 'FAIL') : '',
+      ])
+    }
+  }
+  return rows.length > 1 ? table(rows) : ''
 }
 
 /**

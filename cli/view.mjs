@@ -12,7 +12,7 @@ import { UsageError } from './errors.mjs'
 import { comparison } from './compare.mjs'
 import { restoreItem } from './results.mjs'
 import { renderHtmlReport, slimItem } from '../report/html.mjs'
-import { outcomeOf } from '../report/items.mjs'
+import { meansById, outcomeOf } from '../report/items.mjs'
 
 export const VIEW_HELP = `Usage: oxeval view [DIR] [--port N]
 
@@ -50,7 +50,7 @@ async function listRuns(dir) {
       data: r.header.data ?? null,
       model: typeof r.header.model === 'string' ? r.header.model : r.header.model ? r.header.model.id : null,
       scorers: [...(r.header.scorers || []).map((x) => x.id), ...(r.header.gates || [])],
-      means: s.scores ?? {},
+      means: meansById(s.scores),
       items: r.items,
       outcome: s.outcome ? outcomeOf(s).status : 'unfinished',
     })

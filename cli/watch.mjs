@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from './errors.mjs'
+import { meansById } from '../report/items.mjs'
 
 export const WATCH_HELP = `Usage: oxeval watch [run options]
 
@@ -51,8 +52,10 @@ function readSummary(file) {
 function line(run, summary, previous) {
   const t = new Date().toTimeString().slice(0, 8)
   if (!summary) return `[${t}] run ${run}: no results (see the messages above)`
-  const parts = Object.entries(summary.scores ?? {}).map(([id, m]) => {
-    const p = previous && previous.scores ? previous.scores[id] : undefined
+  // the categorized form's means by id, as the flat form's
+  const before = previous ? meansById(previous.scores) : {}
+  const parts = Object.entries(meansById(summary.scores)).map(([id, m]) => {
+    const p = before[id]
     const mean = typeof m === 'number' ? m.toFixed(3) : '–'
     const d = typeof m === 'number' && typeof p === 'number' ? m - p : undefined
     return `${id} ${mean}${d === undefined ? '' : ` (${Math.abs(d) < 5e-4 ? '=' : `${d > 0 ? '+' : ''}${d.toFixed(3)}`})`}`

@@ -2,7 +2,8 @@
 // same path a user takes from a terminal: `oxeval run` (cli/oxeval.mjs) → runEvals → the Rust
 // pipelines. It prints the CLI's summary table and writes the results (JSONL) and the HTML
 // report under .demo/. Then the tool-calling agent runs of examples/tool-calls.json go through
-// Mastra's checks as gates and the code scorers (no judge).
+// Mastra's checks as gates and the code scorers (no judge), and multi-turn conversations run
+// on a real @mastra/core Agent (examples/agent.config.mjs).
 //
 // With OXEVAL_MODEL set (e.g. OXEVAL_MODEL=openai/gpt-4o-mini plus OPENAI_API_KEY) it uses that
 // real judge. Without it, it starts oxeval's local SCRIPTED judge on 127.0.0.1 (a word-overlap
@@ -97,6 +98,30 @@ console.log(`\n$ oxeval ${toolArgs.slice(1).map((a) => (/[\s()"]/.test(a) ? `'${
 const tools = spawn(process.execPath, toolArgs, { cwd: root, stdio: 'inherit' })
 const [toolCode] = await new Promise((resolve) => tools.on('exit', (...a) => resolve(a)))
 
+// multi-turn items on a real @mastra/core Agent with memory (examples/agent.config.mjs over
+// examples/conversations.json): `inputs` sent on one thread, `turns` with per-turn gates and
+// scorers, categorized scorers with a trajectory scorer. @mastra/core and ai are dev
+// dependencies of this repository (a user's own project brings its agent)
+let agentCode = 0
+const haveAgents = ['@mastra/core/agent', 'ai/test'].every((m) => {
+  try {
+    require.resolve(m)
+    return true
+  } catch {
+    return false
+  }
+})
+if (haveAgents) {
+  const agentServer = process.env.OXEVAL_MODEL ? null : await startJudgeServer({ handler: heuristicJudge })
+  const agentArgs = ['cli/oxeval.mjs', 'run', '--config', 'examples/agent.config.mjs', '--out', `${outDir}agent.jsonl`, '--html', `${outDir}agent.html`, '--no-progress']
+  console.log(`\n$ oxeval ${agentArgs.slice(1).join(' ')}\n`)
+  const env = agentServer ? { ...process.env, OXEVAL_DEMO_JUDGE_URL: agentServer.url } : process.env
+  ;[agentCode] = await new Promise((resolve) => spawn(process.execPath, agentArgs, { cwd: root, stdio: 'inherit', env }).on('exit', (...a) => resolve(a)))
+  await agentServer?.close()
+} else {
+  console.log('\n(the multi-turn agent run needs @mastra/core and ai, dev dependencies of this repository: skipped)')
+}
+
 // the eval loop: a config (examples/oxeval.config.mjs) with a target, a custom scorer and a
 // gate; run it, swap in a worse target, run again, and compare the two runs
 let loopServer
@@ -116,4 +141,4 @@ const cmp = await cli(['compare', `${outDir}loop-base.jsonl`, `${outDir}loop-hea
 await loopServer?.close()
 console.log(`\nBrowse every run of .demo/ with: npx oxeval view .demo`)
 // the second run is the worse target on purpose: its verdict is the comparison's subject, not the demo's
-process.exit(code || toolCode || base || cmp || (head === 0 || head === 1 ? 0 : head) || 0)
+process.exit(code || toolCode || agentCode || base || cmp || (head === 0 || head === 1 ? 0 : head) || 0)

@@ -11,6 +11,7 @@ const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
 const { batchMode } = require('./batch.js')
+const conv = require('./conversation.js')
 
 const OPT = 'OXEVAL_INVALID_OPTIONS'
 
@@ -47,6 +48,25 @@ function entriesOf(list, key, allowThreshold) {
   })
 }
 
+/**
+ * `scorers`: an array (bare or `{ scorer, threshold }`), or Mastra's `{ agent?, trajectory? }`
+ * (AgentScorerConfig): each entry then carries its category (the core checks that a
+ * trajectory one is a trajectory scorer). → `{ entries, categorized }`.
+ */
+function scorerLists(list) {
+  if (list !== null && typeof list === 'object' && !Array.isArray(list) && !isScorer(list)) {
+    const other = Object.keys(list).filter((k) => k !== 'agent' && k !== 'trajectory')
+    check(
+      other.length === 0,
+      `scorers must be an array of scorers or { scorer, threshold }, or { agent?, trajectory? } (Mastra's AgentScorerConfig), got an object with ${other.length === 1 ? 'the key' : 'keys'} ${other.join(', ')}${other.some((k) => k === 'workflow' || k === 'steps') ? " (oxeval's runEvals has no Workflow targets)" : ''}`,
+    )
+    const agent = entriesOf(list.agent, 'scorers.agent', true).map((e) => ({ ...e, category: 'agent' }))
+    const trajectory = entriesOf(list.trajectory, 'scorers.trajectory', true).map((e) => ({ ...e, category: 'trajectory' }))
+    return { entries: [...agent, ...trajectory], categorized: true }
+  }
+  return { entries: entriesOf(list, 'scorers', true), categorized: false }
+}
+
 function errorJson(e) {
   const out = { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) }
   if (e && typeof e.code === 'string') out.code = e.code
@@ -71,13 +91,10 @@ function countData(v) {
   return v ?? null
 }
 
-/** The scorer facts the core's statistics use: which way is better, and the score range. */
+/** The scorer facts the core uses: which way is better, the score range, Mastra's `type` (routing). */
 function scorerInfo(entry) {
-  const o = { id: entry.id }
-  const d = entry.scorer.direction
-  if (d === 'higher' || d === 'lower') o.direction = d
-  const sc = entry.scorer.scale
-  if (typeof sc === 'number' && Number.isFinite(sc) && sc > 0) o.scale = sc
+  const o = { ...conv.scorerFacts(entry.scorer), id: entry.id }
+  if (entry.category !== undefined) o.category = entry.category
   return o
 }
 
@@ -104,16 +121,6 @@ function judgeUsage(judge) {
     out[step] = { executions: ex.map((x) => (x && x.batch ? { modelCallCount: x.modelCallCount, usage: x.usage, batch: x.batch } : { modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
   }
   return out
-}
-
-/** The target's answer as the scorers' `output`: an Agent's response messages, else its text, else itself. */
-function outputOf(r) {
-  if (r !== null && typeof r === 'object') {
-    const msgs = r.response && Array.isArray(r.response.messages) ? r.response.messages : undefined
-    if (msgs && msgs.length > 0) return msgs
-    if (typeof r.text === 'string') return r.text
-  }
-  return r
 }
 
 /** Call user code: its promise (or value); a synchronous throw becomes a rejection. */
@@ -164,15 +171,19 @@ function msData(v) {
 
 async function runEvals(config) {
   check(config !== null && typeof config === 'object' && !Array.isArray(config), `expects one options object, got ${jsType(config)}`)
-  const { data, target, onItemComplete, signal } = config
-  const scorers = entriesOf(config.scorers, 'scorers', true)
+  const { data, target, onItemComplete, signal, targetOptions } = config
+  const { entries: scorers, categorized } = scorerLists(config.scorers)
   const gates = entriesOf(config.gates, 'gates', false)
-  check(scorers.length + gates.length > 0, 'give at least one scorer (scorers) or gate (gates)')
   check(
     data !== null && data !== undefined && typeof data !== 'string' && (typeof data[Symbol.iterator] === 'function' || typeof data[Symbol.asyncIterator] === 'function'),
     `data must be an array (or an iterable / async iterable) of items, got ${jsType(data)}`,
   )
+  check(scorers.length + gates.length > 0 || conv.hasTurnAssertions(data), 'give at least one scorer (scorers) or gate (gates), or per-turn gates / scorers in turns items')
   check(target === undefined || target === null || typeof target === 'function' || (typeof target === 'object' && typeof target.generate === 'function'), 'target must be an async function (input, { item, signal, index, ...item }) => output or an object with a generate() method (an Agent)')
+  const agent = target !== null && typeof target === 'object' ? target : null
+  check(targetOptions === undefined || targetOptions === null || (typeof targetOptions === 'object' && !Array.isArray(targetOptions)), `targetOptions must be an object (options for the Agent's generate()), got ${jsType(targetOptions)}`)
+  check(targetOptions === undefined || targetOptions === null || agent !== null, "targetOptions are passed to an Agent target's generate(); this run's target is not an Agent")
+  const targetKind = agent ? 'agent' : typeof target === 'function' ? 'function' : 'none'
   const concurrency = config.concurrency ?? 8
   check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 10000, `concurrency must be an integer in [1, 10000], got ${String(concurrency)}`)
   check(onItemComplete === undefined || onItemComplete === null || typeof onItemComplete === 'function', 'onItemComplete must be a function')
@@ -187,12 +198,18 @@ async function runEvals(config) {
   const bounds = unwrap(native.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
   const acc = accumulator({
     scorers: scorers.map((s) => (s.threshold === undefined ? scorerInfo(s) : { ...scorerInfo(s), threshold: s.threshold })),
+    categorized,
     gates: gates.map(scorerInfo),
     trials: config.trials ?? null,
     ...policyOf(config),
   })
   const trials = Number(config.trials ?? 1)
-  const all = [...scorers, ...gates]
+  // Mastra's routing (the core's): the scorers under scorers.trajectory and the trajectory
+  // gates receive the item's trajectory as their output
+  const routed = new Set(acc.routes().trajectory)
+  const all = [...scorers, ...gates].map((e) => ({ ...e, trajectory: routed.has(e.id) }))
+  const warnings = []
+  let memoryChecked = false
   // batch mode (lib/batch.js): every item in flight, the runs in one batch session
   const batching = batchMode(config, all, concurrency)
   const started = performance.now()
@@ -288,7 +305,7 @@ async function runEvals(config) {
    * The item's target: `{ targetResult, output }`, `{ targetError }`, or null when the run
    * stopped first (the item does not finish). Its signal fires on abort and on the timeout.
    */
-  async function callTarget(item, index) {
+  async function callTarget(item, index, turn) {
     const ctl = new AbortController()
     const onHalt = () => ctl.abort(work.signal.reason)
     if (work.signal.aborted) onHalt()
@@ -303,15 +320,16 @@ async function runEvals(config) {
     }
     try {
       let r
+      const input = turn ? turn.input : item.input
       if (typeof target === 'function') {
         // the new form's context, spread over the item: code reading item fields from the
-        // second argument keeps working
+        // second argument keeps working; a conversation's turn also says which turn and thread
         const ctx = { ...item, item, signal: ctl.signal, index }
-        r = await settle(invoke(() => target(item.input, ctx)), ctl.signal)
+        if (turn) Object.assign(ctx, { turn: { index: turn.index, count: turn.count }, threadId: turn.threadId, resourceId: turn.resourceId })
+        r = await settle(invoke(() => target(input, ctx)), ctl.signal)
       } else {
-        const opts = { abortSignal: ctl.signal }
-        if (item.requestContext !== undefined) opts.requestContext = item.requestContext
-        r = await settle(invoke(() => target.generate(item.input, opts)), ctl.signal)
+        const opts = conv.agentCallOptions(targetOptions, item, ctl.signal, turn && turn.memory)
+        r = await settle(invoke(() => target.generate(input, opts)), ctl.signal)
       }
       if (timedOut) {
         return { targetError: { name: 'TimeoutError', message: `target did not settle within ${bounds.targetTimeoutMs} ms (runEvals option targetTimeoutMs); its signal was aborted`, code: 'OXEVAL_TARGET_TIMEOUT' } }
@@ -322,7 +340,9 @@ async function runEvals(config) {
         if (aborted && targetError.name === 'AbortError') return null
         return { targetError }
       }
-      return typeof target === 'function' ? { targetResult: undefined, output: r.value } : { targetResult: r.value, output: outputOf(r.value) }
+      if (typeof target === 'function') return { targetResult: undefined, output: r.value }
+      const a = conv.agentOutput(r.value)
+      return { targetResult: r.value, output: a.output, scoredInput: a.input }
     } finally {
       if (timer !== undefined) clearTimeout(timer)
       work.signal.removeEventListener('abort', onHalt)
@@ -351,28 +371,74 @@ async function runEvals(config) {
   // run's `stopped` (and its outcome)
   const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: 'not run: the run stopped early (see the run summary\'s `stopped`: its first runs failed in a way retrying cannot change)' })
 
+  /** One entry's runs of an item as the core counts them, and the item's result/error for it. */
+  function record(e, o, runs, results, errors) {
+    runs[e.id] = o.map((x) => (x.ok ? (x.result.notScorable ? { notScorable: true, judge: judgeUsage(x.result.judge) } : { score: x.result.score, judge: judgeUsage(x.result.judge) }) : { error: errorSignature(x.error), judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
+    const firstOk = o.find((x) => x.ok)
+    if (firstOk) results[e.id] = firstOk.result
+    else errors[e.id] = errorJson(o[0].error)
+  }
+
+  /**
+   * The runs of some entries on one run input: an entry routed to the trajectory receives
+   * `trajectory` as its output (or, when it could not be extracted, fails with its error).
+   */
+  function runAll(entries, runInput, trajectory, itemId) {
+    return entries.map((e) => {
+      if (!e.trajectory) return runScorer(e, runInput, itemId)
+      if (trajectory.error) return Promise.resolve(Array.from({ length: trials }, () => ({ ok: false, error: trajectory.error })))
+      return runScorer(e, { ...runInput, output: trajectory.value }, itemId)
+    })
+  }
+
   async function runItem(raw, index, preError, launched) {
     const t0 = performance.now()
     const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
     const item = isObj ? raw : {}
     // the core checks the labels before the target or any judge call for this item
     if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
+    // a multi-turn item (inputs, turns): its form and shape are the core's to judge (a
+    // TypeError naming the item and the field), before its target or any judge call
+    const usable = isObj && !preError && typeof item[INVALID_ITEM] !== 'string'
+    const plan = usable && conv.isMultiTurn(item) ? unwrap(acc.planItem(JSON.stringify(conv.describeItem(item, index, targetKind)))) : { mode: 'single' }
+    const multi = plan.mode !== 'single'
     const r = { index }
     if (isObj && item.id !== undefined) r.id = item.id
-    r.input = item.input
+    // what the scorers see as the input: a conversation's first turn (Mastra's rule)
+    const inputs = multi ? conv.turnInputs(item, plan) : null
+    r.input = multi ? inputs[0] : item.input
+    if (plan.mode === 'inputs') r.inputs = item.inputs
     let output = item.output
+    let scoredInput
     let targetResult
+    let conversation = null
     if (preError) {
       r.targetError = preError
     } else if (isObj && typeof item[INVALID_ITEM] === 'string') {
       r.targetError = { name: 'TypeError', message: item[INVALID_ITEM], code: 'OXEVAL_INVALID_INPUT' }
     } else if (!isObj) {
       r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
+    } else if (plan.invalid) {
+      r.targetError = { name: 'TypeError', message: plan.invalid, code: 'OXEVAL_INVALID_INPUT' }
+    } else if (multi && target) {
+      if (agent && !memoryChecked) {
+        memoryChecked = true
+        const w = await settle(conv.memoryWarning(agent, item), halt.signal)
+        if (w.value) warnings.push(w.value)
+      }
+      const c = await conv.converse(inputs, agent ? targetOptions : undefined, (input, turn) => (batching ? batching.target(() => callTarget(item, index, { ...turn, input })) : callTarget(item, index, { ...turn, input })))
+      if (c === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
+      if (c.targetError) r.targetError = c.targetError
+      else ({ targetResult, output } = c), (conversation = c.turns)
+    } else if (multi) {
+      const c = conv.recorded(item, plan)
+      output = c.output
+      conversation = c.turns
     } else if (target) {
       const t = await (batching ? batching.target(() => callTarget(item, index)) : callTarget(item, index))
       if (t === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
       if (t.targetError) r.targetError = t.targetError
-      else ({ targetResult, output } = t)
+      else ({ targetResult, output, scoredInput } = t)
     } else if (!('output' in item)) {
       r.targetError = { name: 'TypeError', message: `data item ${index} has no output, and runEvals has no target to produce one`, code: 'OXEVAL_INVALID_INPUT' }
     }
@@ -382,34 +448,45 @@ async function runEvals(config) {
     r.results = {}
     r.errors = {}
     const runs = {}
+    // per turn (a turns item): its assertions with their scorer objects, and what it records
+    const turnPlans = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ entries: conv.turnEntries(item.turns[k], p), runs: {}, results: {}, errors: {} })) : []
     if (!r.targetError) {
-      // the item's own fields reach the scorers (groundTruth, context, requestContext, and any
-      // field a scorer reads from its run, e.g. summarization's `source`); `id` is the item's
-      const runInput = {}
-      // `expected` holds the user's labels for the agreement report, not a run field
-      for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && item[k] !== undefined) runInput[k] = item[k]
-      runInput.input = item.input
-      runInput.output = output
+      // the item's own fields reach the scorers (groundTruth, context, requestContext,
+      // expectedTrajectory, and any field a scorer reads from its run, e.g. summarization's
+      // `source`); `id` is the item's, `expected` the user's labels, `inputs`/`turns` its turns
+      const base = {}
+      for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && k !== 'inputs' && k !== 'turns' && item[k] !== undefined) base[k] = item[k]
+      // an Agent's single answer: its scorer data's input (Mastra's scoringData.input)
+      const runInput = { ...base, input: scoredInput !== undefined ? scoredInput : r.input, output }
       const custom = itemIdOf ? itemIdOf(raw, index) : undefined
       const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
-      const running = Promise.all(all.map((e) => runScorer(e, runInput, itemId)))
+      const needs = all.some((e) => e.trajectory)
+      const trajectory = needs ? conv.trajectoryOf(output) : null
+      if (trajectory && trajectory.value) r.trajectory = trajectory.value.steps
+      const pending = [Promise.all(runAll(all, runInput, trajectory, itemId))]
+      // each turn's assertions see only that turn's input and output (its own trajectory)
+      turnPlans.forEach((tp, k) => {
+        const turn = conversation[k]
+        const turnInput = { ...base, input: turn.input, output: turn.output }
+        const tt = tp.entries.some((e) => e.trajectory) ? conv.trajectoryOf(turn.output) : null
+        if (tt && tt.value) tp.trajectory = tt.value.steps
+        pending.push(Promise.all(runAll(tp.entries, turnInput, tt, itemId)))
+      })
+      // batch mode: the item's scorer runs have all started (its hold on the session ends)
       if (launched) launched()
-      const outcomes = await running
+      const [outcomes, ...turnOutcomes] = await Promise.all(pending)
+      const every = [...outcomes, ...turnOutcomes.flat()]
       // the run stopped while the item's scorers ran: the item did not finish (stopped
       // early: it is recorded as not run)
-      const cut = outcomes.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
+      const cut = every.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
       if (cut && stoppedEarly && !halt.signal.aborted) return runItem(raw, index, notRun())
-      if (outcomes.some((o) => o.some((x) => x.cut))) return null
-      if (aborted && outcomes.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
-      all.forEach((e, k) => {
-        const o = outcomes[k]
-        runs[e.id] = o.map((x) => (x.ok ? (x.result.notScorable ? { notScorable: true, judge: judgeUsage(x.result.judge) } : { score: x.result.score, judge: judgeUsage(x.result.judge) }) : { error: errorSignature(x.error), judge: judgeUsage(x.error && x.error.result && x.error.result.judge) }))
-        const firstOk = o.find((x) => x.ok)
-        if (firstOk) r.results[e.id] = firstOk.result
-        else r.errors[e.id] = errorJson(o[0].error)
-      })
+      if (every.some((o) => o.some((x) => x.cut))) return null
+      if (aborted && every.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
+      all.forEach((e, k) => record(e, outcomes[k], runs, r.results, r.errors))
+      turnPlans.forEach((tp, k) => tp.entries.forEach((e, j) => record(e, turnOutcomes[k][j], tp.runs, tp.results, tp.errors)))
     }
-    const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected })))
+    const turnsData = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ gates: p.gates, scorers: p.scorers, runs: turnPlans[k].runs })) : undefined
+    const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected, turns: turnsData })))
     finishedItems++
     if (added.stop && !stoppedEarly) {
       // the core's early stop: no new item starts, the work in flight is cut, the rest is recorded as not run
@@ -419,20 +496,44 @@ async function runEvals(config) {
     }
     if (trials > 1 && Object.keys(added.trials).length > 0) r.trials = added.trials
     r.usage = added.usage
+    if (plan.mode === 'turns') {
+      // per turn: what it sent and got, its assertions' results, and their declarations (so
+      // summarizeItems and oxeval merge recount the same turnResults)
+      r.turns = plan.turns.map((p, k) => {
+        const t = { index: k, input: item.turns[k].input, output: conversation ? conversation[k].output : undefined, gates: p.gates, scorers: p.scorers, results: turnPlans[k].results, errors: turnPlans[k].errors }
+        if (turnPlans[k].trajectory) t.trajectory = turnPlans[k].trajectory
+        const a = added.turns && added.turns[k]
+        if (a) {
+          if (trials > 1 && Object.keys(a.trials).length > 0) t.trials = a.trials
+          t.usage = a.usage
+        }
+        return t
+      })
+    }
     r.durationMs = performance.now() - t0
     if (keepItems) items.push(r)
     if (onItemComplete) {
       const view = Object.assign(Object.create(null), r)
-      // Mastra's onItemComplete fields
+      // Mastra's onItemComplete fields (the categorized form: its results by category)
       view.item = raw
       view.targetResult = targetResult
-      view.scorerResults = r.results
+      view.scorerResults = categorized ? byCategory(r.results) : r.results
       // the item has finished: after an abort its call is waited for at the end (within
       // the grace), not here
       const c = await settle(complete(view), halt.signal)
       if ('error' in c) throw c.error
     }
     return r
+  }
+
+  /** The categorized form's results as Mastra's onItemComplete gives them: `{ agent?, trajectory? }`. */
+  function byCategory(results) {
+    const out = {}
+    for (const e of scorers) {
+      if (!(e.id in results)) continue
+      ;(out[e.category] ??= {})[e.id] = results[e.id]
+    }
+    return out
   }
 
   const worker = async () => {
@@ -496,6 +597,7 @@ async function runEvals(config) {
   if (failure) throw failure.error
   const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
   if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
+  if (warnings.length > 0) result.warnings = warnings
   result.durationMs = performance.now() - started
   if (batchInfo) result.batch = batchInfo
   if (aborted) {
@@ -516,34 +618,44 @@ function summarizeItems(config) {
   if (!Array.isArray(items)) throw typeError(`summarizeItems: items must be an array, got ${jsType(items)}`, OPT)
   const pick = (s) => {
     const o = { id: s.id }
-    for (const k of ['threshold', 'direction', 'scale']) if (s[k] !== undefined) o[k] = s[k]
+    for (const k of ['threshold', 'direction', 'scale', 'category']) if (s[k] !== undefined) o[k] = s[k]
+    // a scorer filed under scorers.trajectory was checked to be one when the items were run
+    if (s.category === 'trajectory') o.type = 'trajectory'
     return o
   }
   const scorers = (config.scorers ?? []).map((s) => (typeof s === 'string' ? { id: s } : pick(s)))
   const gates = (config.gates ?? []).map((g) => (typeof g === 'string' ? { id: g } : pick(g)))
+  const categorized = scorers.some((s) => s.category !== undefined)
   // recomputing finished results: the early stop is the runner's, not the merge's
-  const acc = accumulator({ scorers, gates, trials: config.trials ?? null, ...policyOf(config), stopEarly: false })
+  const acc = accumulator({ scorers, gates, categorized, trials: config.trials ?? null, ...policyOf(config), stopEarly: false })
   const ids = [...scorers, ...gates].map((s) => s.id)
   for (const item of items) {
-    const runs = {}
-    if (!item.targetError) {
-      for (const id of ids) {
-        const usage = item.usage && item.usage[id]
-        const trial = item.trials && item.trials[id]
-        let list
-        // a failed trial's own error is not kept; the item's error is, when no trial scored
-        const failedRun = item.errors && item.errors[id] ? { error: errorSignature(item.errors[id]) } : {}
-        if (trial && Array.isArray(trial.scores)) list = trial.scores.map((s) => (typeof s === 'number' ? { score: s } : failedRun))
-        else if (item.results && item.results[id]) list = [{ score: item.results[id].score }]
-        else if (item.errors && item.errors[id]) list = [{ error: errorSignature(item.errors[id]) }]
-        else continue
-        if (usage && list.length > 0) list[0].usage = usage
-        runs[id] = list
-      }
-    }
-    unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs, expected: item.expected })))
+    const turns = Array.isArray(item.turns)
+      ? item.turns.map((t) => ({ gates: t.gates, scorers: t.scorers, runs: item.targetError ? {} : recordRuns(t, [...(t.gates || []), ...(t.scorers || [])].map((d) => d.id)) }))
+      : undefined
+    const runs = item.targetError ? {} : recordRuns(item, ids)
+    unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs, expected: item.expected, turns })))
   }
   return unwrap(acc.summary(JSON.stringify({ aborted: config.aborted === true })))
+}
+
+/** The runs of `ids` as a finished record (an item, or one of its turns) keeps them: its results, errors, trials and usage. */
+function recordRuns(rec, ids) {
+  const runs = {}
+  for (const id of ids) {
+    const usage = rec.usage && rec.usage[id]
+    const trial = rec.trials && rec.trials[id]
+    let list
+    // a failed trial's own error is not kept; the item's error is, when no trial scored
+    const failedRun = rec.errors && rec.errors[id] ? { error: errorSignature(rec.errors[id]) } : {}
+    if (trial && Array.isArray(trial.scores)) list = trial.scores.map((s) => (typeof s === 'number' ? { score: s } : failedRun))
+    else if (rec.results && rec.results[id]) list = [{ score: rec.results[id].score }]
+    else if (rec.errors && rec.errors[id]) list = [{ error: errorSignature(rec.errors[id]) }]
+    else continue
+    if (usage && list.length > 0) list[0].usage = usage
+    runs[id] = list
+  }
+  return runs
 }
 
 module.exports = { runEvals, summarizeItems }

@@ -12,7 +12,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { writeChunks } from './write.mjs'
-import { agreementText, itemError, itemScore, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
+import { agreementText, categoryOf, itemError, itemScore, meanOf, meetsThreshold, outcomeOf, thresholdText, usageCost } from './items.mjs'
 
 /** HTML text (element content or a quoted attribute value). */
 export function escapeHtml(value) {
@@ -76,9 +76,9 @@ export class PromptTable {
  * record (raw executions) is left out; long strings are cut at 20 000 characters. With a
  * `prompts` PromptTable, prompts are kept as its `{ t, s }` references (far less memory).
  */
-export function slimItem(item, prompts) {
+function slimResults(given, prompts) {
   const results = {}
-  for (const [id, r] of Object.entries(item.results || {})) {
+  for (const [id, r] of Object.entries(given || {})) {
     if (!r || typeof r !== 'object') continue
     const keep = { score: r.score }
     if (r.notScorable) keep.notScorable = r.notScorable
@@ -90,6 +90,24 @@ export function slimItem(item, prompts) {
     }
     results[id] = keep
   }
+  return results
+}
+
+const capValue = (v) => (typeof v === 'string' ? capText(v) : v)
+
+/** A `turns` item's turns as the page shows them: input, output, each assertion's result and error, the trajectory. */
+function slimTurns(turns, prompts) {
+  return turns.map((t) => {
+    const out = { index: t.index, input: capValue(t.input), output: capValue(t.output), gates: (t.gates || []).map((g) => g.id), scorers: (t.scorers || []).map((x) => (x.threshold !== undefined ? { id: x.id, threshold: x.threshold } : { id: x.id })), results: slimResults(t.results, prompts) }
+    if (t.errors && Object.keys(t.errors).length) out.errors = t.errors
+    if (t.trials) out.trials = t.trials
+    if (t.trajectory) out.trajectory = t.trajectory
+    return out
+  })
+}
+
+export function slimItem(item, prompts) {
+  const results = slimResults(item.results, prompts)
   const out = { index: item.index }
   if (item.id !== undefined) out.id = item.id
   out.input = typeof item.input === 'string' ? capText(item.input) : item.input
@@ -100,6 +118,9 @@ export function slimItem(item, prompts) {
   out.results = results
   if (item.errors && Object.keys(item.errors).length) out.errors = item.errors
   if (item.trials) out.trials = item.trials
+  if (Array.isArray(item.inputs)) out.inputs = item.inputs.map(capValue)
+  if (Array.isArray(item.trajectory)) out.trajectory = item.trajectory
+  if (Array.isArray(item.turns)) out.turns = slimTurns(item.turns, prompts)
   if (typeof item.durationMs === 'number') out.durationMs = item.durationMs
   return out
 }
@@ -145,6 +166,15 @@ export function reportItem(item) {
   out.results = results
   if (item.errors && Object.keys(item.errors).length) out.errors = item.errors
   if (item.trials) out.trials = item.trials
+  if (Array.isArray(item.turns)) {
+    out.turns = item.turns.map((t) => {
+      const o = { index: t.index, gates: t.gates, scorers: t.scorers, results: {} }
+      for (const [id, r] of Object.entries(t.results || {})) if (r && typeof r === 'object') o.results[id] = { score: r.score, reason: r.reason }
+      if (t.errors && Object.keys(t.errors).length) o.errors = t.errors
+      if (t.trials) o.trials = t.trials
+      return o
+    })
+  }
   if (typeof item.durationMs === 'number') out.durationMs = item.durationMs
   return out
 }
@@ -288,6 +318,7 @@ tr.item{cursor:pointer}tr.item:hover{background:#f3f6fb}td.num{font-variant-nume
 td.err{color:var(--fail)}td.below{color:var(--fail);font-weight:600}td.txt{max-width:220px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 tr.detail>td{background:#fafbfd}.scorer{margin:6px 0 12px}.scorer h3{font-size:14px;margin:4px 0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f7;padding:8px;border-radius:6px;max-height:420px;overflow:auto;margin:4px 0}
+.turn{margin:6px 0 12px;padding-left:8px;border-left:3px solid var(--line)}.turn h3{font-size:14px;margin:4px 0}#turns{margin-bottom:18px}
 .pager{display:flex;gap:8px;align-items:center;margin:10px 0}button{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}
 `
 
@@ -301,7 +332,7 @@ function prompt(v){if(typeof v==='string')return v;if(v&&typeof v==='object'&&ty
 function text(v){if(v===undefined||v===null)return'';if(typeof v==='string')return v;try{return JSON.stringify(v)}catch(e){return String(v)}}
 function score(it,id){var t=it.trials&&it.trials[id];if(t)return typeof t.mean==='number'?t.mean:null;var r=it.results&&it.results[id];return r&&typeof r.score==='number'?r.score:null}
 function err(it,id){return(it.errors&&it.errors[id])||it.targetError||null}
-function hasErr(it){if(it.targetError)return true;for(var k in(it.errors||{}))return true;return false}
+function hasErr(it){if(it.targetError)return true;for(var k in(it.errors||{}))return true;var ts=it.turns||[];for(var i=0;i<ts.length;i++)for(var e in(ts[i].errors||{}))return true;return false}
 function meets(s,t){if(t===undefined||t===null)return true;if(typeof s!=='number')return false;if(typeof t==='number')t={min:t};return(t.min===undefined||s>=t.min)&&(t.max===undefined||s<=t.max)}
 var hay=[]
 function haystack(i){if(hay[i]===undefined){var it=items[i],p=[text(it.id),text(it.input),text(it.output),text(it.groundTruth)];for(var k in(it.results||{}))p.push(text(it.results[k].reason));for(var e in(it.errors||{}))p.push(text(it.errors[e].message));hay[i]=p.join('\\n').toLowerCase()}return hay[i]}
@@ -317,10 +348,12 @@ function picker(){var p=document.getElementById('pick');p.textContent='';scorers
 function label(th,t){t.split('-').forEach(function(part,i,all){th.appendChild(document.createTextNode(part+(i<all.length-1?'-':'')));if(i<all.length-1)th.appendChild(el('wbr'))})}
 function header(){var tr=document.getElementById('head');tr.textContent='';cols.forEach(function(c){var th=el('th');label(th,c.label);if(c.key!==null){th.dataset.key=c.key;th.title='sort by '+c.label;if(state.key===c.key)th.className=state.dir>0?'sorted-asc':'sorted-desc';th.addEventListener('click',function(){if(state.key===c.key)state.dir=-state.dir;else{state.key=c.key;state.dir=1}state.page=0;render()})}else th.style.cursor='default';tr.appendChild(th)})}
 function kv(parent,label,value){var d=el('div');d.appendChild(el('strong',null,label+': '));d.appendChild(document.createTextNode(value));parent.appendChild(d)}
-function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.context&&it.context.length){var cx=el('details','context');cx.open=true;cx.appendChild(el('summary',null,'retrieved context ('+it.context.length+')'));var ol=el('ol');it.context.forEach(function(c){ol.appendChild(el('li',null,text(c)))});cx.appendChild(ol);td.appendChild(cx)}if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
+function detail(it){var td=el('td');td.colSpan=cols.length;kv(td,'input',text(it.input));if(it.inputs)kv(td,'inputs',text(it.inputs));kv(td,'output',text(it.output));if(it.groundTruth!==undefined)kv(td,'groundTruth',text(it.groundTruth));if(it.context&&it.context.length){var cx=el('details','context');cx.open=true;cx.appendChild(el('summary',null,'retrieved context ('+it.context.length+')'));var ol=el('ol');it.context.forEach(function(c){ol.appendChild(el('li',null,text(c)))});cx.appendChild(ol);td.appendChild(cx)}if(it.targetError)kv(td,'target error',text(it.targetError.name)+': '+text(it.targetError.message))
 scorers.forEach(function(s){var box=el('div','scorer');box.appendChild(el('h3',null,s.id));var r=it.results&&it.results[s.id],e=it.errors&&it.errors[s.id];var sc=score(it,s.id);kv(box,'score',sc===null?'–':String(sc));if(r&&r.cost)kv(box,'judge',r.cost.calls+' call'+(r.cost.calls===1?'':'s')+', '+r.cost.tokens+' tokens, '+r.cost.ms+' ms');if(r&&r.notScorable)kv(box,'not scorable','at '+text(r.notScorable.step)+(r.notScorable.reason?': '+text(r.notScorable.reason):''));if(it.trials&&it.trials[s.id])kv(box,'trials',text(it.trials[s.id].scores));if(e){var ee=el('div','fail');ee.textContent='error '+text(e.code||e.name)+(e.failedStep?' at step '+e.failedStep:'')+': '+text(e.message);box.appendChild(ee)}
 if(r){if(r.reason!==undefined)kv(box,'reason',text(r.reason));if(r.warnings)kv(box,'warnings',text(r.warnings));Object.keys(r).forEach(function(k){if(/StepResult$/.test(k)&&r[k]!==undefined&&r[k]!==null){var dd=el('details','step');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,JSON.stringify(r[k],null,2)));box.appendChild(dd)}});Object.keys(r).forEach(function(k){var pt=/Prompt$/.test(k)?prompt(r[k]):null;if(pt!==null){var dd=el('details','prompt');dd.appendChild(el('summary',null,k));dd.appendChild(el('pre',null,pt));box.appendChild(dd)}})}
-td.appendChild(box)});var tr=el('tr','detail');tr.appendChild(td);return tr}
+td.appendChild(box)});if(it.trajectory)td.appendChild(steps('trajectory',it.trajectory));(it.turns||[]).forEach(function(t){td.appendChild(turnBox(it,t))});var tr=el('tr','detail');tr.appendChild(td);return tr}
+function steps(label,list){var dd=el('details','trajectory');dd.appendChild(el('summary',null,label+' ('+list.length+' step'+(list.length===1?'':'s')+')'));var ol=el('ol');list.forEach(function(st){ol.appendChild(el('li',null,text(st.stepType)+' '+text(st.name)+(st.toolArgs!==undefined?' '+text(st.toolArgs):'')+(st.success===false?' (failed)':'')))});dd.appendChild(ol);return dd}
+function turnBox(it,t){var box=el('div','turn');box.dataset.turn=t.index;box.appendChild(el('h3',null,'turn '+t.index));kv(box,'input',text(t.input));kv(box,'output',text(t.output));var ths={};(t.scorers||[]).forEach(function(x){ths[x.id]=x.threshold});var ids=(t.gates||[]).map(function(g){return{id:g,gate:true}}).concat((t.scorers||[]).map(function(x){return{id:x.id,gate:false}}));ids.forEach(function(a){var r=t.results&&t.results[a.id],e=t.errors&&t.errors[a.id],sc=score(t,a.id),ok=sc!==null&&(a.gate?sc>=1:meets(sc,ths[a.id]));var line=el('div',sc===null?'fail':ok?'':'fail');line.dataset.scorer=a.id;line.textContent=a.id+(a.gate?' (gate)':ths[a.id]!==undefined?' (threshold '+text(ths[a.id])+')':'')+': '+(sc===null?(e?'error '+text(e.code||e.name)+': '+text(e.message):it.targetError?'not run (target error)':'–'):String(sc))+(r&&r.reason?' · '+text(r.reason):'');box.appendChild(line)});if(t.trajectory)box.appendChild(steps('trajectory',t.trajectory));return box}
 function render(){header();var v=view(),body=document.getElementById('rows');body.textContent='';var pages=Math.max(1,Math.ceil(v.length/PAGE));if(state.page>=pages)state.page=pages-1;var start=state.page*PAGE,end=Math.min(v.length,start+PAGE)
 for(var j=start;j<end;j++){(function(i){var it=items[i],tr=el('tr','item');tr.dataset.index=it.index;tr.appendChild(el('td','num',String(it.index)));tr.appendChild(el('td','txt',clip(it.id,40)));tr.appendChild(el('td','txt',clip(it.input,120)));tr.appendChild(el('td','txt',clip(it.output,120)))
 var other=scorers.some(function(s){return!shown[s.id]})?el('td','chips'):null
@@ -336,6 +369,34 @@ picker();render()})()
 
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
 
+/** The per-turn results of `turns` items (the run's turnResults): one row per turn assertion. */
+function turnsSection(summary) {
+  const turns = summary.turnResults
+  if (!Array.isArray(turns) || turns.length === 0) return ''
+  const verdictCell = (passed) => `<td class="${passed ? 'pass' : 'fail'}">${passed ? 'PASS' : 'FAIL'}</td>`
+  const rows = []
+  for (const t of turns) {
+    const gates = new Map((t.gateResults || []).map((g) => [g.id, g]))
+    const ths = new Map((t.thresholdResults || []).map((x) => [x.id, x]))
+    const ids = [...gates.keys(), ...Object.keys(t.scores || {})]
+    if (ids.length === 0) {
+      rows.push(`<tr data-turn="${t.index}"><td class="num">${t.index}</td><td colspan="5" class="kv">no assertion (the turn advances the conversation)</td></tr>`)
+      continue
+    }
+    for (const id of ids) {
+      const g = gates.get(id)
+      const th = ths.get(id)
+      const cov = t.coverage && t.coverage[id]
+      const kind = g ? 'gate (every item scores 1)' : th ? `threshold ${thresholdText(th.threshold)}` : 'score'
+      const value = g ? g.score : t.scores[id]
+      rows.push(
+        `<tr data-turn="${t.index}" data-scorer="${escapeHtml(id)}"><td class="num">${t.index}</td><td>${escapeHtml(id)}</td><td>${escapeHtml(kind)}</td><td class="num">${fmt(value)}</td><td class="num">${cov ? `${int(cov.scored)}/${int(cov.total)}` : '–'}</td>${g ? verdictCell(g.passed) : th ? verdictCell(th.passed) : '<td></td>'}</tr>`,
+      )
+    }
+  }
+  return `<section class="card" id="turns"><h2>Per-turn results</h2><div class="kv">each turn's gates and scorers judged that turn alone, averaged by turn index across conversations</div><table><thead><tr><th>turn</th><th>assertion</th><th>kind</th><th>mean</th><th>scored</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table></section>\n`
+}
+
 function scorerCard(s, { summary, scores, prices, gate }) {
   const st = (summary.stats && summary.stats[s.id]) || {}
   const cov = summary.coverage && summary.coverage[s.id]
@@ -343,7 +404,10 @@ function scorerCard(s, { summary, scores, prices, gate }) {
   const tr = (summary.thresholdResults || []).find((t) => t.id === s.id)
   const gr = (summary.gateResults || []).find((g) => g.id === s.id)
   // runEvals' `scores` holds the scorers; a gate's mean is its gateResults score
-  const mean = summary.scores && typeof summary.scores[s.id] === 'number' ? summary.scores[s.id] : gr ? gr.score : (st.mean ?? null)
+  const m = meanOf(summary, s.id)
+  const mean = typeof m === 'number' ? m : gr ? gr.score : (st.mean ?? null)
+  // the categorized form's category (scores.agent / scores.trajectory)
+  const category = categoryOf(summary, s.id)
   const verdict = gate
     ? gr
       ? `<div>gate (every item scores 1): <span class="${gr.passed ? 'pass' : 'fail'}">${gr.passed ? 'PASS' : 'FAIL'}</span></div>`
@@ -357,7 +421,7 @@ function scorerCard(s, { summary, scores, prices, gate }) {
   const agreement = ag ? `<div class="kv agreement">agreement with your labels: ${escapeHtml(agreementText(s.id, ag).slice(s.id.length + 2))}</div>` : ''
   const lines = [
     `<section class="card" data-scorer="${escapeHtml(s.id)}">`,
-    `<h2>${escapeHtml(s.id)}</h2>`,
+    `<h2>${escapeHtml(s.id)}${category ? ` <span class="kv category">${escapeHtml(category)}</span>` : ''}</h2>`,
     `<div><span class="big">${fmt(mean)}</span> <span class="kv">mean over ${cov ? `${int(cov.scored)}/${int(cov.total)}` : '–'} items scored${
       st.ci95 ? `, 95% CI [${fmt(st.ci95[0])}, ${fmt(st.ci95[1])}]` : ''
     }</span></div>`,
@@ -430,7 +494,7 @@ ${outcome.passed ? '' : `<div class="banner" id="reasons"><b>${escapeHtml(outcom
     yield `${scorerCard({ id }, { summary, scores, prices: report.prices, gate: true })}\n`
   }
   yield `</div>
-<div class="toolbar"><input type="search" id="q" placeholder="Filter input, output, reasons…" aria-label="filter"><details id="columns"><summary>columns</summary><div class="pick" id="pick"></div></details>
+${turnsSection(summary)}<div class="toolbar"><input type="search" id="q" placeholder="Filter input, output, reasons…" aria-label="filter"><details id="columns"><summary>columns</summary><div class="pick" id="pick"></div></details>
 <label><input type="checkbox" id="errorsOnly"> errors only</label><span id="count" class="kv"></span></div>
 <table id="items"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
 <div class="pager"><button id="prev" type="button">‹ prev</button><span id="page" class="kv"></span><button id="next" type="button">next ›</button></div>

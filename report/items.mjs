@@ -143,3 +143,93 @@ export function agreementText(id, a) {
   const why = [a.kappaReason && `κ: ${a.kappaReason}`, a.spearmanReason && a.numeric > 0 && `ρ: ${a.spearmanReason}`].filter(Boolean)
   return `${id}: ${parts.join(', ')}${why.length ? ` (${why.join('; ')})` : ''}`
 }
+
+// ---- runEvals for agents: categorized scores and per-turn results ----
+
+/** The categories of Mastra's AgentScorerConfig, as `result.scores` keys them. */
+export const CATEGORIES = ['agent', 'trajectory']
+
+/**
+ * A scorer's mean in a run's `scores`: flat (`scores[id]`) or in the categorized form
+ * (`scores.agent[id]`, `scores.trajectory[id]`); undefined when it has none there (a gate).
+ */
+export function meanOf(summary, id) {
+  const scores = (summary && summary.scores) || {}
+  if (Object.hasOwn(scores, id) && (typeof scores[id] === 'number' || scores[id] === null)) return scores[id]
+  for (const c of CATEGORIES) {
+    const m = scores[c]
+    if (m && typeof m === 'object' && Object.hasOwn(m, id)) return m[id]
+  }
+  return undefined
+}
+
+/** The category (`'agent'` / `'trajectory'`) a scorer is filed under in `scores`, else null. */
+export function categoryOf(summary, id) {
+  const scores = (summary && summary.scores) || {}
+  for (const c of CATEGORIES) {
+    const m = scores[c]
+    if (m && typeof m === 'object' && Object.hasOwn(m, id)) return c
+  }
+  return null
+}
+
+/** `scores` as flat `{ key: mean }`, the categorized form's means under `agent.<id>` / `trajectory.<id>` (Mastra's toEvalMeta keys). */
+export function flattenScores(scores, prefix = '', out = {}) {
+  for (const [k, v] of Object.entries(scores || {})) {
+    const key = prefix ? `${prefix}.${k}` : k
+    if (v !== null && typeof v === 'object') flattenScores(v, key, out)
+    else out[key] = v
+  }
+  return out
+}
+
+/** A `scores` key (`id`, or `agent.<id>` / `trajectory.<id>`) → the scorer id the other maps use. */
+export function scorerIdOf(summary, key) {
+  if (summary && summary.coverage && Object.hasOwn(summary.coverage, key)) return key
+  const dot = key.indexOf('.')
+  if (dot > 0 && CATEGORIES.includes(key.slice(0, dot))) return key.slice(dot + 1)
+  return key
+}
+
+/** One turn's record of an item (`item.turns[k]`), or null. */
+export function turnOf(item, k) {
+  return (Array.isArray(item.turns) && item.turns.find((t) => t && t.index === k)) || null
+}
+
+/** The item's score for a turn's assertion: the trials' mean (trials > 1) or the result's score; null if none. */
+export function turnScore(item, k, id) {
+  const t = turnOf(item, k)
+  return t ? itemScore(t, id) : null
+}
+
+/** The item's error for a turn's assertion (or its target error, which stops every turn's assertions). */
+export function turnError(item, k, id) {
+  const t = turnOf(item, k)
+  return (t && t.errors && t.errors[id]) || item.targetError || null
+}
+
+/** The reason text of a turn's assertion result ('' if none). */
+export function turnReason(item, k, id) {
+  const t = turnOf(item, k)
+  return t ? itemReason(t, id) : ''
+}
+
+/** The per-turn threshold / gate results of a run as flat rows: `[{ turn, id, gate, passed, score, threshold? }]`. */
+export function turnAssertions(summary) {
+  const rows = []
+  for (const t of (summary && summary.turnResults) || []) {
+    for (const g of t.gateResults || []) rows.push({ turn: t.index, id: g.id, gate: true, passed: g.passed, score: g.score })
+    for (const th of t.thresholdResults || []) rows.push({ turn: t.index, id: th.id, gate: false, passed: th.passed, score: th.averageScore, threshold: th.threshold })
+  }
+  return rows
+}
+
+/** `scores` as `{ id: mean }` whatever its form (the categorized form's categories opened). */
+export function meansById(scores) {
+  const out = {}
+  for (const [k, v] of Object.entries(scores || {})) {
+    if (v !== null && typeof v === 'object' && CATEGORIES.includes(k)) Object.assign(out, v)
+    else out[k] = v
+  }
+  return out
+}

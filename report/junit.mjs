@@ -9,7 +9,7 @@
 //   gate) failed for the run — an item under a threshold that the run's mean meets is not a
 //   failure. Suite <properties> carry the aggregates.
 import { writeChunks } from './write.mjs'
-import { asText, itemError, itemNotScorable, itemReason, itemScore, meetsThreshold, outcomeOf, thresholdText } from './items.mjs'
+import { asText, itemError, itemNotScorable, itemReason, itemScore, meanOf, meetsThreshold, outcomeOf, thresholdText, turnAssertions } from './items.mjs'
 
 /** XML text: escaped, and without the characters XML 1.0 cannot hold (control chars, lone surrogates). */
 export function xmlEscape(value) {
@@ -69,6 +69,18 @@ export function* junitChunks(report) {
     }
   }
 
+  // per-turn gates and thresholds (turns items): one testcase each, failing as the run's outcome says
+  for (const t of turnAssertions(summary)) {
+    const name = t.gate ? `turn ${t.turn} gate ${t.id}` : `turn ${t.turn} threshold ${t.id} ${thresholdText(t.threshold)}`
+    const what = t.gate ? `turn ${t.turn} gate average ${num(t.score)}` : `turn ${t.turn} mean ${t.score === null ? 'none' : num(t.score)}`
+    if (t.passed) runCases.push(`    <testcase${attr('name', name)}${attr('classname', 'oxeval.run')}><system-out>${xmlEscape(what)}</system-out></testcase>`)
+    else {
+      runFailures++
+      const why = outcome.reasons.find((r) => r.turn === t.turn && r.scorer === t.id && (r.kind === 'gate' || r.kind === 'threshold'))
+      runCases.push(`    <testcase${attr('name', name)}${attr('classname', 'oxeval.run')}><failure${attr('type', t.gate ? 'gate' : 'threshold')}${attr('message', why ? why.message : what)}>${xmlEscape(why ? why.message : what)}</failure></testcase>`)
+    }
+  }
+
   // what each item is for each scorer: an error, an allowed (skipped) error, a failure, or fine
   const verdictOf = (s, it) => {
     const score = itemScore(it, s.id)
@@ -112,7 +124,7 @@ export function* junitChunks(report) {
     const tr = thresholdOf.get(s.id)
     const gr = gateOf.get(s.id)
     const props = [
-      ['mean', num(summary.scores ? summary.scores[s.id] : null)],
+      ['mean', num(meanOf(summary, s.id) ?? null)],
       ['std', num(st.std)],
       ['ci95.low', st.ci95 ? num(st.ci95[0]) : ''],
       ['ci95.high', st.ci95 ? num(st.ci95[1]) : ''],

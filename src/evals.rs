@@ -70,6 +70,25 @@ impl NativeEvalAccumulator {
         })
     }
 
+    /// The plan of one data item (`oxeval_core::evals` plan.rs: the facade's description of
+    /// the item as JSON text) → `{ ok, value: { mode, turns?, invalid? } }`, or the TypeError
+    /// outcome naming the item and the field.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn plan_item(&self, desc: String) -> Value {
+        guarded(|| {
+            let v = parse(&desc, "a data item's description")?;
+            let mut a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            a.plan_item(&v)
+        })
+    }
+
+    /// Which scorers and gates receive the trajectory → `{ trajectory: [ids] }`.
+    #[napi(ts_return_type = "Record<string, unknown>")]
+    pub fn routes(&self) -> Value {
+        let a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        a.routes()
+    }
+
     /// The run summary so far, with its outcome → `{ ok, value }`. `end`: JSON text
     /// `{ aborted?, unfinished? }` from the runner (absent: a run that finished).
     #[napi(ts_return_type = "Record<string, unknown>")]
@@ -83,6 +102,38 @@ impl NativeEvalAccumulator {
             Ok(a.summary(&end))
         })
     }
+}
+
+/// The trajectory a trajectory scorer or gate of runEvals receives for an output (JSON text;
+/// `oxeval_core::agent::routed_trajectory`) → `{ ok, value: { steps } }`, `{ ok, value: {
+/// asIs: true } }` (the output is a trajectory already), or the TypeError outcome.
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
+pub fn eval_trajectory(output: String) -> Value {
+    guarded(|| {
+        let v = parse(&output, "the output")?;
+        match oxeval_core::agent::routed_trajectory(&v) {
+            Ok(Some(steps)) => Ok(json!({ "steps": steps })),
+            Ok(None) => Ok(json!({ "asIs": true })),
+            Err(m) => Err(InvalidArgument::input(format!(
+                "the trajectory cannot be extracted from the output: {}",
+                m.replacen("run.output", "the output", 1)
+            ))),
+        }
+    })
+}
+
+/// One turn's output as messages, for a conversation's accumulated output (JSON text;
+/// `oxeval_core::agent::output_messages`: a text → one assistant message, `{ messages }` and a
+/// message object → their messages) → `{ ok, value: [messages] }`, or the TypeError outcome
+/// for an output that is no message.
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
+pub fn eval_turn_messages(output: String) -> Value {
+    guarded(|| {
+        let v = parse(&output, "the output")?;
+        oxeval_core::agent::output_messages(&v)
+            .map(|m| Value::Array(m.into_owned()))
+            .map_err(InvalidArgument::input)
+    })
 }
 
 /// `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`

@@ -1,4 +1,4 @@
-import type { RunEvalsOptions, RunEvalsResult, EvalItem, EvalVerdict, EvalThresholdResult } from '../index.js'
+import type { RunEvalsOptions, RunEvalsResult, EvalItem, EvalVerdict, EvalThresholdResult, EvalTurnResult } from '../index.js'
 
 export type ExpectEvalsOptions = RunEvalsOptions
 export type ExpectEvalOptions = Omit<RunEvalsOptions, 'data'> & { data: EvalItem }
@@ -6,8 +6,8 @@ export type ExpectEvalOptions = Omit<RunEvalsOptions, 'data'> & { data: EvalItem
 /** Thrown by `.toPass()` when a gate's pass rate or a threshold is not met. */
 export declare class EvalPassRateError extends Error {
   readonly name: 'EvalPassRateError'
-  readonly result: RunEvalsResult
-  constructor(message: string, result: RunEvalsResult)
+  readonly result: RunEvalsResult<any>
+  constructor(message: string, result: RunEvalsResult<any>)
 }
 
 export interface EvalScoresAssertion {
@@ -16,7 +16,7 @@ export interface EvalScoresAssertion {
    * threshold must pass. Resolves with the result; rejects with `EvalPassRateError` naming
    * each failure, by how much, and the worst items with their reasons.
    */
-  toPass(minPassRate?: number): Promise<RunEvalsResult>
+  toPass(minPassRate?: number): Promise<RunEvalsResult<any>>
 }
 
 export declare function expectEvals(options: ExpectEvalsOptions): EvalScoresAssertion
@@ -31,9 +31,13 @@ export interface WorstItem {
 }
 
 /** The lowest-scoring items of a scorer in a runEvals result (errors first). */
-export declare function worstItems(result: RunEvalsResult, scorerId: string, n?: number): WorstItem[]
+export declare function worstItems(result: RunEvalsResult<any>, scorerId: string, n?: number): WorstItem[]
+
+/** The lowest-scoring items of one turn's assertion (`turns` items; errors first). */
+export declare function worstTurnItems(result: RunEvalsResult<any>, turn: number, scorerId: string, n?: number): WorstItem[]
 
 export interface OxevalEvalMeta {
+  /** Means by scorer id; the categorized form's under `agent.<id>` / `trajectory.<id>`. */
   scores: Record<string, number | null>
   totalItems: number
   coverage?: RunEvalsResult['coverage']
@@ -43,9 +47,13 @@ export interface OxevalEvalMeta {
   gateResults?: RunEvalsResult['gateResults']
   thresholdResults?: EvalThresholdResult[]
   worst?: Record<string, WorstItem[]>
+  /** Per turn (turns items): its gates, thresholds, scores and coverage. */
+  turnResults?: Array<Pick<EvalTurnResult, 'index' | 'gateResults' | 'thresholdResults' | 'scores' | 'coverage'>>
+  /** The worst items of each turn assertion that did not pass, keyed `turn <index> <id>`. */
+  worstTurns?: Record<string, WorstItem[]>
 }
 
-export declare function toEvalMeta(result: RunEvalsResult): OxevalEvalMeta
+export declare function toEvalMeta(result: RunEvalsResult<any>): OxevalEvalMeta
 
 export interface EvalMatchers<R = unknown> {
   /** The run's verdict (`passed`, `scored`, `failed`). */
@@ -56,9 +64,9 @@ export interface EvalMatchers<R = unknown> {
   /** A scorer's mean is strictly below `max`; on a single scorer result: `toHaveScoreBelow(max)`. */
   toHaveScoreBelow(scorerId: string, max: number): R
   toHaveScoreBelow(max: number): R
-  /** All gates passed (fails when none were configured). */
+  /** All gates passed, per-turn gates included (fails when none were configured). */
   toPassGates(): R
-  /** All thresholds passed (fails when none were configured). */
+  /** All thresholds passed, per-turn thresholds included (fails when none were configured). */
   toPassThresholds(): R
   /** Cohen's κ between each labeled scorer's judge and the items' `expected` labels (at the
    * scorer's threshold) is at least `minKappa`; `scorerId` checks one scorer. The failure names

@@ -4,7 +4,7 @@
 // prints per-scorer means, coverage and the worst items at the end of the run.
 import { expect } from 'vitest'
 import oxeval from '../index.js'
-import { agreementText, badness, directionOf, itemError, itemPasses, itemReason, itemScore, outcomeOf, scaleOf } from '../report/items.mjs'
+import { agreementText, badness, directionOf, flattenScores, itemError, itemPasses, itemReason, itemScore, outcomeOf, scaleOf, scorerIdOf, turnError, turnReason, turnScore } from '../report/items.mjs'
 
 const { runEvals } = oxeval
 const WORST = 5
@@ -46,8 +46,50 @@ export function worstItems(result, scorerId, n = WORST) {
   return rows.slice(0, n)
 }
 
+/**
+ * The worst items of one turn's assertion (turn `k` of `turns` items), as `worstItems`: errors
+ * first, then the worst scores; passing items never listed.
+ */
+export function worstTurnItems(result, k, scorerId, n = WORST) {
+  const turn = (result.turnResults ?? []).find((t) => t.index === k) ?? {}
+  const info = turn.scorerInfo?.[scorerId] ?? {}
+  const gate = (turn.gateResults ?? []).some((g) => g.id === scorerId)
+  const threshold = (turn.thresholdResults ?? []).find((t) => t.id === scorerId)?.threshold
+  const view = { threshold, direction: info.direction ?? 'higher', scale: info.scale ?? 1, gate }
+  const rows = []
+  for (const item of result.items ?? []) {
+    if (!Array.isArray(item.turns) || !item.turns.some((t) => t.index === k && [...(t.gates ?? []), ...(t.scorers ?? [])].some((d) => d.id === scorerId))) continue
+    const score = turnScore(item, k, scorerId)
+    if (score !== null) {
+      if (!itemPasses(score, view)) rows.push({ index: item.index, id: item.id, score, reason: short(turnReason(item, k, scorerId)) })
+      continue
+    }
+    const e = turnError(item, k, scorerId)
+    if (!e) continue
+    const text = e === item.targetError ? `error: target: ${e.message}` : `error${e.code ? ` ${e.code}` : ''}${e.failedStep ? ` in ${e.failedStep}` : ''}: ${e.message}`
+    rows.push({ index: item.index, id: item.id, score: null, reason: short(text) })
+  }
+  const key = (r) => (r.score === null ? Infinity : badness(r.score, view.direction))
+  rows.sort((a, b) => key(b) - key(a) || a.index - b.index)
+  return rows.slice(0, n)
+}
+
+const worstRow = (indent) => (w) => `${indent}#${w.index}${w.id !== undefined ? ` (${w.id})` : ''} ${w.score === null ? 'error' : fmt(w.score)}: ${w.reason}`
+
 function worstLines(result, scorerId, indent = '    ') {
-  return worstItems(result, scorerId).map((w) => `${indent}#${w.index}${w.id !== undefined ? ` (${w.id})` : ''} ${w.score === null ? 'error' : fmt(w.score)}: ${w.reason}`)
+  return worstItems(result, scorerId).map(worstRow(indent))
+}
+
+function worstTurnLines(result, k, scorerId, indent = '    ') {
+  return worstTurnItems(result, k, scorerId).map(worstRow(indent))
+}
+
+/** The per-turn coverage of an assertion, as coverageText says it. */
+function turnCoverageText(result, k, id) {
+  const turn = (result.turnResults ?? []).find((t) => t.index === k)
+  const c = turn?.coverage?.[id]
+  const errs = turn?.errors?.[id]
+  return c ? ` (scored ${c.scored}/${c.total}${errs ? `, ${errs} failed run${errs === 1 ? '' : 's'}` : ''})` : ''
 }
 
 function coverageText(result, id) {
@@ -56,13 +98,15 @@ function coverageText(result, id) {
   return c ? ` (scored ${c.scored}/${c.total}${result.errors?.[id] ? `, ${result.errors[id]} failed run${result.errors[id] === 1 ? '' : 's'}` : ''}${ns ? `, ${ns} not scorable` : ''})` : ''
 }
 
+/** A mean by its `scores` key: an id, or a dot path (`trajectory.<id>`, Mastra's); undefined when there is none. */
 function lookup(scores, name) {
-  const v = name.split('.').reduce((acc, k) => (acc == null ? undefined : acc[k]), scores)
-  return v
+  const direct = Object.hasOwn(scores, name) ? scores[name] : undefined
+  const v = direct !== undefined ? direct : name.split('.').reduce((acc, k) => (acc == null ? undefined : acc[k]), scores)
+  return v !== null && typeof v === 'object' ? undefined : v
 }
 
 function notFound(matcher, received, name) {
-  return { pass: false, message: () => `${matcher}: scorer "${name}" not found in the result. Scorers: ${Object.keys(received.scores).join(', ') || '(none)'}` }
+  return { pass: false, message: () => `${matcher}: scorer "${name}" not found in the result. Scorers: ${Object.keys(flattenScores(received.scores)).join(', ') || '(none)'}` }
 }
 
 function invalid(matcher, received) {
@@ -94,8 +138,10 @@ function scoreMatcher(name, cmp, word) {
     if (typeof id !== 'string') return invalid(name, received)
     const raw = lookup(received.scores, id)
     if (raw === undefined) return notFound(name, received, id)
+    // the categorized form's `trajectory.<id>`: the other maps are keyed by the id
+    const sid = scorerIdOf(received, id)
     if (raw === null) {
-      return { pass: false, message: () => `scorer "${id}" has no scored item${coverageText(received, id)}, so it has no mean to compare\n${worstLines(received, id).join('\n')}` }
+      return { pass: false, message: () => `scorer "${id}" has no scored item${coverageText(received, sid)}, so it has no mean to compare\n${worstLines(received, sid).join('\n')}` }
     }
     const pass = cmp(raw, bound)
     return {
@@ -103,7 +149,7 @@ function scoreMatcher(name, cmp, word) {
       message: () =>
         pass
           ? `expected the mean of "${id}" (${fmt(raw)}) not to be ${word} ${bound}`
-          : [`expected the mean of "${id}" (${fmt(raw)}) to be ${word} ${bound}, off by ${fmt(Math.abs(raw - bound))}${coverageText(received, id)}`, ...(received.items ? ['  worst items:', ...worstLines(received, id)] : [])].join('\n'),
+          : [`expected the mean of "${id}" (${fmt(raw)}) to be ${word} ${bound}, off by ${fmt(Math.abs(raw - bound))}${coverageText(received, sid)}`, ...(received.items ? ['  worst items:', ...worstLines(received, sid)] : [])].join('\n'),
     }
   }
 }
@@ -124,7 +170,8 @@ export const evalMatchers = {
   toHaveScoreBelow: scoreMatcher('toHaveScoreBelow', (s, b) => s < b, 'below'),
   toPassGates(received) {
     if (!isRunResult(received)) return invalid('toPassGates', received)
-    const gates = received.gateResults ?? []
+    // the run's gates and every turn's (Mastra's: `turn <index> <id>`)
+    const gates = [...(received.gateResults ?? []), ...turnRows(received, 'gateResults')]
     if (gates.length === 0) return { pass: false, message: () => 'no gates were configured on this eval run' }
     const failed = gates.filter((g) => !g.passed)
     return {
@@ -132,7 +179,7 @@ export const evalMatchers = {
       message: () =>
         failed.length === 0
           ? `expected at least one gate to fail, but all ${gates.length} passed`
-          : [`expected all gates to pass, but ${failed.length} failed:`, ...failed.flatMap((g) => [`  ✗ ${g.id}: pass rate ${rate(g.score)}${coverageText(received, g.id)}`, ...worstLines(received, g.id)])].join('\n'),
+          : [`expected all gates to pass, but ${failed.length} failed:`, ...failed.flatMap((g) => gateLines(received, g))].join('\n'),
     }
   },
   /**
@@ -161,7 +208,7 @@ export const evalMatchers = {
   },
   toPassThresholds(received) {
     if (!isRunResult(received)) return invalid('toPassThresholds', received)
-    const ts = received.thresholdResults ?? []
+    const ts = [...(received.thresholdResults ?? []), ...turnRows(received, 'thresholdResults')]
     if (ts.length === 0) return { pass: false, message: () => 'no scorer thresholds were configured on this eval run' }
     const failed = ts.filter((t) => !t.passed)
     return {
@@ -178,6 +225,16 @@ function thresholdText(t) {
   return typeof t === 'number' ? `min ${t}` : Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')
 }
 
+/** A run's per-turn gate or threshold results, each named `turn <index> <id>` (Mastra's), with its turn and scorer id kept. */
+function turnRows(result, key) {
+  return (result.turnResults ?? []).flatMap((t) => (t[key] ?? []).map((x) => ({ ...x, id: `turn ${t.index} ${x.id}`, turn: t.index, scorer: x.id })))
+}
+
+function gateLines(result, g) {
+  if (g.turn !== undefined) return [`  ✗ gate ${g.id}: pass rate ${rate(g.score)}${turnCoverageText(result, g.turn, g.scorer)}`, ...worstTurnLines(result, g.turn, g.scorer)]
+  return [`  ✗ ${g.id}: pass rate ${rate(g.score)}${coverageText(result, g.id)}`, ...worstLines(result, g.id)]
+}
+
 function thresholdLines(result, t) {
   const by =
     t.averageScore === null
@@ -189,6 +246,7 @@ function thresholdLines(result, t) {
           : t.threshold.max !== undefined && t.averageScore > t.threshold.max
             ? `, over by ${fmt(t.averageScore - t.threshold.max)}`
             : ''
+  if (t.turn !== undefined) return [`  ✗ threshold ${t.id}: mean ${fmt(t.averageScore)} (threshold: ${thresholdText(t.threshold)}${by})${turnCoverageText(result, t.turn, t.scorer)}`, ...worstTurnLines(result, t.turn, t.scorer)]
   return [`  ✗ threshold ${t.id}: mean ${fmt(t.averageScore)} (threshold: ${thresholdText(t.threshold)}${by})${coverageText(result, t.id)}`, ...worstLines(result, t.id)]
 }
 
@@ -197,6 +255,18 @@ function failedLines(result) {
   const outcome = outcomeOf(result)
   const lines = []
   for (const r of outcome.reasons) {
+    if (r.turn !== undefined && (r.kind === 'threshold' || r.kind === 'gate')) {
+      // a turn's assertion: its turn's result and worst items
+      const row = turnRows(result, r.kind === 'gate' ? 'gateResults' : 'thresholdResults').find((x) => x.turn === r.turn && x.scorer === r.scorer)
+      if (row) {
+        lines.push(...(r.kind === 'gate' ? gateLines(result, row) : thresholdLines(result, row)))
+        continue
+      }
+    }
+    if (r.turn !== undefined) {
+      lines.push(`  ✗ ${r.message}`, ...worstTurnLines(result, r.turn, r.scorer))
+      continue
+    }
     if (r.kind === 'threshold') {
       const t = (result.thresholdResults ?? []).find((x) => x.id === r.scorer)
       if (t) {
@@ -232,7 +302,8 @@ export class EvalPassRateError extends Error {
 
 /** The serializable summary the reporter prints (stored in `task.meta.oxevalEval`). */
 export function toEvalMeta(result) {
-  const meta = { scores: { ...result.scores }, totalItems: result.summary.totalItems, outcome: outcomeOf(result) }
+  // the categorized form's means under dot keys (`trajectory.<id>`), as Mastra's meta
+  const meta = { scores: flattenScores(result.scores), totalItems: result.summary.totalItems, outcome: outcomeOf(result) }
   if (result.coverage) meta.coverage = result.coverage
   if (result.summary.notScorable) meta.notScorable = result.summary.notScorable
   if (result.errors) meta.errors = result.errors
@@ -241,6 +312,23 @@ export function toEvalMeta(result) {
   if (result.gateResults) meta.gateResults = result.gateResults.map((g) => ({ ...g }))
   if (result.thresholdResults) meta.thresholdResults = result.thresholdResults.map((t) => ({ ...t }))
   if (result.items) meta.worst = Object.fromEntries(Object.keys(result.coverage ?? result.scores).map((id) => [id, worstItems(result, id, 3)]))
+  if (result.turnResults) {
+    meta.turnResults = result.turnResults.map((t) => {
+      const o = { index: t.index }
+      for (const k of ['gateResults', 'thresholdResults', 'scores', 'coverage']) if (t[k] !== undefined) o[k] = t[k]
+      return o
+    })
+    // the worst items of each turn assertion that did not pass
+    if (result.items) {
+      const worstTurn = {}
+      for (const row of [...turnRows(result, 'gateResults'), ...turnRows(result, 'thresholdResults')]) {
+        if (row.passed) continue
+        const w = worstTurnItems(result, row.turn, row.scorer, 3)
+        if (w.length) worstTurn[row.id] = w
+      }
+      if (Object.keys(worstTurn).length) meta.worstTurns = worstTurn
+    }
+  }
   return meta
 }
 
@@ -337,16 +425,31 @@ export class OxevalEvalsReporter {
       const mark = (ok) => (ok ? this.style(C.green, '✓') : this.style(C.red, '✗'))
       const th = new Map((meta.thresholdResults ?? []).map((t) => [t.id, t]))
       for (const g of meta.gateResults ?? []) rows.push([`${g.id} ${this.style(C.dim, '(gate)')}`, rate(g.score), this.cov(meta, g.id), mark(g.passed)])
-      for (const [id, mean] of Object.entries(meta.scores)) {
+      for (const [key, mean] of Object.entries(meta.scores)) {
+        // a categorized key (`trajectory.<id>`): the other maps are keyed by the id
+        const id = scorerIdOf(meta, key)
         const t = th.get(id)
         const ci = meta.stats?.[id]?.ci95
-        const label = t ? `${id} ${this.style(C.dim, `(threshold: ${thresholdText(t.threshold)})`)}` : id
+        const label = t ? `${key} ${this.style(C.dim, `(threshold: ${thresholdText(t.threshold)})`)}` : key
         rows.push([label, `${fmt(mean)}${ci ? this.style(C.dim, ` [${fmt(ci[0])}, ${fmt(ci[1])}]`) : ''}`, this.cov(meta, id), t ? mark(t.passed) : ''])
+      }
+      // per turn (turns items): its gates, thresholds and scores, as Mastra's reporter lists them
+      for (const turn of meta.turnResults ?? []) {
+        const tth = new Map((turn.thresholdResults ?? []).map((t) => [t.id, t]))
+        const cov = (id) => this.cov({ coverage: turn.coverage }, id)
+        const turnRowsOut = []
+        for (const g of turn.gateResults ?? []) turnRowsOut.push([`  ${g.id} ${this.style(C.dim, '(gate)')}`, rate(g.score), cov(g.id), mark(g.passed)])
+        for (const [id, mean] of Object.entries(turn.scores ?? {})) {
+          const t = tth.get(id)
+          turnRowsOut.push([`  ${t ? `${id} ${this.style(C.dim, `(threshold: ${thresholdText(t.threshold)})`)}` : id}`, fmt(mean), cov(id), t ? mark(t.passed) : ''])
+        }
+        if (!turnRowsOut.length) continue
+        rows.push([this.style(C.dim, `turn ${turn.index}`), '', '', ''], ...turnRowsOut)
       }
       const w = rows.length ? Math.max(...rows.map((r) => r[0].replace(ANSI, '').length)) : 0
       const w2 = rows.length ? Math.max(...rows.map((r) => r[1].replace(ANSI, '').length)) : 0
       for (const [a, b, c, d] of rows) lines.push(`   ${a}${' '.repeat(w - a.replace(ANSI, '').length)}  ${b}${' '.repeat(w2 - b.replace(ANSI, '').length)}  ${c}  ${d}`.trimEnd())
-      for (const [id, worst] of Object.entries(meta.worst ?? {})) {
+      for (const [id, worst] of [...Object.entries(meta.worst ?? {}), ...Object.entries(meta.worstTurns ?? {})]) {
         if (!worst.length) continue
         lines.push(`   ${this.style(C.dim, `worst ${id}:`)}`)
         for (const x of worst) lines.push(`     #${x.index}${x.id !== undefined ? ` (${x.id})` : ''} ${x.score === null ? this.style(C.red, 'error') : fmt(x.score)}: ${x.reason}`)

@@ -1,5 +1,5 @@
 // Type-checked in `npm test`: runEvals, oxeval/vitest and oxeval/testing as a user writes them.
-import { createAnswerRelevancyScorer, runEvals, summarizeItems, type RunEvalsResult, type EvalItemResult } from 'oxeval'
+import { createAnswerRelevancyScorer, runEvals, summarizeItems, type RunEvalsResult, type EvalItemResult, type EvalTurnRecord } from 'oxeval'
 import { expectEvals, expectEval, registerEvalMatchers, OxevalEvalsReporter, EvalPassRateError } from 'oxeval/vitest'
 import { createTestJudge, type TestJudge } from 'oxeval/testing'
 import { expect } from 'vitest'
@@ -50,6 +50,19 @@ export async function positive(): Promise<number | null> {
   void counts
   expect(labeled).toAgreeWithLabels(0.6)
   expect(labeled).toAgreeWithLabels(0.6, 'custom')
+  // runEvals for agents: multi-turn items, per-turn assertions, trajectories, the categorized form
+  const agent = { id: 'agent', async generate(input: unknown) { return { text: String(input) } } }
+  const conv = await runEvals({
+    target: agent,
+    targetOptions: { maxSteps: 2, memory: { resource: 'user-1' } },
+    data: [{ inputs: ['a', 'b'], expectedTrajectory: { steps: [] } }, { turns: [{ input: 'a', gates: [custom], scorers: [{ scorer: custom, threshold: 0.5 }] }, { input: 'b' }] }],
+    scorers: { agent: [custom], trajectory: [{ scorer: custom, threshold: 0.5 }] },
+  })
+  const traj: number | null | undefined = conv.scores.trajectory?.custom
+  const turnGate: number | undefined = conv.turnResults?.[0].gateResults?.[0].score
+  const turnRecord: EvalTurnRecord | undefined = conv.items?.[1].turns?.[0]
+  const perTurn: RunEvalsResult = await runEvals({ target: async (input: unknown, ctx) => `${ctx.turn?.index}:${ctx.threadId}:${String(input)}`, data: [{ inputs: ['x'] }], scorers: [custom] })
+  void [traj, turnGate, turnRecord, perTurn.warnings]
   const passed: RunEvalsResult = await expectEvals({ data: [{ input: 'q', output: 'a' }], scorers: [custom] }).toPass(0.9)
   await expectEval({ data: { input: 'q', output: 'a' }, scorers: [custom] }).toPass()
   void passed
@@ -71,6 +84,10 @@ export async function negative(): Promise<void> {
   void m
   // @ts-expect-error not a verdict
   expect(r).toHaveVerdict('ok')
+  // @ts-expect-error a turn needs an input
+  await runEvals({ data: [{ turns: [{ gates: [s] }] }], scorers: [s] })
+  // @ts-expect-error the categorized form has agent and trajectory lists
+  await runEvals({ data: [], scorers: { agent: s } })
   // @ts-expect-error a label is a number, 'pass' or 'fail'
   await runEvals({ data: [{ input: 'q', output: 'a', expected: { x: 'yes' } }], scorers: [s] })
   // @ts-expect-error minKappa is a number

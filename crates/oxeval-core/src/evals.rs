@@ -39,6 +39,9 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+mod plan;
+mod turns;
+
 /// Largest `trials` accepted.
 pub const MAX_TRIALS: u64 = 1000;
 
@@ -462,6 +465,10 @@ struct Tally {
     gate: bool,
     direction: Direction,
     scale: f64,
+    /// Filed under `scores.agent` / `scores.trajectory` (the categorized form).
+    category: Option<Category>,
+    /// Receives the item's trajectory as its output (Mastra's routing; see `routes`).
+    trajectory: bool,
     /// (item index, item score): sorted by index at summary time.
     scores: Vec<(u64, f64)>,
     /// Gate item scores (errors as 0).
@@ -476,6 +483,205 @@ struct Tally {
     early: Vec<Option<String>>,
     /// The user's labels (`expected[id]`) with the judge's item score.
     labels: Labels,
+}
+
+/// One item's state while its runs are counted (its top-level scorers, then its turns').
+struct ItemAcc {
+    index: u64,
+    failed: bool,
+    unscored: bool,
+    /// The item's first error (for the run's "first: …" message).
+    first: Option<FirstError>,
+}
+
+/// What counting one scorer's runs of an item gives back: its trial statistics (trials > 1)
+/// and its usage on this item.
+#[derive(Default)]
+struct Counted {
+    trial: Option<Value>,
+    usage: Option<Value>,
+}
+
+/// Counts scorers' runs of one item into their tallies: what every count shares (the run's
+/// health, its policy and trials, the early-stop signal).
+struct Counter<'a> {
+    health: &'a mut Health,
+    policy: &'a Policy,
+    trials: u64,
+    stop: &'a mut Option<String>,
+}
+
+impl Counter<'_> {
+    /// One scorer's trials on one item (`None`: the scorer did not run, its target failed).
+    /// `shown` names the scorer in the run's messages (`id`, or `id (turn 2)`).
+    fn runs(
+        &mut self,
+        tally: &mut Tally,
+        shown: &str,
+        trials: Option<&Vec<Value>>,
+        label: Option<Label>,
+        item: &mut ItemAcc,
+    ) -> Counted {
+        let index = item.index;
+        tally.total += 1;
+        let Some(trials) = trials else {
+            if let Some(l) = label {
+                tally.labels.push(index, None, l);
+            }
+            item.failed = true;
+            item.unscored = true;
+            if tally.gate {
+                tally.gate_scores.push((index, 0.0));
+            }
+            return Counted::default();
+        };
+        let is_ns = |t: &Value| {
+            t.get("notScorable")
+                .is_some_and(|v| v == &Value::Bool(true))
+        };
+        if !trials.is_empty() && trials.iter().all(is_ns) {
+            // every run said the item cannot be scored: out of this scorer's count
+            tally.total -= 1;
+            tally.not_scorable += 1;
+            for t in trials {
+                if let Some(j) = t.get("judge") {
+                    tally.usage.add_judge(j);
+                }
+            }
+            return Counted {
+                trial: (self.trials > 1).then(|| json!({ "notScorable": trials.len() })),
+                usage: None,
+            };
+        }
+        let trials: Vec<&Value> = trials.iter().filter(|t| !is_ns(t)).collect();
+        let mut ok = Vec::with_capacity(trials.len());
+        let mut all_scores = Vec::with_capacity(trials.len());
+        let mut used = UsageTotals::default();
+        // the scorer's first failed trial: the item's error when no trial scored
+        let mut scorer_first: Option<FirstError> = None;
+        for t in trials {
+            if let Some(j) = t.get("judge") {
+                used.add_judge(j);
+            }
+            if let Some(u) = t.get("usage") {
+                used.add_totals(u);
+            }
+            let score = t
+                .get("score")
+                .and_then(Value::as_f64)
+                .filter(|s| s.is_finite());
+            if tally.early.len() < EARLY_STOP_RUNS {
+                tally.early.push(match score {
+                    Some(_) => None,
+                    None => t.get("error").and_then(persistent_failure),
+                });
+                let same = tally.early.len() == EARLY_STOP_RUNS
+                    && tally
+                        .early
+                        .iter()
+                        .all(|e| e.is_some() && *e == tally.early[0]);
+                if same && self.policy.stop_early && self.health.stopped.is_none() {
+                    let why = tally.early[0].clone().unwrap_or_default();
+                    let (_, message) = error_of(t.get("error"), "");
+                    let text = format!(
+                        "stopped early: the first {EARLY_STOP_RUNS} runs of \"{shown}\" all failed with {why}, which will not change by retrying; fix the judge configuration and run again (last error: {})",
+                        clip(&message, 300)
+                    );
+                    self.health.stopped = Some(text.clone());
+                    *self.stop = Some(text);
+                }
+            }
+            match score {
+                Some(s) => {
+                    ok.push(s);
+                    all_scores.push(json!(s));
+                }
+                None => {
+                    tally.errors += 1;
+                    item.failed = true;
+                    all_scores.push(Value::Null);
+                    let (code, message) = error_of(t.get("error"), "OXEVAL_SCORER_FAILED");
+                    if code == "OXEVAL_CACHE_MISS" {
+                        self.health.cache_misses += 1;
+                        if self.health.first_cache_miss.is_none() {
+                            self.health.first_cache_miss = Some(FirstError {
+                                index,
+                                scorer: Some(shown.to_string()),
+                                code: code.clone(),
+                                message: message.clone(),
+                            });
+                        }
+                    }
+                    if scorer_first.is_none() {
+                        scorer_first = Some(FirstError {
+                            index,
+                            scorer: Some(shown.to_string()),
+                            code,
+                            message,
+                        });
+                    }
+                }
+            }
+        }
+        tally.usage.add(&used);
+        let st = stats(&ok, tally.scale);
+        if let Some(l) = label {
+            tally.labels.push(index, st.mean, l);
+        }
+        match st.mean {
+            Some(m) => {
+                tally.scores.push((index, m));
+                if tally.gate {
+                    tally.gate_scores.push((index, m));
+                }
+            }
+            None => {
+                item.unscored = true;
+                if item.first.is_none() {
+                    item.first = scorer_first;
+                }
+                if tally.gate {
+                    tally.gate_scores.push((index, 0.0));
+                }
+            }
+        }
+        let trial = (self.trials > 1).then(|| {
+            let mut v = serde_json::to_value(&st).unwrap_or(Value::Null);
+            if let Value::Object(o) = &mut v {
+                o.insert("scores".into(), Value::Array(all_scores));
+            }
+            v
+        });
+        Counted {
+            trial,
+            usage: Some(serde_json::to_value(&used).unwrap_or_default()),
+        }
+    }
+}
+
+/// One reason of the outcome: `{ kind, scorer?, turn?, message }` (`turn`: the turn index of
+/// a per-turn assertion).
+fn reason(kind: &str, scorer: Option<&str>, turn: Option<u64>, message: String) -> Value {
+    let mut r = json!({ "kind": kind, "message": message });
+    if let Some(s) = scorer {
+        r["scorer"] = json!(s);
+    }
+    if let Some(t) = turn {
+        r["turn"] = json!(t);
+    }
+    r
+}
+
+/// What the summary says of one tally (a scorer or gate, top-level or of one turn).
+struct Judged {
+    stats: Stats,
+    coverage: Value,
+    gate_result: Option<Value>,
+    threshold_result: Option<Value>,
+    /// Reasons that fail the run.
+    reasons: Vec<Value>,
+    /// Missed thresholds (the run is then `scored`).
+    threshold_reasons: Vec<Value>,
 }
 
 /// What the run allows and how it is judged (see the module docs).
@@ -507,10 +713,39 @@ impl Default for Policy {
     }
 }
 
+/// How a scorer of the categorized form (`scorers: { agent, trajectory }`, Mastra's
+/// `AgentScorerConfig`) is filed: its mean goes under `scores.agent` or `scores.trajectory`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Agent,
+    Trajectory,
+}
+
+impl Category {
+    pub fn key(self) -> &'static str {
+        match self {
+            Category::Agent => "agent",
+            Category::Trajectory => "trajectory",
+        }
+    }
+}
+
+/// What the run has learnt across items: why it stopped early, and its replay misses.
+#[derive(Debug, Clone, Default)]
+struct Health {
+    stopped: Option<String>,
+    cache_misses: u64,
+    first_cache_miss: Option<FirstError>,
+}
+
 /// Accumulates per-item outcomes into a run summary.
 #[derive(Debug, Clone)]
 pub struct EvalAccumulator {
     scorers: IndexMap<String, Tally>,
+    /// The scorers were given as `{ agent, trajectory }`: `scores` is keyed by category.
+    categorized: bool,
+    /// Per-turn assertions of `turns` items (turns.rs).
+    turns: turns::Turns,
     trials: u64,
     policy: Policy,
     total_items: u64,
@@ -518,9 +753,7 @@ pub struct EvalAccumulator {
     /// Items some scorer (or the target, or the data row) left unscored.
     errored_items: u64,
     first_error: Option<FirstError>,
-    cache_misses: u64,
-    first_cache_miss: Option<FirstError>,
-    stopped: Option<String>,
+    health: Health,
     seen: std::collections::HashSet<u64>,
 }
 
@@ -535,6 +768,39 @@ fn id_of(v: &Value, at: &str) -> Result<String, InvalidArgument> {
             "{at} has no id (a scorer needs a string id)"
         ))),
     }
+}
+
+/// A scorer's direction (its config's, else known from Mastra's ids, else higher) and scale
+/// (default 1) from its config entry; `at` names the entry in messages.
+fn facts_of(s: &Value, at: &str, id: &str) -> Result<(Direction, f64), InvalidArgument> {
+    let direction = match s.get("direction") {
+        None | Some(Value::Null) => {
+            if LOWER_IS_BETTER_IDS.contains(&id) {
+                Direction::Lower
+            } else {
+                Direction::Higher
+            }
+        }
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            InvalidArgument::options(format!(
+                "{at}.direction must be \"higher\" or \"lower\", got {}",
+                describe(v)
+            ))
+        })?,
+    };
+    let scale = match s.get("scale") {
+        None | Some(Value::Null) => 1.0,
+        Some(v) => match v.as_f64() {
+            Some(x) if x.is_finite() && x > 0.0 => x,
+            _ => {
+                return Err(InvalidArgument::options(format!(
+                    "{at}.scale must be a finite number > 0, got {}",
+                    describe(v)
+                )))
+            }
+        },
+    };
+    Ok((direction, scale))
 }
 
 fn fraction(config: &Value, key: &str) -> Result<Option<f64>, InvalidArgument> {
@@ -590,11 +856,29 @@ impl Policy {
     }
 }
 
+/// A scorer's `type` as its config entry gives it (Mastra's metadata: `'agent'`,
+/// `'trajectory'`, …), for messages.
+fn type_text(s: &Value) -> String {
+    match s.get("type") {
+        None | Some(Value::Null) => "undefined".into(),
+        Some(Value::String(t)) => format!("{t:?}"),
+        Some(other) => format!("a value of type {}", type_name(other)),
+    }
+}
+
+/// Whether a config entry's `type` is `'trajectory'` (Mastra routes those to the trajectory).
+pub(crate) fn is_trajectory_type(s: &Value) -> bool {
+    s.get("type").and_then(Value::as_str) == Some("trajectory")
+}
+
 impl EvalAccumulator {
-    /// `config`: `{ scorers: [{ id, threshold?, direction?, scale? }], gates?: [{ id,
-    /// direction?, scale? }], trials?, maxErrors?, minCoverage?, gatePassRate?, partial?,
-    /// stopEarly? }`. Scorer ids must be unique across scorers and gates (results are keyed
-    /// by id).
+    /// `config`: `{ scorers: [{ id, threshold?, direction?, scale?, type?, category? }],
+    /// categorized?, gates?: [{ id, direction?, scale?, type? }], trials?, maxErrors?,
+    /// minCoverage?, gatePassRate?, partial?, stopEarly? }`. Scorer ids must be unique across
+    /// scorers and gates (results are keyed by id). `categorized`: the scorers were given as
+    /// `{ agent: [...], trajectory: [...] }` (each entry's `category`); a scorer filed under
+    /// `trajectory` must be one (`type: 'trajectory'`): it receives the trajectory extracted
+    /// from the agent's messages, not the messages.
     pub fn new(config: &Value) -> Result<Self, InvalidArgument> {
         let trials = match config.get("trials") {
             None | Some(Value::Null) => 1,
@@ -609,7 +893,9 @@ impl EvalAccumulator {
             },
         };
         let policy = Policy::from_config(config)?;
+        let categorized = config.get("categorized").and_then(Value::as_bool) == Some(true);
         let mut scorers = IndexMap::new();
+        let mut in_category = [0usize; 2];
         let lists = [("scorers", false), ("gates", true)];
         for (key, gate) in lists {
             let list = match config.get(key) {
@@ -623,7 +909,25 @@ impl EvalAccumulator {
                 }
             };
             for (i, s) in list.iter().enumerate() {
-                let at = format!("{key}[{i}]");
+                let category = match (gate, categorized, s.get("category").and_then(Value::as_str)) {
+                    (false, true, Some("agent")) => Some(Category::Agent),
+                    (false, true, Some("trajectory")) => Some(Category::Trajectory),
+                    (false, true, _) => {
+                        return Err(InvalidArgument::options(format!(
+                            "{key}[{i}] has no category (\"agent\" or \"trajectory\") in a categorized configuration"
+                        )))
+                    }
+                    _ => None,
+                };
+                // where the user wrote it: scorers.trajectory[1], gates[0], scorers[2]
+                let at = match category {
+                    Some(c) => {
+                        let k = &mut in_category[c as usize];
+                        *k += 1;
+                        format!("scorers.{}[{}]", c.key(), *k - 1)
+                    }
+                    None => format!("{key}[{i}]"),
+                };
                 let id = id_of(s, &at)?;
                 let threshold = match s.get("threshold") {
                     None | Some(Value::Null) => None,
@@ -634,68 +938,41 @@ impl EvalAccumulator {
                         )))
                     }
                 };
-                let direction = match s.get("direction") {
-                    None | Some(Value::Null) => {
-                        if LOWER_IS_BETTER_IDS.contains(&id.as_str()) {
-                            Direction::Lower
-                        } else {
-                            Direction::Higher
-                        }
-                    }
-                    Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-                        InvalidArgument::options(format!(
-                            "{at}.direction must be \"higher\" or \"lower\", got {}",
-                            describe(v)
-                        ))
-                    })?,
-                };
-                let scale = match s.get("scale") {
-                    None | Some(Value::Null) => 1.0,
-                    Some(v) => match v.as_f64() {
-                        Some(x) if x.is_finite() && x > 0.0 => x,
-                        _ => {
-                            return Err(InvalidArgument::options(format!(
-                                "{at}.scale must be a finite number > 0, got {}",
-                                describe(v)
-                            )))
-                        }
-                    },
-                };
+                if category == Some(Category::Trajectory) && !is_trajectory_type(s) {
+                    return Err(InvalidArgument::options(format!(
+                        "{at} (\"{id}\") is not a trajectory scorer (its type is {}): a scorer under scorers.trajectory receives the trajectory extracted from the agent's messages, so it must have type 'trajectory'; put it in scorers.agent",
+                        type_text(s)
+                    )));
+                }
+                let (direction, scale) = facts_of(s, &at, &id)?;
                 if scorers.contains_key(&id) {
                     return Err(InvalidArgument::options(format!(
                         "two scorers share the id \"{id}\" (results are keyed by id): give one of them another `id` option"
                     )));
                 }
-                scorers.insert(
-                    id,
-                    Tally {
-                        threshold,
-                        gate,
-                        direction,
-                        scale,
-                        scores: Vec::new(),
-                        gate_scores: Vec::new(),
-                        errors: 0,
-                        total: 0,
-                        not_scorable: 0,
-                        usage: UsageTotals::default(),
-                        early: Vec::new(),
-                        labels: Labels::default(),
-                    },
-                );
+                let mut t = Tally::new(threshold, gate, direction, scale);
+                t.category = category;
+                // Mastra's routing: a trajectory gate and a scorer filed under
+                // scorers.trajectory receive the trajectory; every other scorer the output
+                t.trajectory = if gate {
+                    is_trajectory_type(s)
+                } else {
+                    category == Some(Category::Trajectory)
+                };
+                scorers.insert(id, t);
             }
         }
         Ok(EvalAccumulator {
             scorers,
+            categorized,
+            turns: turns::Turns::default(),
             trials,
             policy,
             total_items: 0,
             failed_items: 0,
             errored_items: 0,
             first_error: None,
-            cache_misses: 0,
-            first_cache_miss: None,
-            stopped: None,
+            health: Health::default(),
             seen: Default::default(),
         })
     }
@@ -708,15 +985,30 @@ impl EvalAccumulator {
         &self.policy
     }
 
+    /// Which of the run's scorers and gates receive the item's trajectory as their output
+    /// (`{ trajectory: [ids] }`): the scorers under `scorers.trajectory` and the gates whose
+    /// type is `'trajectory'` (Mastra's routing); the rest receive the output.
+    pub fn routes(&self) -> Value {
+        let ids: Vec<&String> = self
+            .scorers
+            .iter()
+            .filter(|(_, t)| t.trajectory)
+            .map(|(id, _)| id)
+            .collect();
+        json!({ "trajectory": ids })
+    }
+
     /// One item: `{ index, targetError?: bool | { code, message }, runs: { [id]: [{ score?:
     /// number|null, error?: { code, status?, message }, judge?: object, usage?: UsageTotals
-    /// }] } }` (one entry per trial; a missing or null score is a failed run; `judge` is a
-    /// result's judge record, `usage` totals already summed, as a merge reads them back). A
-    /// scorer missing from `runs` did not run for this item (its target failed): it counts
-    /// in the item total, not as scored. Returns `{ trials, usage, failed, stop? }`:
-    /// per-scorer trial statistics (only when `trials > 1`), the item's usage per scorer,
-    /// whether the item failed, and — once, when a scorer's first runs all failed the same
-    /// persistent way — why the run should stop now.
+    /// }] }, turns?: [{ gates, scorers, runs }] }` (one entry per trial; a missing or null
+    /// score is a failed run; `judge` is a result's judge record, `usage` totals already
+    /// summed, as a merge reads them back). A scorer missing from `runs` did not run for this
+    /// item (its target failed): it counts in the item total, not as scored. `turns` (a
+    /// `turns` item): per turn, its declared gates and scorers (turns.rs) and their runs,
+    /// counted the same way under the turn's index. Returns `{ trials, usage, failed, turns?,
+    /// stop? }`: per-scorer trial statistics (only when `trials > 1`), the item's usage per
+    /// scorer, whether the item failed, the same per turn, and — once, when a scorer's first
+    /// runs all failed the same persistent way — why the run should stop now.
     pub fn add_item(&mut self, item: &Value) -> Result<Value, InvalidArgument> {
         let index = match item.get("index").and_then(Value::as_f64) {
             Some(i) if i >= 0.0 && i.fract() == 0.0 && i < 9.0e15 => i as u64,
@@ -727,12 +1019,19 @@ impl EvalAccumulator {
                 )))
             }
         };
-        // checked before anything is counted: a bad label leaves the accumulator unchanged
+        // checked before anything is counted: a bad label or turn leaves the accumulator unchanged
         let labels = self.labels_of(item, index)?;
+        let item_turns = turns::ItemTurns::parse(item, index)?;
+        if let Some(t) = &item_turns {
+            self.turns.check(t.decls(), &format!("item {index}"))?;
+        }
         if !self.seen.insert(index) {
             return Err(InvalidArgument::input(format!(
                 "item index {index} appears twice (shards overlap, or one file was given twice)"
             )));
+        }
+        if let Some(t) = &item_turns {
+            self.turns.declare(t.decls());
         }
         let empty = Map::new();
         let runs = item
@@ -744,167 +1043,57 @@ impl EvalAccumulator {
             Some(Value::Bool(true)) => Some(error_of(None, "OXEVAL_TARGET")),
             Some(e) => Some(error_of(Some(e), "OXEVAL_TARGET")),
         };
-        let mut failed = target_error.is_some();
-        let mut unscored = target_error.is_some();
-        let mut item_first: Option<FirstError> = target_error.map(|(code, message)| FirstError {
+        let mut acc = ItemAcc {
             index,
-            scorer: None,
-            code,
-            message,
-        });
+            failed: target_error.is_some(),
+            unscored: target_error.is_some(),
+            first: target_error.map(|(code, message)| FirstError {
+                index,
+                scorer: None,
+                code,
+                message,
+            }),
+        };
         let mut per_trial = Map::new();
         let mut item_usage = Map::new();
         let mut stop = None;
         self.total_items += 1;
+        let mut count = Counter {
+            health: &mut self.health,
+            policy: &self.policy,
+            trials: self.trials,
+            stop: &mut stop,
+        };
         for (id, tally) in self.scorers.iter_mut() {
-            tally.total += 1;
             let label = labels.iter().find(|(k, _)| k == id).map(|(_, l)| *l);
             let trials = runs.get(id).and_then(Value::as_array);
-            let Some(trials) = trials else {
-                if let Some(l) = label {
-                    tally.labels.push(index, None, l);
-                }
-                failed = true;
-                unscored = true;
-                if tally.gate {
-                    tally.gate_scores.push((index, 0.0));
-                }
-                continue;
-            };
-            let is_ns = |t: &Value| {
-                t.get("notScorable")
-                    .is_some_and(|v| v == &Value::Bool(true))
-            };
-            if !trials.is_empty() && trials.iter().all(is_ns) {
-                // every run said the item cannot be scored: out of this scorer's count
-                tally.total -= 1;
-                tally.not_scorable += 1;
-                for t in trials {
-                    if let Some(j) = t.get("judge") {
-                        tally.usage.add_judge(j);
-                    }
-                }
-                if self.trials > 1 {
-                    per_trial.insert(id.clone(), json!({ "notScorable": trials.len() }));
-                }
-                continue;
+            let c = count.runs(tally, id, trials, label, &mut acc);
+            if let Some(t) = c.trial {
+                per_trial.insert(id.clone(), t);
             }
-            let trials: Vec<&Value> = trials.iter().filter(|t| !is_ns(t)).collect();
-            let mut ok = Vec::with_capacity(trials.len());
-            let mut all_scores = Vec::with_capacity(trials.len());
-            let mut used = UsageTotals::default();
-            // the scorer's first failed trial: the item's error when no trial scored
-            let mut scorer_first: Option<FirstError> = None;
-            for t in trials {
-                if let Some(j) = t.get("judge") {
-                    used.add_judge(j);
-                }
-                if let Some(u) = t.get("usage") {
-                    used.add_totals(u);
-                }
-                let score = t
-                    .get("score")
-                    .and_then(Value::as_f64)
-                    .filter(|s| s.is_finite());
-                if tally.early.len() < EARLY_STOP_RUNS {
-                    tally.early.push(match score {
-                        Some(_) => None,
-                        None => t.get("error").and_then(persistent_failure),
-                    });
-                    let same = tally.early.len() == EARLY_STOP_RUNS
-                        && tally
-                            .early
-                            .iter()
-                            .all(|e| e.is_some() && *e == tally.early[0]);
-                    if same && self.policy.stop_early && self.stopped.is_none() {
-                        let why = tally.early[0].clone().unwrap_or_default();
-                        let (_, message) = error_of(t.get("error"), "");
-                        let text = format!(
-                            "stopped early: the first {EARLY_STOP_RUNS} runs of \"{id}\" all failed with {why}, which will not change by retrying; fix the judge configuration and run again (last error: {})",
-                            clip(&message, 300)
-                        );
-                        self.stopped = Some(text.clone());
-                        stop = Some(text);
-                    }
-                }
-                match score {
-                    Some(s) => {
-                        ok.push(s);
-                        all_scores.push(json!(s));
-                    }
-                    None => {
-                        tally.errors += 1;
-                        failed = true;
-                        all_scores.push(Value::Null);
-                        let (code, message) = error_of(t.get("error"), "OXEVAL_SCORER_FAILED");
-                        if code == "OXEVAL_CACHE_MISS" {
-                            self.cache_misses += 1;
-                            if self.first_cache_miss.is_none() {
-                                self.first_cache_miss = Some(FirstError {
-                                    index,
-                                    scorer: Some(id.clone()),
-                                    code: code.clone(),
-                                    message: message.clone(),
-                                });
-                            }
-                        }
-                        if scorer_first.is_none() {
-                            scorer_first = Some(FirstError {
-                                index,
-                                scorer: Some(id.clone()),
-                                code,
-                                message,
-                            });
-                        }
-                    }
-                }
-            }
-            tally.usage.add(&used);
-            item_usage.insert(id.clone(), serde_json::to_value(&used).unwrap_or_default());
-            let st = stats(&ok, tally.scale);
-            if let Some(l) = label {
-                tally.labels.push(index, st.mean, l);
-            }
-            match st.mean {
-                Some(m) => {
-                    tally.scores.push((index, m));
-                    if tally.gate {
-                        tally.gate_scores.push((index, m));
-                    }
-                }
-                None => {
-                    unscored = true;
-                    if item_first.is_none() {
-                        item_first = scorer_first;
-                    }
-                    if tally.gate {
-                        tally.gate_scores.push((index, 0.0));
-                    }
-                }
-            }
-            if self.trials > 1 {
-                let mut v = serde_json::to_value(&st).unwrap_or(Value::Null);
-                if let Value::Object(o) = &mut v {
-                    o.insert("scores".into(), Value::Array(all_scores));
-                }
-                per_trial.insert(id.clone(), v);
+            if let Some(u) = c.usage {
+                item_usage.insert(id.clone(), u);
             }
         }
-        if failed {
+        let turns_out = item_turns.map(|t| self.turns.add(t, &mut acc, &mut count));
+        if acc.failed {
             self.failed_items += 1;
         }
-        if unscored {
+        if acc.unscored {
             self.errored_items += 1;
             if self.first_error.is_none()
                 || self
                     .first_error
                     .as_ref()
-                    .is_some_and(|f| item_first.as_ref().is_some_and(|i| i.index < f.index))
+                    .is_some_and(|f| acc.first.as_ref().is_some_and(|i| i.index < f.index))
             {
-                self.first_error = item_first;
+                self.first_error = acc.first;
             }
         }
-        let mut out = json!({ "trials": per_trial, "usage": item_usage, "failed": failed });
+        let mut out = json!({ "trials": per_trial, "usage": item_usage, "failed": acc.failed });
+        if let Some(t) = turns_out {
+            out["turns"] = t;
+        }
         if let Some(s) = stop {
             out["stop"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
         }
@@ -912,15 +1101,18 @@ impl EvalAccumulator {
     }
 
     /// The run summary (see the module docs): `scores`, `summary`, `errors`, `coverage`,
-    /// `usage`, `stats`, `trials`, `outcome`, `scorerInfo`, and
-    /// `gateResults`/`thresholdResults`/`verdict` when gates or thresholds exist. `end`:
-    /// `{ aborted?: bool, unfinished?: number }` from the runner (a run stopped by its
-    /// signal, and how many items were started but did not finish).
+    /// `usage`, `stats`, `trials`, `outcome`, `scorerInfo`, `gateResults`/`thresholdResults`/
+    /// `verdict` when gates or thresholds exist (top-level or per turn), and `turnResults`
+    /// when an item had turns. `scores` is keyed by category (`{ agent?, trajectory? }`, each
+    /// present when it has a scorer) for a categorized configuration. `end`: `{ aborted?:
+    /// bool, unfinished?: number }` from the runner (a run stopped by its signal, and how many
+    /// items were started but did not finish).
     pub fn summary(&self, end: &Value) -> Value {
         let aborted = end.get("aborted").and_then(Value::as_bool).unwrap_or(false);
         let unfinished = count(end.get("unfinished"));
         let partial = self.policy.partial;
         let mut scores = Map::new();
+        let mut by_category: [Map<String, Value>; 2] = [Map::new(), Map::new()];
         let mut errors = Map::new();
         let mut coverage = Map::new();
         let mut not_scorable = Map::new();
@@ -931,26 +1123,30 @@ impl EvalAccumulator {
         let mut threshold_results = Vec::new();
         let mut reasons: Vec<Value> = Vec::new();
         let mut threshold_reasons: Vec<Value> = Vec::new();
-        let reason = |kind: &str, scorer: Option<&str>, message: String| {
-            let mut r = json!({ "kind": kind, "message": message });
-            if let Some(s) = scorer {
-                r["scorer"] = json!(s);
-            }
-            r
-        };
         if !partial && self.total_items == 0 {
             reasons.push(reason(
                 "no-items",
                 None,
+                None,
                 "no item was evaluated (the dataset is empty, or every item was stopped)".into(),
             ));
         }
-        if let Some(s) = &self.stopped {
-            reasons.push(reason("stopped", None, s.clone()));
+        if !partial && self.total_items > 0 && self.scorers.is_empty() && self.turns.is_empty() {
+            reasons.push(reason(
+                "no-scorers",
+                None,
+                None,
+                "nothing was scored: the run has no scorer, no gate and no per-turn assertion"
+                    .into(),
+            ));
+        }
+        if let Some(s) = &self.health.stopped {
+            reasons.push(reason("stopped", None, None, s.clone()));
         }
         if aborted {
             reasons.push(reason(
                 "aborted",
+                None,
                 None,
                 format!(
                     "the run was interrupted: {} item{} finished{}",
@@ -964,21 +1160,23 @@ impl EvalAccumulator {
                 ),
             ));
         }
-        if self.cache_misses > 0 {
+        if self.health.cache_misses > 0 {
             reasons.push(reason(
                 "cache-miss",
                 None,
+                None,
                 format!(
                     "{} judge call{} not in the replay cache (a replay run never calls the judge, and a miss always fails it); first: {}",
-                    self.cache_misses,
-                    if self.cache_misses == 1 { " was" } else { "s were" },
-                    self.first_cache_miss.as_ref().map(FirstError::describe).unwrap_or_default()
+                    self.health.cache_misses,
+                    if self.health.cache_misses == 1 { " was" } else { "s were" },
+                    self.health.first_cache_miss.as_ref().map(FirstError::describe).unwrap_or_default()
                 ),
             ));
         }
         if self.errored_items > self.policy.max_errors {
             reasons.push(reason(
                 "errors",
+                None,
                 None,
                 format!(
                     "{} of {} item{} not scored (allowed: {}; maxErrors / --max-errors allows some); first: {}",
@@ -991,12 +1189,9 @@ impl EvalAccumulator {
             ));
         }
         for (id, t) in &self.scorers {
-            let mut sorted = t.scores.clone();
-            sorted.sort_by_key(|(i, _)| *i);
-            let xs: Vec<f64> = sorted.iter().map(|(_, s)| *s).collect();
-            let st = stats(&xs, t.scale);
+            let j = t.judge(id, &self.policy, None);
             errors.insert(id.clone(), json!(t.errors));
-            coverage.insert(id.clone(), json!({ "scored": xs.len(), "total": t.total }));
+            coverage.insert(id.clone(), j.coverage);
             usage.insert(
                 id.clone(),
                 serde_json::to_value(&t.usage).unwrap_or_default(),
@@ -1008,95 +1203,36 @@ impl EvalAccumulator {
             if t.not_scorable > 0 {
                 not_scorable.insert(id.clone(), json!(t.not_scorable));
             }
-            if !partial && t.total == 0 && t.not_scorable > 0 {
-                // nothing was scorable: never a pass (Mastra omits such a gate or threshold)
-                reasons.push(reason(
-                    "nothing-scored",
-                    Some(id),
-                    format!(
-                        "\"{id}\" found none of its {} item{} scorable",
-                        t.not_scorable,
-                        if t.not_scorable == 1 { "" } else { "s" }
-                    ),
-                ));
+            reasons.extend(j.reasons);
+            threshold_reasons.extend(j.threshold_reasons);
+            if let Some(g) = j.gate_result {
+                gate_results.push(g);
             }
-            if !partial && t.total > 0 && xs.is_empty() {
-                reasons.push(reason(
-                    "nothing-scored",
-                    Some(id),
-                    format!(
-                        "\"{id}\" scored none of its {} item{}",
-                        t.total,
-                        if t.total == 1 { "" } else { "s" }
-                    ),
-                ));
+            if let Some(th) = j.threshold_result {
+                threshold_results.push(th);
             }
-            if let (false, Some(floor)) = (partial, self.policy.min_coverage) {
-                let share = if t.total == 0 {
-                    0.0
-                } else {
-                    xs.len() as f64 / t.total as f64
+            if !t.gate {
+                match t.category {
+                    Some(c) => by_category[c as usize].insert(id.clone(), json!(j.stats.mean)),
+                    None => scores.insert(id.clone(), json!(j.stats.mean)),
                 };
-                if share < floor && !xs.is_empty() {
-                    reasons.push(reason(
-                        "coverage",
-                        Some(id),
-                        format!(
-                            "\"{id}\" scored {} of {} items ({}%), below the coverage floor of {}%",
-                            xs.len(),
-                            t.total,
-                            num(share * 100.0),
-                            num(floor * 100.0)
-                        ),
-                    ));
-                }
             }
-            // a gate or threshold none of whose runs was scorable is left out (as Mastra)
-            let all_not_scorable = t.total == 0 && t.not_scorable > 0;
-            if t.gate && all_not_scorable {
-            } else if t.gate {
-                let mut g = t.gate_scores.clone();
-                g.sort_by_key(|(i, _)| *i);
-                let gs: Vec<f64> = g.iter().map(|(_, s)| *s).collect();
-                let avg = stats(&gs, 1.0).mean.unwrap_or(0.0);
-                // an empty shard has nothing against its gates; an empty run fails (no-items)
-                let passed = if gs.is_empty() {
-                    partial
-                } else {
-                    avg >= self.policy.gate_pass_rate
-                };
-                // a shard decides a gate only when every item must pass
-                let decided = !partial || self.policy.gate_pass_rate >= 1.0;
-                if !passed && decided {
-                    reasons.push(reason(
-                        "gate",
-                        Some(id),
-                        format!(
-                            "gate \"{id}\" passed {}% of items (required: {}%)",
-                            num(avg * 100.0),
-                            num(self.policy.gate_pass_rate * 100.0)
-                        ),
-                    ));
-                }
-                gate_results.push(json!({ "id": id, "passed": passed, "score": avg }));
-            } else {
-                scores.insert(id.clone(), json!(st.mean));
-                if let Some(th) = t.threshold.as_ref().filter(|_| !all_not_scorable) {
-                    let passed = st.mean.is_some_and(|m| th.passed(m));
-                    if !passed && !partial {
-                        threshold_reasons.push(reason(
-                            "threshold",
-                            Some(id),
-                            th.missed(id, st.mean),
-                        ));
-                    }
-                    threshold_results.push(json!({
-                        "id": id, "passed": passed, "averageScore": st.mean, "threshold": th.raw,
-                    }));
-                }
-            }
-            stats_out.insert(id.clone(), serde_json::to_value(&st).unwrap_or_default());
+            stats_out.insert(
+                id.clone(),
+                serde_json::to_value(&j.stats).unwrap_or_default(),
+            );
         }
+        if self.categorized {
+            for c in [Category::Agent, Category::Trajectory] {
+                let m = std::mem::take(&mut by_category[c as usize]);
+                if !m.is_empty() {
+                    scores.insert(c.key().into(), Value::Object(m));
+                }
+            }
+        }
+        let turns = self.turns.summary(&self.policy);
+        reasons.extend(turns.reasons);
+        threshold_reasons.extend(turns.threshold_reasons);
         let status = if !reasons.is_empty() {
             "failed"
         } else if !threshold_reasons.is_empty() {
@@ -1148,11 +1284,15 @@ impl EvalAccumulator {
         if has_thresholds {
             out["thresholdResults"] = Value::Array(threshold_results);
         }
-        if has_gates || has_thresholds {
-            // Mastra's field, where gates or thresholds were set: the same decision
+        if let Some(t) = turns.results {
+            out["turnResults"] = t;
+        }
+        if has_gates || has_thresholds || turns.has_gates || turns.has_thresholds {
+            // Mastra's field, where gates or thresholds were set (top-level or per turn):
+            // the same decision
             out["verdict"] = json!(status);
         }
-        if let Some(s) = &self.stopped {
+        if let Some(s) = &self.health.stopped {
             out["stopped"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
         }
         let agreement: Map<String, Value> = self
@@ -1209,6 +1349,140 @@ impl EvalAccumulator {
 }
 
 impl Tally {
+    fn new(threshold: Option<Threshold>, gate: bool, direction: Direction, scale: f64) -> Tally {
+        Tally {
+            threshold,
+            gate,
+            direction,
+            scale,
+            category: None,
+            trajectory: false,
+            scores: Vec::new(),
+            gate_scores: Vec::new(),
+            errors: 0,
+            total: 0,
+            not_scorable: 0,
+            usage: UsageTotals::default(),
+            early: Vec::new(),
+            labels: Labels::default(),
+        }
+    }
+
+    /// What the summary says of this tally under `policy`: its statistics and coverage, its
+    /// gate or threshold result, and the reasons it fails the run. `turn`: the turn index of
+    /// a per-turn assertion (its messages name the turn).
+    fn judge(&self, id: &str, policy: &Policy, turn: Option<u64>) -> Judged {
+        let partial = policy.partial;
+        let at = turn.map_or(String::new(), |k| format!("turn {k}: "));
+        let mut sorted = self.scores.clone();
+        sorted.sort_by_key(|(i, _)| *i);
+        let xs: Vec<f64> = sorted.iter().map(|(_, s)| *s).collect();
+        let st = stats(&xs, self.scale);
+        let mut reasons = Vec::new();
+        let mut threshold_reasons = Vec::new();
+        let plural = |n: u64| if n == 1 { "" } else { "s" };
+        if !partial && self.total == 0 && self.not_scorable > 0 {
+            // nothing was scorable: never a pass (Mastra omits such a gate or threshold)
+            reasons.push(reason(
+                "nothing-scored",
+                Some(id),
+                turn,
+                format!(
+                    "{at}\"{id}\" found none of its {} item{} scorable",
+                    self.not_scorable,
+                    plural(self.not_scorable)
+                ),
+            ));
+        }
+        if !partial && self.total > 0 && xs.is_empty() {
+            reasons.push(reason(
+                "nothing-scored",
+                Some(id),
+                turn,
+                format!(
+                    "{at}\"{id}\" scored none of its {} item{}",
+                    self.total,
+                    plural(self.total)
+                ),
+            ));
+        }
+        if let (false, Some(floor)) = (partial, policy.min_coverage) {
+            let share = if self.total == 0 {
+                0.0
+            } else {
+                xs.len() as f64 / self.total as f64
+            };
+            if share < floor && !xs.is_empty() {
+                reasons.push(reason(
+                    "coverage",
+                    Some(id),
+                    turn,
+                    format!(
+                        "{at}\"{id}\" scored {} of {} items ({}%), below the coverage floor of {}%",
+                        xs.len(),
+                        self.total,
+                        num(share * 100.0),
+                        num(floor * 100.0)
+                    ),
+                ));
+            }
+        }
+        // a gate or threshold none of whose runs was scorable is left out (as Mastra)
+        let all_not_scorable = self.total == 0 && self.not_scorable > 0;
+        let mut gate_result = None;
+        let mut threshold_result = None;
+        if self.gate && !all_not_scorable {
+            let mut g = self.gate_scores.clone();
+            g.sort_by_key(|(i, _)| *i);
+            let gs: Vec<f64> = g.iter().map(|(_, s)| *s).collect();
+            let avg = stats(&gs, 1.0).mean.unwrap_or(0.0);
+            // an empty shard has nothing against its gates; an empty run fails (no-items)
+            let passed = if gs.is_empty() {
+                partial
+            } else {
+                avg >= policy.gate_pass_rate
+            };
+            // a shard decides a gate only when every item must pass
+            let decided = !partial || policy.gate_pass_rate >= 1.0;
+            if !passed && decided {
+                reasons.push(reason(
+                    "gate",
+                    Some(id),
+                    turn,
+                    format!(
+                        "{at}gate \"{id}\" passed {}% of items (required: {}%)",
+                        num(avg * 100.0),
+                        num(policy.gate_pass_rate * 100.0)
+                    ),
+                ));
+            }
+            gate_result = Some(json!({ "id": id, "passed": passed, "score": avg }));
+        } else if !self.gate {
+            if let Some(th) = self.threshold.as_ref().filter(|_| !all_not_scorable) {
+                let passed = st.mean.is_some_and(|m| th.passed(m));
+                if !passed && !partial {
+                    threshold_reasons.push(reason(
+                        "threshold",
+                        Some(id),
+                        turn,
+                        format!("{at}{}", th.missed(id, st.mean)),
+                    ));
+                }
+                threshold_result = Some(json!({
+                    "id": id, "passed": passed, "averageScore": st.mean, "threshold": th.raw,
+                }));
+            }
+        }
+        Judged {
+            coverage: json!({ "scored": xs.len(), "total": self.total }),
+            stats: st,
+            gate_result,
+            threshold_result,
+            reasons,
+            threshold_reasons,
+        }
+    }
+
     /// Agreement with the labels at the scorer's threshold; without one, a gate passes at 1
     /// and a scorer at half its scale (on its better side).
     fn agreement(&self) -> Value {
@@ -1362,6 +1636,67 @@ mod tests {
 
     fn acc(config: Value) -> EvalAccumulator {
         EvalAccumulator::new(&config).unwrap()
+    }
+
+    #[test]
+    fn categorized_scores_and_trajectory_routing() {
+        let config = json!({
+            "categorized": true,
+            "scorers": [
+                { "id": "quality", "category": "agent", "type": "agent" },
+                { "id": "path", "category": "trajectory", "type": "trajectory", "threshold": 0.5 },
+                // a trajectory scorer filed under agent receives the messages (Mastra's routing)
+                { "id": "path-raw", "category": "agent", "type": "trajectory" },
+            ],
+            "gates": [{ "id": "called", "type": "agent" }, { "id": "order", "type": "trajectory" }],
+        });
+        let mut a = acc(config.clone());
+        assert_eq!(a.routes(), json!({ "trajectory": ["path", "order"] }));
+        let runs = |q: f64, p: f64| json!({ "quality": [{ "score": q }], "path": [{ "score": p }], "path-raw": [{ "score": 1 }], "called": [{ "score": 1 }], "order": [{ "score": 1 }] });
+        a.add_item(&json!({ "index": 0, "runs": runs(1.0, 0.5) }))
+            .unwrap();
+        a.add_item(&json!({ "index": 1, "runs": runs(0.5, 1.0) }))
+            .unwrap();
+        let s = a.summary(&Value::Null);
+        // Mastra's result.scores.agent / .trajectory; gates stay out of scores
+        assert_eq!(
+            s["scores"],
+            json!({ "agent": { "quality": 0.75, "path-raw": 1.0 }, "trajectory": { "path": 0.75 } })
+        );
+        // everything else stays keyed by id
+        assert_eq!(s["coverage"]["path"], json!({ "scored": 2, "total": 2 }));
+        assert_eq!(s["thresholdResults"][0]["id"], "path");
+        assert_eq!(s["verdict"], "passed");
+        // a category with no scorer is left out (Mastra)
+        let only = acc(
+            json!({ "categorized": true, "scorers": [{ "id": "path", "category": "trajectory", "type": "trajectory" }] }),
+        );
+        assert_eq!(
+            only.summary(&Value::Null)["scores"],
+            json!({ "trajectory": { "path": null } })
+        );
+        // the flat form never routes a scorer, whatever its type; a gate by its type
+        let flat = acc(
+            json!({ "scorers": [{ "id": "path", "type": "trajectory" }], "gates": [{ "id": "g" }] }),
+        );
+        assert_eq!(flat.routes(), json!({ "trajectory": [] }));
+        // a scorer under scorers.trajectory must be one
+        for (entry, shown) in [
+            (
+                json!({ "id": "rel", "category": "trajectory", "type": "agent" }),
+                "\"agent\"",
+            ),
+            (
+                json!({ "id": "rel", "category": "trajectory" }),
+                "undefined",
+            ),
+        ] {
+            let e = EvalAccumulator::new(&json!({ "categorized": true, "scorers": [{ "id": "q", "category": "agent" }, entry] })).unwrap_err();
+            assert_eq!(
+                e.message,
+                format!("scorers.trajectory[0] (\"rel\") is not a trajectory scorer (its type is {shown}): a scorer under scorers.trajectory receives the trajectory extracted from the agent's messages, so it must have type 'trajectory'; put it in scorers.agent")
+            );
+        }
     }
 
     #[test]

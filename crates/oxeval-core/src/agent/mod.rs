@@ -26,4 +26,5 @@ pub mod trajectory;
 pub use messages::{db_message_text, output_messages};
 pub use tools::{
     extract_tool_calls, extract_tool_results, extract_trajectory, merge_tool_invocations,
+    routed_trajectory,
 };

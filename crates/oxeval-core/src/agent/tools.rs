@@ -243,6 +243,22 @@ pub fn extract_trajectory(messages: &[Value]) -> Value {
     json!({ "steps": trajectory_steps(messages), "rawOutput": messages })
 }
 
+/// The trajectory runEvals hands a trajectory scorer or gate for an item's `output`
+/// (`@mastra/core`'s runEvals without a trace store: `output ? extractTrajectory(output) :
+/// { steps: [] }`): a falsy output → no steps; a trajectory (`{ steps: [...] }`, a recorded
+/// one) → itself, `Ok(None)`; messages (any shape [`output_messages`] widens) → their
+/// tool-call steps. Err: an output that is not messages.
+pub fn routed_trajectory(output: &Value) -> Result<Option<Vec<Value>>, String> {
+    if !truthy(Some(output)) {
+        return Ok(Some(Vec::new()));
+    }
+    if output.get("steps").is_some_and(Value::is_array) {
+        return Ok(None);
+    }
+    let messages = super::messages::output_messages(output)?;
+    Ok(Some(trajectory_steps(&messages)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,6 +280,32 @@ mod tests {
             .iter()
             .map(|i| i.value["toolName"].as_str().unwrap().to_owned())
             .collect()
+    }
+
+    #[test]
+    fn routed_trajectory_table() {
+        // no output: no steps (Mastra: `{ steps: [] }`)
+        for v in [Value::Null, json!(""), json!(false), json!(0)] {
+            assert_eq!(routed_trajectory(&v), Ok(Some(vec![])), "{v}");
+        }
+        // a recorded trajectory passes as it is
+        assert_eq!(routed_trajectory(&json!({ "steps": [] })), Ok(None));
+        // messages: their calls, in Mastra's merge order and state filter
+        let out = json!([msg(
+            vec![],
+            vec![
+                inv("a", "search", "result"),
+                inv("b", "send", "partial-call")
+            ]
+        )]);
+        let steps = routed_trajectory(&out).unwrap().unwrap();
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0]["name"], "search");
+        assert_eq!(steps[0]["success"], true);
+        // a text answer has no tool calls
+        assert_eq!(routed_trajectory(&json!("Paris.")), Ok(Some(vec![])));
+        // a value that is no message list
+        assert!(routed_trajectory(&json!(42)).is_err());
     }
 
     #[test]

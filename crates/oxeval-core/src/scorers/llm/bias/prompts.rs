@@ -118,4 +118,23 @@ mod tests {
             assert_eq!(v["output"], json!(evil));
         }
     }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // output "a": no opinion, so no verdict; the score 0
+        for (name, text, mastra) in [
+            ("preprocess", extract_prompt("a"), 2079),
+            ("analyze", analyze_prompt("a", &[]), 3117),
+            ("reason", reason_prompt(0.0, 1.0, &[]), 2006),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Mastra {mastra})");
+            assert!(len <= mastra, "{name}: {len} > {mastra}");
+        }
+    }
 }

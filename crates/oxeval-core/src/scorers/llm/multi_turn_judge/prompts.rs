@@ -64,4 +64,18 @@ mod tests {
             serde_json::from_str(p.lines().last().unwrap().trim_start_matches("DATA: ")).unwrap();
         assert_eq!(v["turns"], json!([evil]));
     }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // criterion "c", one assistant turn "a"
+        let (text, mastra) = (analyze_prompt("c", &["a".to_string()]), 1593);
+        let len = INSTRUCTIONS.chars().count() + text.chars().count();
+        println!("analyze: {len} chars (Mastra {mastra})");
+        assert!(len <= mastra, "analyze: {len} > {mastra}");
+    }
 }

@@ -181,4 +181,55 @@ mod tests {
         assert_eq!(p.lines().filter(|l| l.starts_with("DATA:")).count(), 2);
         assert_eq!(data(p)["agentResponse"], json!(evil.response));
     }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // user "q" (and system "s" in system / both modes), response "a"; every dimension 1
+        let analysis = json!({
+            "intentAlignment": { "score": 1, "primaryIntent": "i", "isAddressed": true, "reasoning": "r" },
+            "requirementsFulfillment": { "requirements": [], "overallScore": 1 },
+            "completeness": { "score": 1, "missingElements": [], "reasoning": "r" },
+            "responseAppropriateness": { "score": 1, "formatAlignment": true, "toneAlignment": true, "reasoning": "r" },
+            "overallAssessment": "o",
+        });
+        let t = |system: &str| Texts {
+            user: "q".into(),
+            system: system.into(),
+            response: "a".into(),
+            history: None,
+        };
+        for (name, text, mastra) in [
+            ("analyze (user)", analyze_prompt(&t(""), Mode::User), 5069),
+            (
+                "reason (user)",
+                reason_prompt(&t(""), Mode::User, 1.0, 1.0, &analysis),
+                2697,
+            ),
+            (
+                "analyze (system)",
+                analyze_prompt(&t("s"), Mode::System),
+                5103,
+            ),
+            (
+                "reason (system)",
+                reason_prompt(&t("s"), Mode::System, 1.0, 1.0, &analysis),
+                2730,
+            ),
+            ("analyze (both)", analyze_prompt(&t("s"), Mode::Both), 5154),
+            (
+                "reason (both)",
+                reason_prompt(&t("s"), Mode::Both, 1.0, 1.0, &analysis),
+                2742,
+            ),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Mastra {mastra})");
+            assert!(len <= mastra, "{name}: {len} > {mastra}");
+        }
+    }
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 pub const INSTRUCTIONS: &str = "You grade an agent's output against a rubric: a checklist of criteria. \
 Decide for each criterion, strictly and on its own, whether the output meets it; one criterion's verdict never sways another. \
 A criterion is satisfied only when the output clearly and completely meets it; when in doubt, it is not satisfied. \
-Rely on what the output actually contains (the original task is context); assume nothing that is not there. \
+Rely on what the output contains (the task is context); assume nothing that is not there. \
 Give short, specific reasoning: what is there, what is missing. Effort, intent and partial progress earn nothing. \
 Follow the requested output format exactly.";
 
@@ -21,7 +21,7 @@ const ANALYZE: &str = "Task: grade the agent's output against every rubric crite
 - \"overallAssessment\": one or two sentences on what passed and what is missing.
 Return JSON: {\"criteria\": [{\"criterion\": \"...\", \"satisfied\": true|false, \"required\": true|false, \"reasoning\": \"...\"}], \"overallAssessment\": \"...\"}";
 
-const EMPTY: &str = "Task: no rubric was given, so there is nothing to grade.
+const EMPTY: &str = "Task: no rubric was given: there is nothing to grade.
 Return JSON: {\"criteria\": [], \"overallAssessment\": \"No rubric was given; nothing to grade.\"}";
 
 pub fn analyze_prompt(task_text: &str, rubric: &[Shown], output: &str) -> String {
@@ -62,7 +62,7 @@ mod tests {
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "031cb9a05eda125ab207abad3a4471844cc45710f0972086658db8a32011f24e",
+                "cfa3c2b3f7643b5ab481388f020cc740a49c2cbc4b968302bab573808fb46956",
             ),
             (
                 "analyze",
@@ -72,7 +72,7 @@ mod tests {
             (
                 "empty",
                 empty_prompt(),
-                "e4462226bbc76a3d5571b3866fb0cbd32df035f7ba55690b193553495faae164",
+                "b7e0524f04a09b004d63e5d90fccdf089e5f69a7a7564fc2da90e99fe9fb7d33",
             ),
         ]);
     }
@@ -97,5 +97,27 @@ mod tests {
             v["criteria"],
             json!([{"criterion": evil, "required": true}])
         );
+    }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // task "q", output "a", the rubric "- c"; and no rubric at all
+        let c = [Shown {
+            criterion: "c".into(),
+            required: true,
+        }];
+        for (name, text, mastra) in [
+            ("analyze", analyze_prompt("q", &c, "a"), 1363),
+            ("analyze (no rubric)", empty_prompt(), 889),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Mastra {mastra})");
+            assert!(len <= mastra, "{name}: {len} > {mastra}");
+        }
     }
 }

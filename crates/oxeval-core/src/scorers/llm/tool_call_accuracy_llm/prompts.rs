@@ -115,4 +115,35 @@ mod tests {
         assert_eq!(v["agentResponse"], json!(evil));
         assert_eq!(v["toolsCalled"], json!([evil]));
     }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // request "q", one call of tool "t" (no text), available tools [{ t, d }]; no
+        // evaluation, so the score 1
+        let tools = [AvailableTool {
+            id: "t".into(),
+            description: "d".into(),
+        }];
+        for (name, text, mastra) in [
+            (
+                "analyze",
+                analyze_prompt("q", "", &["t".to_string()], &tools),
+                3252,
+            ),
+            (
+                "reason",
+                reason_prompt("q", 1.0, &json!([]), &json!([])),
+                1314,
+            ),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Mastra {mastra})");
+            assert!(len <= mastra, "{name}: {len} > {mastra}");
+        }
+    }
 }

@@ -94,4 +94,22 @@ mod tests {
             serde_json::from_str(p.lines().last().unwrap().trim_start_matches("DATA: ")).unwrap();
         assert_eq!(v, json!({"input": evil, "output": evil}));
     }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // input "q", output "a": no verdict, the score 1 (Mastra's empty-list score)
+        for (name, text, mastra) in [
+            ("analyze", analyze_prompt("q", "a"), 3531),
+            ("reason", reason_prompt(1.0, 1.0, &[]), 869),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Mastra {mastra})");
+            assert!(len <= mastra, "{name}: {len} > {mastra}");
+        }
+    }
 }

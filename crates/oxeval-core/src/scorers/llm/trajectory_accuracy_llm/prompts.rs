@@ -9,10 +9,10 @@
 use crate::prompt::task_refs;
 use serde_json::{json, Value};
 
-pub const INSTRUCTIONS: &str = "You evaluate the path an AI agent took to fulfil a request: its sequence of actions (tool calls, reasoning steps). \
-Look at every step and at the flow as a whole: was each step necessary, was it in a sensible place, which steps were unnecessary, redundant or missing? \
-A good trajectory is efficient, logical and complete: redundant steps lower its quality even when the final answer is right, a missing critical step is a serious fault, and steps that depend on others must come after them. \
-Give clear reasoning and keep the same standard throughout. Follow the requested output format exactly.";
+pub const INSTRUCTIONS: &str = "You evaluate the path an AI agent took to fulfil a request: its actions (tool calls, reasoning steps). \
+Look at each step and at the whole flow: was each step necessary and in a sensible place; which were unnecessary, redundant or missing? \
+A good trajectory is efficient, logical and complete: redundant steps lower its quality even when the answer is right, a missing critical step is a serious fault, and steps that depend on others must come after them. \
+Give clear reasoning, with one standard throughout. Follow the requested output format exactly.";
 
 const WITH_EXPECTED: &str = "Task: compare the agent's actual trajectory with the expected one.
 - Presence: were all expected steps performed? Missing ones go in missingSteps.
@@ -21,14 +21,15 @@ const WITH_EXPECTED: &str = "Task: compare the agent's actual trajectory with th
 - Quality: was each step that matches an expected one carried out properly?
 For each actual step, in order, say whether it was necessary (it corresponds to a needed step) and whether it was in the right place.";
 
-const WITHOUT_EXPECTED: &str = "Task: judge the agent's actual trajectory against the request itself (no expected trajectory is given).
-- Completeness: did the agent take every step the request needs? Missing ones go in missingSteps.
-- Efficiency: were any steps redundant or unnecessary? They go in extraSteps.
-- Ordering: were steps in a sensible order given what depends on what?
+const WITHOUT_EXPECTED: &str =
+    "Task: judge the agent's trajectory against the request (no expected trajectory is given).
+- Completeness: steps the request needs but the agent did not take go in missingSteps.
+- Efficiency: redundant or unnecessary steps go in extraSteps.
+- Order: sensible, given what depends on what?
 - Appropriateness: did each step suit the task?
-For each actual step, in order, say whether it was necessary and whether it was in the right place.";
+For each actual step, in order: was it necessary, was it in the right place?";
 
-const FORMAT: &str = "\"actualTrajectory\" lists the steps as \"1. [type] name (details)\", nested steps indented; \"expectedTrajectory\", when present, the same way. An empty actualTrajectory means no steps were taken.
+const FORMAT: &str = "\"actualTrajectory\" (and \"expectedTrajectory\", when present) lists steps as \"1. [type] name (details)\", nested steps indented; an empty one means no steps were taken.
 Return JSON: {\"stepEvaluations\": [{\"stepName\": \"...\", \"wasNecessary\": true|false, \"wasInOrder\": true|false, \"reasoning\": \"...\"}], \"missingSteps\": [\"...\"], \"extraSteps\": [\"...\"], \"overallAssessment\": \"...\"}";
 
 pub fn analyze_prompt(user: &str, response: &str, actual: &str, expected: Option<&str>) -> String {
@@ -89,17 +90,17 @@ mod tests {
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "c4f3ac213602e87ee3e41eb5894adc43e8a187f1c215eb5bc05017e512f07b94",
+                "c3c25944dad1ac7ed9921d44f3b238e46da13936a13b5a1d1ff5ef9e50c1d9f7",
             ),
             (
                 "expected",
                 analyze_prompt("Find x.", "Found.", actual, Some("1. [tool_call] search")),
-                "1afe5817197e3cf6a20bc551356869eea663f0d5088bf922a5be92e98afa0c4c",
+                "0c9abfc9732c041622ae740f0cbb5a907f5ba1268a5ff79fb0b03cf54f808583",
             ),
             (
                 "task",
                 analyze_prompt("Find x.", "Found.", actual, None),
-                "f51effe2802a4bdeef1bc83301659b915dfc1461220f3d3760d7fca1b1b1741b",
+                "be01480d67d311040e3c704bdb49e555a15b568e11be895662895d513940d21d",
             ),
             (
                 "reason",
@@ -125,5 +126,36 @@ mod tests {
             v.get("expectedTrajectory").is_none(),
             "an empty expected trajectory is none"
         );
+    }
+
+    /// System message + prompt stay within the length of what @mastra/evals 1.10.2 sends for
+    /// the same step of the same run: `node scripts/measure-agent-prompts.mjs` runs both
+    /// libraries on one small run against a recording judge that answers with empty lists and
+    /// prints the characters each call sent; Mastra's are pinned here, oxeval's computed from
+    /// the same inputs (and equal to what that script measures for oxeval).
+    #[test]
+    fn no_longer_than_mastra() {
+        // request "q", the trajectory [tool_call t] (an expected one the same); no evaluation,
+        // so the score 1
+        let steps = [json!({ "stepType": "tool_call", "name": "t" })];
+        let actual = super::super::format_actual(&steps, 0);
+        let expected = super::super::format_expected(&steps, 0);
+        for (name, text, mastra) in [
+            ("analyze", analyze_prompt("q", "", &actual, None), 1590),
+            (
+                "analyze (expected)",
+                analyze_prompt("q", "", &actual, Some(&expected)),
+                1862,
+            ),
+            (
+                "reason",
+                reason_prompt("q", 1.0, &json!([]), &json!([]), &json!([])),
+                1171,
+            ),
+        ] {
+            let len = INSTRUCTIONS.chars().count() + text.chars().count();
+            println!("{name}: {len} chars (Mastra {mastra})");
+            assert!(len <= mastra, "{name}: {len} > {mastra}");
+        }
     }
 }
