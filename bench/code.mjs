@@ -3,20 +3,27 @@
 // (sequential awaited runs after a warm-up); then runEvals over 1 000 items with four checks as
 // gates, oxeval vs Mastra (whose runEvals needs a target: a mock-model Agent, the lightest it
 // takes; its own cost is measured alone and reported beside).
-//   node bench/code.mjs scorers <lib> <runs>     → one JSON line per scorer
-//   node bench/code.mjs evals <lib> <items>      → one JSON line
+//   node bench/code.mjs scorers <lib> <runs> [typical|stress]  → one JSON line per scorer
+//   node bench/code.mjs evals <lib> <items> [typical|stress]   → one JSON line
+// Inputs: `typical` (bench/gen/agent-typical.mjs: a question, one assistant message with its
+// tool calls, built with the shared test-data builders) or `stress` (bench/gen/agent-gen.mjs:
+// the differential spec's runs, up to six messages mixing parts and legacy invocations in
+// every state, Unicode-heavy texts). oxeval pays for moving the fields a scorer reads into the
+// core (JSON), so its cost grows with the output's size; Mastra's is mostly its pipeline.
 //   node bench/code.mjs native <runs>             → the N-API crossing alone (oxeval)
 import { createRequire } from 'node:module'
 import * as gen from './gen/agent-gen.mjs'
+import * as typical from './gen/agent-typical.mjs'
 
 const require = createRequire(import.meta.url)
-const [mode, lib, nArg] = process.argv.slice(2)
+const [mode, lib, nArg, inputsArg = 'stress'] = process.argv.slice(2)
+const isTypical = inputsArg === 'typical'
 
 /** The scorers and checks, each with its factory call and its runs' generator. */
 function cases(L) {
   // inputs on which neither library throws (a non-empty output; budgets both can evaluate)
-  const agentRun = (r) => ({ input: { inputMessages: [gen.message(r, 'user')], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} }, output: [gen.message(r, 'assistant'), ...gen.messages(r, 4)] })
-  const trajRun = (r) => {
+  const agentRun = isTypical ? typical.agentRun : (r) => ({ input: { inputMessages: [gen.message(r, 'user')], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} }, output: [gen.message(r, 'assistant'), ...gen.messages(r, 4)] })
+  const trajRun = isTypical ? typical.trajectoryRun : (r) => {
     const t = gen.trajectory(r)
     const x = gen.expectation(r, t.steps)
     delete x.maxTotalTokens
@@ -79,7 +86,7 @@ if (mode === 'scorers') {
     const r = gen.rng(name.length * 31 + 7)
     const runs = Array.from({ length: n }, () => runOf(r))
     const m = await measure(make(), runs)
-    console.log(JSON.stringify({ lib, scorer: name, runs: n, ...m }))
+    console.log(JSON.stringify({ lib, scorer: name, runs: n, inputs: inputsArg, ...m }))
   }
 } else if (mode === 'native') {
   // the crossing alone: the binding's smallest call (a helper on a small message), per call
@@ -97,8 +104,8 @@ if (mode === 'scorers') {
 } else if (mode === 'evals') {
   const n = Number(nArg)
   const r = gen.rng(5)
-  const outputs = Array.from({ length: 200 }, () => gen.messages(r, 5))
-  const texts = outputs.map((o) => o.filter((m) => m.role === 'assistant').map((m) => (typeof m.content === 'string' ? m.content : '')).join(' ') || 'It is sunny in Paris.')
+  const outputs = Array.from({ length: 200 }, () => (isTypical ? typical.agentRun(r).output : gen.messages(r, 5)))
+  const texts = outputs.map((o) => o.filter((m) => m.role === 'assistant').map((m) => (typeof m.content === 'string' ? m.content : typeof m.content?.content === 'string' ? m.content.content : '')).join(' ') || 'It is sunny in Paris.')
   const L = await load(lib)
   const gates = () => [L.calledTool('get_weather'), L.includes('paris'), L.noToolErrors(), L.maxToolCalls(3)]
   const c0 = process.cpuUsage()
@@ -134,6 +141,6 @@ if (mode === 'scorers') {
   const wall = wallFirst ?? performance.now() - t0
   const c = process.cpuUsage(c0)
   const cpuMs = (c.user + c.system) / 1000 - (targetOnly ?? 0)
-  console.log(JSON.stringify({ lib, items: n, cpuMs, targetOnlyCpuMs: targetOnly, wallMs: wall, summary: result.summary ?? null }))
+  console.log(JSON.stringify({ lib, items: n, inputs: inputsArg, cpuMs, targetOnlyCpuMs: targetOnly, wallMs: wall, summary: result.summary ?? null }))
 }
 process.exit(0)

@@ -144,8 +144,10 @@ if (want('custom')) {
 // The text code scorers (no judge), oxeval vs @mastra/evals on the same generated runs, CPU per
 // run (bench/code-text.mjs; the addon is already the release build here).
 if (want('code')) {
-  const r = spawnSync('node', ['bench/code-text.mjs', '--no-build', '--runs', flag('code-runs', '2000')], { cwd: root, stdio: 'inherit' })
-  if (r.status !== 0) console.log(`bench/code-text.mjs failed (status ${r.status})`)
+  for (const inputs of ['typical', 'stress']) {
+    const r = spawnSync('node', ['bench/code-text.mjs', '--no-build', '--runs', flag('code-runs', '2000'), '--inputs', inputs], { cwd: root, stdio: 'inherit' })
+    if (r.status !== 0) console.log(`bench/code-text.mjs failed (status ${r.status})`)
+  }
 }
 
 // Mastra's seven agent and safety LLM scorers, each side by side with @mastra/evals on the same
@@ -263,20 +265,24 @@ if (want('code')) {
     if (r.status !== 0) throw new Error(`bench/code.mjs ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`)
     return r.stdout.trim().split('\n').map((l) => JSON.parse(l))
   }
-  const ox = lines(['scorers', 'oxeval', n])
-  const ma = lines(['scorers', 'mastra', n])
-  console.log(`\ncode scorers and checks: ${n} runs each (sequential, awaited; after 300 warm-up runs), CPU µs per run`)
-  console.log('| scorer | oxeval CPU µs/run | Mastra CPU µs/run | Mastra/oxeval | same mean score (runs both reject) |')
-  console.log('|---|---|---|---|---|')
-  for (const o of ox) {
-    const m = ma.find((x) => x.scorer === o.scorer)
-    console.log(`| ${o.scorer} | ${f(o.cpuUsPerRun, 1)} | ${f(m.cpuUsPerRun, 1)} | ${f(m.cpuUsPerRun / o.cpuUsPerRun, 1)}× | ${Math.abs(o.meanScore - m.meanScore) < 1e-9 ? 'yes' : `no (${o.meanScore} vs ${m.meanScore})`} (${o.errors} / ${m.errors}) |`)
+  for (const inputs of ['typical', 'stress']) {
+    const ox = lines(['scorers', 'oxeval', n, inputs])
+    const ma = lines(['scorers', 'mastra', n, inputs])
+    console.log(`\ncode scorers and checks, ${inputs} inputs: ${n} runs each (sequential, awaited; after 300 warm-up runs), CPU µs per run`)
+    console.log('| scorer | oxeval CPU µs/run | Mastra CPU µs/run | Mastra/oxeval | same mean score (runs both reject) |')
+    console.log('|---|---|---|---|---|')
+    for (const o of ox) {
+      const m = ma.find((x) => x.scorer === o.scorer)
+      console.log(`| ${o.scorer} | ${f(o.cpuUsPerRun, 1)} | ${f(m.cpuUsPerRun, 1)} | ${f(m.cpuUsPerRun / o.cpuUsPerRun, 1)}× | ${Math.abs(o.meanScore - m.meanScore) < 1e-9 ? 'yes' : `no (${o.meanScore} vs ${m.meanScore})`} (${o.errors} / ${m.errors}) |`)
+    }
   }
   const [nat] = lines(['native', '200000'])
   console.log(`the N-API crossing: a bare native call ${f(nat.bareCallUs, 2)} µs, a utils helper on one message ${f(nat.helperCallUs, 2)} µs`)
-  const [eo] = lines(['evals', 'oxeval', items])
-  const [em] = lines(['evals', 'mastra', items])
-  console.log(`runEvals, ${items} items, gates calledTool/includes/noToolErrors/maxToolCalls, concurrency 8: oxeval ${f(eo.cpuMs, 0)} ms CPU (${f(eo.wallMs, 0)} ms wall); Mastra ${f(em.cpuMs, 0)} ms CPU (${f(em.wallMs, 0)} ms wall, its mock-Agent target included; the same run with one trivial gate: ${f(em.targetOnlyCpuMs, 0)} ms CPU) → Mastra/oxeval CPU ${f(em.cpuMs / eo.cpuMs, 1)}×, gates alone ${f((em.cpuMs - em.targetOnlyCpuMs) / eo.cpuMs, 1)}×`)
+  for (const inputs of ['typical', 'stress']) {
+    const [eo] = lines(['evals', 'oxeval', items, inputs])
+    const [em] = lines(['evals', 'mastra', items, inputs])
+    console.log(`runEvals, ${items} items (${inputs} outputs), gates calledTool/includes/noToolErrors/maxToolCalls, concurrency 8: oxeval ${f(eo.cpuMs, 0)} ms CPU (${f(eo.wallMs, 0)} ms wall); Mastra ${f(em.cpuMs, 0)} ms CPU (${f(em.wallMs, 0)} ms wall, its mock-Agent target included; the same run with one trivial gate: ${f(em.targetOnlyCpuMs, 0)} ms CPU) → Mastra/oxeval CPU ${f(em.cpuMs / eo.cpuMs, 1)}×, gates alone ${f((em.cpuMs - em.targetOnlyCpuMs) / eo.cpuMs, 1)}×`)
+  }
 }
 
 // oxeval vs ragas 0.4.3 (ragas.metrics.collections, Python): FactualCorrectness (mode f1) and
