@@ -425,4 +425,27 @@ describe('data sources, abort, and summarizeItems', () => {
     expect(e).toBeInstanceOf(TypeError)
     expect(e.message).toContain('appears twice')
   })
+
+  it('the scorers of one item share its JSON; a scorer started after user code that changes the run reads the changed run', async () => {
+    const { includes, excludes, createScorer } = oxeval
+    // createScorer's prepareRun is user code that runs as the scorer starts: here it changes
+    // the run in place (unusual, but Mastra hands every scorer the same object)
+    const mutating = createScorer({
+      id: 'mutates',
+      description: 'appends to the output',
+      prepareRun: (run: Any) => {
+        run.output = `${run.output} Berlin`
+        return run
+      },
+    }).generateScore(() => 1)
+    const data = [{ input: 'q', output: 'Paris' }]
+    const r = await runEvals({ data, scorers: [excludes('Berlin'), mutating, includes('Berlin')], keepItems: true })
+    const res = r.items![0].results
+    // started before the change: no Berlin yet; started after it: Berlin is there
+    expect(res['check-excludes'].score).toBe(1)
+    expect(res['check-excludes'].preprocessStepResult.output).toBe('paris')
+    expect(res['check-includes'].score).toBe(1)
+    expect(res['check-includes'].preprocessStepResult.output).toBe('paris berlin')
+  })
 })
+

@@ -10,6 +10,7 @@ const { setMaxListeners } = require('node:events')
 const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
+const { PREPARED, Scorer } = require('./scorer.js')
 const { batchMode } = require('./batch.js')
 const conv = require('./conversation.js')
 
@@ -349,10 +350,8 @@ async function runEvals(config) {
     }
   }
 
-  async function runScorer(entry, runInput, itemId) {
+  async function runScorer(entry, runInput, runOptions) {
     const out = []
-    // itemId names the item in the response cache's records (a replay miss says which item)
-    const runOptions = { ...scorerRunOptions, signal: work.signal, itemId }
     await Promise.all(
       Array.from({ length: trials }, async (_, t) => {
         // a scorer that ignores the signal is cut off when the run stops
@@ -384,10 +383,17 @@ async function runEvals(config) {
    * `trajectory` as its output (or, when it could not be extracted, fails with its error).
    */
   function runAll(entries, runInput, trajectory, itemId) {
+    // itemId names the item in the response cache's records (a replay miss says which item);
+    // one options object for the item's scorers: what they share is made once (PREPARED)
+    const runOptions = { ...scorerRunOptions, signal: work.signal, itemId, [PREPARED]: { json: new WeakMap() } }
+    let routed
     return entries.map((e) => {
-      if (!e.trajectory) return runScorer(e, runInput, itemId)
+      // a scorer that runs user code as it starts (createScorer's prepareRun, a Mastra
+      // scorer) may change the run: the scorers started after it make their JSON afresh
+      if (!(e.scorer instanceof Scorer)) runOptions[PREPARED] = { json: new WeakMap() }
+      if (!e.trajectory) return runScorer(e, runInput, runOptions)
       if (trajectory.error) return Promise.resolve(Array.from({ length: trials }, () => ({ ok: false, error: trajectory.error })))
-      return runScorer(e, { ...runInput, output: trajectory.value }, itemId)
+      return runScorer(e, (routed ??= { ...runInput, output: trajectory.value }), runOptions)
     })
   }
 
@@ -486,7 +492,7 @@ async function runEvals(config) {
       turnPlans.forEach((tp, k) => tp.entries.forEach((e, j) => record(e, turnOutcomes[k][j], tp.runs, tp.results, tp.errors)))
     }
     const turnsData = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ gates: p.gates, scorers: p.scorers, runs: turnPlans[k].runs })) : undefined
-    const added = unwrap(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected, turns: turnsData })))
+    const added = unwrap(JSON.parse(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected, turns: turnsData }))))
     finishedItems++
     if (added.stop && !stoppedEarly) {
       // the core's early stop: no new item starts, the work in flight is cut, the rest is recorded as not run
@@ -634,7 +640,7 @@ function summarizeItems(config) {
       ? item.turns.map((t) => ({ gates: t.gates, scorers: t.scorers, runs: item.targetError ? {} : recordRuns(t, [...(t.gates || []), ...(t.scorers || [])].map((d) => d.id)) }))
       : undefined
     const runs = item.targetError ? {} : recordRuns(item, ids)
-    unwrap(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs, expected: item.expected, turns })))
+    unwrap(JSON.parse(acc.add(JSON.stringify({ index: item.index, targetError: item.targetError ? errorSignature(item.targetError) : false, runs, expected: item.expected, turns }))))
   }
   return unwrap(acc.summary(JSON.stringify({ aborted: config.aborted === true })))
 }

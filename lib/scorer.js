@@ -19,6 +19,7 @@ class Scorer {
   #sets
   #runsNow
   #fields
+  #fieldsKey
   constructor(nativeScorer, keepRun = false, sets = undefined, runFields = undefined) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
@@ -26,8 +27,10 @@ class Scorer {
     this.#sets = sets
     // a code scorer that waits on nothing (no judge, no host call)
     this.#runsNow = nativeScorer.runsNow === true
-    // the run fields it reads (the registry's runFields): only they cross into the core
+    // the run fields it reads (the registry's runFields): only they cross into the core;
+    // scorers reading the same fields share their JSON within a runEvals item (by this key)
     this.#fields = runFields
+    this.#fieldsKey = runFields ? runFields.join(',') : '*'
   }
   get id() {
     return this.#meta.id
@@ -83,16 +86,19 @@ class Scorer {
     // a scorer without a judge (checks, code scorers) that calls nothing back does no I/O: it
     // runs in one call on this thread (no hop to the runtime and back; the outcome as one
     // JSON string), and only the run fields it reads cross (a check: the output)
+    // runEvals' run options carry what the scorers of one item share (PREPARED): the options'
+    // descriptor and the run's JSON, made once per item instead of once per scorer
+    const prepared = options !== null && typeof options === 'object' ? options[PREPARED] : undefined
     if (this.#runsNow && !this.#keepRun) {
-      const optionsJson = options === undefined ? NO_OPTIONS : JSON.stringify(describeRunOptions(options))
-      const { json, error } = toJson(readFields(run, this.#fields))
+      const optionsJson = options === undefined ? NO_OPTIONS : prepared ? (prepared.options ??= JSON.stringify(describeRunOptions(options))) : JSON.stringify(describeRunOptions(options))
+      const { json, error } = prepared ? sharedJson(prepared, run, this.#fields, this.#fieldsKey) : toJson(readFields(run, this.#fields))
       const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, optionsJson))
       if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
       raise(outcome, run, options !== null && typeof options === 'object' && options.signal instanceof AbortSignal ? options.signal : undefined)
     }
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
-    const { json, error } = toJson(run)
+    const { json, error } = prepared ? sharedJson(prepared, run, undefined, '') : toJson(run)
     const key = nextRunKey()
     desc.runKey = key
     let handle
@@ -123,6 +129,27 @@ class Scorer {
     if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
     raise(outcome, run, signal)
   }
+}
+
+/**
+ * The key of what the scorers of one runEvals item share, on the run options runEvals makes
+ * for that item (a Symbol: not an option, never described): `{ options?, json: WeakMap }`.
+ * runEvals starts an item's scorer runs in one synchronous pass over run objects it made and
+ * never changes, so the JSON made for the first scorer is the JSON of every other.
+ */
+const PREPARED = Symbol('oxeval.preparedRun')
+
+/**
+ * The JSON of `run`'s `fields` (undefined: the whole run), made once per item and field set
+ * (`key`: the fields, `''` for the whole run).
+ */
+function sharedJson(prepared, run, fields, key) {
+  if (run === null || typeof run !== 'object') return toJson(fields ? readFields(run, fields) : run)
+  let byFields = prepared.json.get(run)
+  if (byFields === undefined) prepared.json.set(run, (byFields = new Map()))
+  let made = byFields.get(key)
+  if (made === undefined) byFields.set(key, (made = toJson(fields ? readFields(run, fields) : run)))
+  return made
 }
 
 /** The descriptor of absent run options (the common case, made once). */
@@ -202,4 +229,4 @@ function factory(spec) {
   return create
 }
 
-module.exports = { Scorer, factory }
+module.exports = { Scorer, factory, PREPARED }
