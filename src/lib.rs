@@ -4,10 +4,6 @@
 //! back as plain data (`{ ok, … }`) that the facade turns into results, `TypeError`s,
 //! `ScorerRunError`s and `AbortError`s. One protocol for sync and async calls.
 
-/// See Cargo.toml: the core's many small allocations per run.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod agent;
 mod batch;
 mod error;
