@@ -865,6 +865,12 @@ export interface OxevalConfig {
   targetTimeoutMs?: number
   /** Keep the target's outputs in this folder (one file per item): rescoring does not rerun the target. */
   cacheTargets?: string
+  /**
+   * Batch mode (`oxeval run --batch`): judge requests go as provider batches at half price;
+   * needs `cache`. `pollMs`: the longest wait between two polls (`--batch-poll-ms`, default
+   * 30 000); `detach`: submit the current stage and exit (`--detach`), a rerun continues.
+   */
+  batch?: boolean | { pollMs?: number; detach?: boolean }
   concurrency?: number
   trials?: number
   cache?: string | { dir: string; mode?: CacheMode }

@@ -115,4 +115,26 @@ describe('oxeval run --batch', () => {
     expect(d.code).toBe(2)
     expect(d.stderr).toContain('needs --model')
   })
+
+  it('a config with `batch` runs in batch mode (the same scores as a direct run); a bad `batch` field is a usage error naming it', async () => {
+    const direct = await directScores()
+    const cache = tmp.p(`cache-${++runs}`)
+    const out = tmp.p('config-batch.jsonl')
+    const cfg = tmp.write('batch.config.mjs', `export default { data: ${JSON.stringify(data)}, scorers: ['answer-relevancy'], cache: ${JSON.stringify(cache)}, out: ${JSON.stringify(out)}, batch: { pollMs: 50 } }\n`)
+    const r = await cli(['run', '--config', cfg, ...judgeArgs(server), '--api-key-env', 'OXEVAL_TEST_KEY', '--no-progress'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(scores(out)).toEqual(direct)
+    expect(creates()).toHaveLength(3)
+    expect(r.stdout).toMatch(/batch: \d+ of \d+ judge calls \(100%\)/)
+    for (const [name, batch, message] of [
+      ['bad-batch.mjs', '"yes"', /bad-batch\.mjs: batch must be true or \{ pollMs\?, detach\? \}/],
+      ['bad-poll.mjs', '{ pollMs: -1 }', /bad-poll\.mjs: batch\.pollMs must be a positive integer/],
+    ] as const) {
+      const p = tmp.write(name, `export default { data: ${JSON.stringify(data)}, scorers: ['answer-relevancy'], cache: ${JSON.stringify(cache)}, batch: ${batch} }\n`)
+      const bad = await cli(['run', '--config', p, ...judgeArgs(server), '--no-progress'])
+      expect(bad.code, name).toBe(2)
+      expect(bad.stderr).toMatch(message)
+    }
+  })
 })
+

@@ -11,7 +11,7 @@ import { categorizedEntries } from './agents.mjs'
 
 export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
 
-const KNOWN = new Set(['cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
+const KNOWN = new Set(['batch', 'cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
 
 /** The config file to use: `--config PATH`, else the first CONFIG_NAMES in `cwd`; null if none. */
 export function findConfig(flag, cwd = process.cwd()) {
@@ -122,6 +122,21 @@ export function configValues(config, path) {
     if (!config.prices || typeof config.prices !== 'object') throw new UsageError(`${path}: prices must be { in?, out? } (dollars per 1M tokens)`)
     if (config.prices.in !== undefined) values['price-in'] = String(config.prices.in)
     if (config.prices.out !== undefined) values['price-out'] = String(config.prices.out)
+  }
+  // batch mode (the flags --batch, --batch-poll-ms, --detach): true or { pollMs?, detach? }
+  if (config.batch !== undefined && config.batch !== false) {
+    const b = config.batch
+    const ok = b === true || (b !== null && typeof b === 'object' && !Array.isArray(b) && Object.keys(b).every((k) => k === 'pollMs' || k === 'detach'))
+    if (!ok) throw new UsageError(`${path}: batch must be true or { pollMs?, detach? }`)
+    values.batch = true
+    if (b !== true && b.pollMs !== undefined) {
+      if (!Number.isInteger(b.pollMs) || b.pollMs <= 0) throw new UsageError(`${path}: batch.pollMs must be a positive integer (milliseconds)`)
+      values['batch-poll-ms'] = String(b.pollMs)
+    }
+    if (b !== true && b.detach !== undefined) {
+      if (typeof b.detach !== 'boolean') throw new UsageError(`${path}: batch.detach must be true or false`)
+      values.detach = b.detach
+    }
   }
   if (config.cacheTargets !== undefined) {
     if (typeof config.cacheTargets !== 'string') throw new UsageError(`${path}: cacheTargets must be a folder path`)
