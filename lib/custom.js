@@ -8,6 +8,7 @@
 
 const native = require('../load-binding.js')
 const { toJson, jsType } = require('./json.js')
+const { onAbort } = require('./abort.js')
 const { raise, typeError, ScorerRunError, AbortError } = require('./errors.js')
 const { shapeResult } = require('./result.js')
 const { modelOf } = require('./models.js')
@@ -279,12 +280,11 @@ class CustomScorer {
     // the run as the steps see it: its runId is the core's, filled in before the first step
     const state = { run: run !== null && typeof run === 'object' ? { ...run } : run, results: {}, kept: {} }
     let handle
-    let onAbort
+    let unsubscribe
     if (signal) {
       handle = new native.CancelHandle()
       if (signal.aborted) handle.cancel()
-      onAbort = () => handle.cancel()
-      signal.addEventListener('abort', onAbort, { once: true })
+      else unsubscribe = onAbort(signal, () => handle.cancel())
       runSignals.set(key, signal)
     }
     const keepContext = run !== null && typeof run === 'object' && run.requestContext != null
@@ -295,7 +295,7 @@ class CustomScorer {
       outcome = await scorer.run(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc), handle)
     } finally {
       if (signal) {
-        signal.removeEventListener('abort', onAbort)
+        if (unsubscribe) unsubscribe()
         runSignals.delete(key)
       }
       if (keepContext) runContexts.delete(key)

@@ -11,6 +11,7 @@ const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
 const { PREPARED, Scorer } = require('./scorer.js')
+const { onAbort } = require('./abort.js')
 const { batchMode } = require('./batch.js')
 const conv = require('./conversation.js')
 
@@ -143,21 +144,21 @@ function settle(p, signal, ms) {
   return new Promise((resolve) => {
     let timer
     let done = false
+    let unsubscribe
     const finish = (r) => {
       if (done) return
       done = true
       if (timer !== undefined) clearTimeout(timer)
-      if (signal) signal.removeEventListener('abort', onAbort)
+      if (unsubscribe) unsubscribe()
       resolve(r)
     }
-    const onAbort = () => finish({ cut: 'signal' })
     Promise.resolve(p).then(
       (value) => finish({ value }),
       (error) => finish({ error }),
     )
     if (signal) {
       if (signal.aborted) return finish({ cut: 'signal' })
-      signal.addEventListener('abort', onAbort, { once: true })
+      unsubscribe = onAbort(signal, () => finish({ cut: 'signal' }))
     }
     if (ms !== null && ms !== undefined) timer = setTimeout(() => finish({ cut: 'timeout' }), Math.max(0, ms))
   })
@@ -241,14 +242,14 @@ async function runEvals(config) {
     work.abort(reason)
   }
   const closed = new AbortController()
-  const onAbort = () => {
+  const onUserAbort = () => {
     stop = true
     aborted = true
     halting(signal.reason)
   }
   if (signal) {
-    if (signal.aborted) onAbort()
-    else signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onUserAbort()
+    else signal.addEventListener('abort', onUserAbort, { once: true })
   }
   const fail = (e) => {
     stop = true
@@ -309,8 +310,9 @@ async function runEvals(config) {
   async function callTarget(item, index, turn) {
     const ctl = new AbortController()
     const onHalt = () => ctl.abort(work.signal.reason)
+    let unsubscribe
     if (work.signal.aborted) onHalt()
-    else work.signal.addEventListener('abort', onHalt, { once: true })
+    else unsubscribe = onAbort(work.signal, onHalt)
     let timedOut = false
     let timer
     if (bounds.targetTimeoutMs !== null) {
@@ -346,7 +348,7 @@ async function runEvals(config) {
       return { targetResult: r.value, output: a.output, scoredInput: a.input }
     } finally {
       if (timer !== undefined) clearTimeout(timer)
-      work.signal.removeEventListener('abort', onHalt)
+      if (unsubscribe) unsubscribe()
     }
   }
 
@@ -594,7 +596,7 @@ async function runEvals(config) {
   } finally {
     if (batching) batchInfo = await batching.close().catch((e) => { if (!failure) failure = { error: e } })
     closed.abort()
-    if (signal) signal.removeEventListener('abort', onAbort)
+    if (signal) signal.removeEventListener('abort', onUserAbort)
     // a data source left unfinished is closed (a generator's finally blocks run); not awaited
     if (!exhausted && typeof it.return === 'function') {
       Promise.resolve(invoke(() => it.return())).catch(() => {})

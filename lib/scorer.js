@@ -7,6 +7,7 @@
 
 const native = require('../load-binding.js')
 const { toJson } = require('./json.js')
+const { onAbort } = require('./abort.js')
 const { raise } = require('./errors.js')
 const { shapeResult } = require('./result.js')
 const { runContexts, liveRuns, runSignals, nextRunKey } = require('./host.js')
@@ -102,12 +103,11 @@ class Scorer {
     const key = nextRunKey()
     desc.runKey = key
     let handle
-    let onAbort
+    let unsubscribe
     if (signal) {
       handle = new native.CancelHandle()
       if (signal.aborted) handle.cancel()
-      onAbort = () => handle.cancel()
-      signal.addEventListener('abort', onAbort, { once: true })
+      else unsubscribe = onAbort(signal, () => handle.cancel())
     }
     const keepContext = run !== null && typeof run === 'object' && run.requestContext !== undefined && run.requestContext !== null
     if (keepContext) runContexts.set(key, run.requestContext)
@@ -118,7 +118,7 @@ class Scorer {
     try {
       outcome = await this.#native.run(error === undefined ? (json ?? 'null') : null, error ?? null, JSON.stringify(desc), handle)
     } finally {
-      if (signal) signal.removeEventListener('abort', onAbort)
+      if (unsubscribe) unsubscribe()
       if (keepContext) runContexts.delete(key)
       if (this.#keepRun) liveRuns.delete(key)
       if (signal) runSignals.delete(key)
