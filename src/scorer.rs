@@ -184,13 +184,7 @@ impl NativeScorer {
             Outcome::Other(failure_outcome(f))
         } else {
             match start(run.map(|t| t.0), serialize_error, &options) {
-                Ok((started, key, _)) => futures::executor::block_on(execute(
-                    self.inner.clone(),
-                    started,
-                    key,
-                    CancellationToken::new(),
-                    None,
-                )),
+                Ok((started, key, _)) => self.run_started_now(started, key),
                 Err(outcome) => outcome,
             }
         };
@@ -198,6 +192,47 @@ impl NativeScorer {
             serde_json::json!({ "ok": false, "kind": "scorer", "code": "OXEVAL_INTERNAL", "message": format!("the result could not be serialized: {e}") }).to_string()
         })
     }
+}
+
+impl NativeScorer {
+    /// A started run of a code scorer, scored in this call: [`Scorer::run_now`] when the
+    /// scorer has it (no future, no runtime), else its run on this thread.
+    fn run_started_now(&self, started: StartedRun, key: Arc<str>) -> Outcome {
+        // a passed deadline is the run's error, as in `execute`
+        if started.remaining_ms().is_some_and(|ms| ms <= 0.0) {
+            return execute_sync(&self.inner, started, key);
+        }
+        let StartedRun {
+            input,
+            deadline,
+            item_id,
+            callback_timeout,
+        } = started;
+        let run_id = input.run_id.clone();
+        match catch_unwind(AssertUnwindSafe(|| self.inner.run_now(input))) {
+            Ok(Ok(r)) => outcome(r),
+            Ok(Err(input)) => {
+                let started = StartedRun {
+                    input: *input,
+                    deadline,
+                    item_id,
+                    callback_timeout,
+                };
+                execute_sync(&self.inner, started, key)
+            }
+            Err(panic) => Outcome::Other(panic_outcome(Some(run_id), panic)),
+        }
+    }
+}
+
+fn execute_sync(scorer: &Arc<dyn Scorer>, started: StartedRun, key: Arc<str>) -> Outcome {
+    futures::executor::block_on(execute(
+        scorer.clone(),
+        started,
+        key,
+        CancellationToken::new(),
+        None,
+    ))
 }
 
 /// Accept a run (check the run options and the run, take its `runId`, start its deadline):

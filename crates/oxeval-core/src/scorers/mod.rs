@@ -118,13 +118,34 @@ pub trait Scorer: Send + Sync {
         run: RunInput,
         ctx: RunContext,
     ) -> BoxFuture<'a, Result<ScoreResult, RunError>>;
+    /// A scorer that waits on nothing (a code scorer without host calls) scores the run in
+    /// this call: no future, no context, no runtime (`Ok`). Every other scorer gives the run
+    /// back (`Err(run)`): its run is [`Scorer::run`]. Both give the same result for a run.
+    fn run_now(&self, run: RunInput) -> Result<Result<ScoreResult, RunError>, Box<RunInput>> {
+        Err(Box::new(run))
+    }
 }
 
 /// `impl Scorer` for a scorer struct with a `meta: ScorerMeta` field and an
 /// `async fn run_inner(&self, RunInput, RunContext) -> Result<ScoreResult, RunError>`: an
-/// LLM scorer has a `judge: Judge` field; `impl_scorer!(T, code)` is a scorer without one.
+/// LLM scorer has a `judge: Judge` field; `impl_scorer!(T, code)` is a scorer without one;
+/// `impl_scorer!(T, sync)` a scorer without one whose whole run is
+/// `fn run_sync(&self, RunInput) -> Result<ScoreResult, RunError>` (it also answers
+/// [`Scorer::run_now`]).
 #[macro_export]
 macro_rules! impl_scorer {
+    ($t:ty, sync) => {
+        impl $t {
+            async fn run_inner(
+                &self,
+                run: $crate::run::RunInput,
+                _ctx: $crate::engine::RunContext,
+            ) -> Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError> {
+                self.run_sync(run)
+            }
+        }
+        $crate::impl_scorer!(@impl $t, _s => None, false, sync);
+    };
     ($t:ty) => {
         $crate::impl_scorer!(@impl $t, s => Some(&s.judge), true);
     };
@@ -133,7 +154,24 @@ macro_rules! impl_scorer {
         $crate::impl_scorer!(@impl $t, _s => None, false);
     };
     (@impl $t:ty, $s:ident => $judge:expr, $site:literal) => {
+        $crate::impl_scorer!(@impl $t, $s => $judge, $site, async);
+    };
+    (@now sync) => {
+        fn run_now(
+            &self,
+            run: $crate::run::RunInput,
+        ) -> Result<
+            Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError>,
+            Box<$crate::run::RunInput>,
+        > {
+            Ok(self.run_sync(run))
+        }
+    };
+    (@now async) => {};
+    (@impl $t:ty, $s:ident => $judge:expr, $site:literal, $now:ident) => {
         impl $crate::scorers::Scorer for $t {
+            $crate::impl_scorer!(@now $now);
+
             fn meta(&self) -> &$crate::scorers::ScorerMeta {
                 &self.meta
             }

@@ -15,7 +15,6 @@ use super::{messages, result};
 use crate::agent::js::{num, number_string, strict_eq, template};
 use crate::agent::messages::assistant_text_joined;
 use crate::agent::tools::{is_error_invocation, merge_tool_invocations, tool_names};
-use crate::engine::RunContext;
 use crate::error::{type_name, InvalidArgument};
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
@@ -651,7 +650,7 @@ impl Check {
         Ok(Check { meta, kind })
     }
 
-    async fn run_inner(&self, run: RunInput, _ctx: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let (score, pre) = self.evaluate(&run)?;
         Ok(result(run, score, pre, None))
     }
@@ -785,7 +784,7 @@ impl Check {
     }
 }
 
-crate::impl_scorer!(Check, code);
+crate::impl_scorer!(Check, sync);
 
 #[cfg(test)]
 mod tests;

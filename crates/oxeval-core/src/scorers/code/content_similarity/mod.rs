@@ -3,7 +3,6 @@
 //! `string-similarity`'s `compareTwoStrings`.
 
 use super::js_text::{collapse_spaces, js_lower, replace_spaces, run_text, Side};
-use crate::engine::RunContext;
 use crate::error::InvalidArgument;
 use crate::options::scorer_bool;
 use crate::pipeline::{RunError, ScoreResult};
@@ -90,7 +89,7 @@ impl ContentSimilarity {
         }
     }
 
-    async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let input = run_text(run.input.as_ref(), Side::Input)?;
         let output = run_text(Some(&run.output), Side::Output)?;
         let pre = self.preprocess(&input, &output);
@@ -99,7 +98,7 @@ impl ContentSimilarity {
     }
 }
 
-crate::impl_scorer!(ContentSimilarity, code);
+crate::impl_scorer!(ContentSimilarity, sync);
 
 /// `compareTwoStrings(a, b)` of string-similarity 4: whitespace removed; equal → 1; either
 /// shorter than 2 code units → 0; else 2·|bigrams(a) ∩ bigrams(b)| / (|a| + |b| − 2), the

@@ -2,7 +2,6 @@
 //! `keyword-extractor` 0.0.28 with the SMART stop list) that the output has.
 
 use super::js_text::{is_js_space, js_lower, js_trim, run_text, utf16_len, Side};
-use crate::engine::RunContext;
 use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
@@ -80,7 +79,7 @@ impl KeywordCoverage {
         })
     }
 
-    async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let input = run_text(run.input.as_ref(), Side::Input)?;
         let output = run_text(Some(&run.output), Side::Output)?;
         let (pre, cov, score) = coverage(&input, &output);
@@ -88,7 +87,7 @@ impl KeywordCoverage {
     }
 }
 
-crate::impl_scorer!(KeywordCoverage, code);
+crate::impl_scorer!(KeywordCoverage, sync);
 
 /// The three steps: keyword sets, counts, score.
 pub fn coverage(input: &str, output: &str) -> (Preprocess, Coverage, f64) {

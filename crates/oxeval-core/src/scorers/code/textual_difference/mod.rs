@@ -2,7 +2,6 @@
 //! output's texts (UTF-16 code units), with the changed-word count and length difference.
 
 use super::js_text::{collapse_spaces, js_words, run_text, Side};
-use crate::engine::RunContext;
 use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
@@ -66,7 +65,7 @@ impl TextualDifference {
         })
     }
 
-    async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let input = run_text(run.input.as_ref(), Side::Input)?;
         let output = run_text(Some(&run.output), Side::Output)?;
         let d = difference(&input, &output);
@@ -74,7 +73,7 @@ impl TextualDifference {
     }
 }
 
-crate::impl_scorer!(TextualDifference, code);
+crate::impl_scorer!(TextualDifference, sync);
 
 /// The whole preprocess step.
 pub fn difference(a: &str, b: &str) -> Difference {

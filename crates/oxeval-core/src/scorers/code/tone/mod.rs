@@ -3,7 +3,6 @@
 //! one, its stability across sentences. The input is not read.
 
 use super::js_text::{is_js_space, js_lower, run_text, Side};
-use crate::engine::RunContext;
 use crate::error::InvalidArgument;
 use crate::options::opt_string;
 use crate::pipeline::{RunError, ScoreResult};
@@ -96,7 +95,7 @@ impl ToneScorer {
         })
     }
 
-    async fn run_inner(&self, run: RunInput, _: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let output = run_text(Some(&run.output), Side::Output)?;
         let tone = tone(&output, self.reference.as_deref());
         Ok(super::text_result::<_, ()>(
@@ -108,7 +107,7 @@ impl ToneScorer {
     }
 }
 
-crate::impl_scorer!(ToneScorer, code);
+crate::impl_scorer!(ToneScorer, sync);
 
 /// The preprocess step.
 pub fn tone(text: &str, reference: Option<&str>) -> Tone {

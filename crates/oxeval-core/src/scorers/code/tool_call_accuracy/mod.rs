@@ -6,7 +6,6 @@
 use crate::agent::js::{strict_eq, truthy};
 use crate::agent::messages::input_messages;
 use crate::agent::tools::extract_tool_calls;
-use crate::engine::RunContext;
 use crate::error::{type_name, InvalidArgument};
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
@@ -164,7 +163,7 @@ impl ToolCallAccuracyCode {
         })
     }
 
-    async fn run_inner(&self, run: RunInput, _ctx: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let (score, pre) = self.evaluate(&run)?;
         Ok(result(run, score, pre, None))
     }
@@ -234,7 +233,7 @@ impl ToolCallAccuracyCode {
     }
 }
 
-crate::impl_scorer!(ToolCallAccuracyCode, code);
+crate::impl_scorer!(ToolCallAccuracyCode, sync);
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,6 @@ use crate::agent::trajectory::{
     dimensions, evaluate_nested_expectations, has_blacklist_violation, level_score, mean_score,
     steps_of, Dimensions, Weights,
 };
-use crate::engine::RunContext;
 use crate::error::{type_name, InvalidArgument};
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
@@ -131,7 +130,7 @@ impl TrajectoryCode {
         })
     }
 
-    async fn run_inner(&self, run: RunInput, _ctx: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let (score, pre, reason) = self.evaluate(&run)?;
         Ok(result(run, score, pre, Some(reason)))
     }
@@ -368,7 +367,7 @@ fn reason(score: f64, d: &Dimensions, nested: Option<&[Value]>) -> String {
     parts.join("\n")
 }
 
-crate::impl_scorer!(TrajectoryCode, code);
+crate::impl_scorer!(TrajectoryCode, sync);
 
 #[cfg(test)]
 mod tests {

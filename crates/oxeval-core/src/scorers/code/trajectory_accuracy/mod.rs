@@ -5,7 +5,6 @@
 
 use crate::agent::js::{nullish, template, truthy};
 use crate::agent::trajectory::{compare_trajectories, steps_of};
-use crate::engine::RunContext;
 use crate::error::{type_name, InvalidArgument};
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
@@ -217,7 +216,7 @@ impl TrajectoryAccuracyCode {
         })
     }
 
-    async fn run_inner(&self, run: RunInput, _ctx: RunContext) -> Result<ScoreResult, RunError> {
+    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
         let (score, pre) = self.evaluate(&run)?;
         Ok(result(run, score, pre, None))
     }
@@ -277,7 +276,7 @@ impl TrajectoryAccuracyCode {
     }
 }
 
-crate::impl_scorer!(TrajectoryAccuracyCode, code);
+crate::impl_scorer!(TrajectoryAccuracyCode, sync);
 
 #[cfg(test)]
 mod tests {
