@@ -268,7 +268,7 @@ if (want('code')) {
   for (const inputs of ['typical', 'stress']) {
     const ox = lines(['scorers', 'oxeval', n, inputs])
     const ma = lines(['scorers', 'mastra', n, inputs])
-    console.log(`\ncode scorers and checks, ${inputs} inputs: ${n} runs each (sequential, awaited; after 300 warm-up runs), CPU µs per run`)
+    console.log(`\ncode scorers and checks, ${inputs} inputs: ${n} runs each (sequential, awaited; after 1 000 warm-up runs; the median of five rounds), CPU µs per run`)
     console.log('| scorer | oxeval CPU µs/run | Mastra CPU µs/run | Mastra/oxeval | same mean score (runs both reject) |')
     console.log('|---|---|---|---|---|')
     for (const o of ox) {
