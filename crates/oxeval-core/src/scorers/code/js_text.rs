@@ -6,21 +6,8 @@
 use crate::error::InvalidArgument;
 use serde_json::Value;
 
-/// JS `\s` (ECMAScript WhiteSpace and LineTerminator): what `trim()`, `/\s/` and `/\s+/`
-/// match. Not Rust's `char::is_whitespace` (that has U+0085 and lacks U+FEFF).
-pub fn is_js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
+/// JS `\s` (ECMAScript WhiteSpace and LineTerminator): one definition, the agent module's.
+pub use crate::agent::js::is_js_space;
 
 /// `s.trim()`.
 pub fn js_trim(s: &str) -> &str {

@@ -2,13 +2,14 @@
 //! (UTF-16 code units, whitespace removed) of the input's and the output's texts, as npm
 //! `string-similarity`'s `compareTwoStrings`.
 
-use super::js_text::{collapse_spaces, js_lower, replace_spaces, run_text, Side};
+use super::js_text::{collapse_spaces, js_lower, run_text, Side};
 use crate::error::InvalidArgument;
 use crate::options::scorer_bool;
 use crate::pipeline::{RunError, ScoreResult};
 use crate::run::RunInput;
 use crate::scorers::spec::{boxed, schema_of, Kind, ScorerSpec, StepMeta};
 use crate::scorers::ScorerMeta;
+use crate::similarity::compare_two_strings;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -99,44 +100,6 @@ impl ContentSimilarity {
 }
 
 crate::impl_scorer!(ContentSimilarity, sync);
-
-/// `compareTwoStrings(a, b)` of string-similarity 4: whitespace removed; equal → 1; either
-/// shorter than 2 code units → 0; else 2·|bigrams(a) ∩ bigrams(b)| / (|a| + |b| − 2), the
-/// intersection counted as a multiset.
-pub fn compare_two_strings(a: &str, b: &str) -> f64 {
-    let a: Vec<u16> = replace_spaces(a, "").encode_utf16().collect();
-    let b: Vec<u16> = replace_spaces(b, "").encode_utf16().collect();
-    if a == b {
-        return 1.0;
-    }
-    if a.len() < 2 || b.len() < 2 {
-        return 0.0;
-    }
-    // the multiset intersection (Σ min(count in a, count in b)), as string-similarity's
-    // decrementing map counts it: both bigram lists sorted, then merged
-    let bigrams = |w: &[u16]| {
-        let mut v: Vec<u32> = w
-            .windows(2)
-            .map(|p| (u32::from(p[0]) << 16) | u32::from(p[1]))
-            .collect();
-        v.sort_unstable();
-        v
-    };
-    let (x, y) = (bigrams(&a), bigrams(&b));
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    (2.0 * shared as f64) / ((a.len() + b.len() - 2) as f64)
-}
 
 #[cfg(test)]
 mod tests {
