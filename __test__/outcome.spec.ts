@@ -201,6 +201,36 @@ describe('runEvals and the Vitest helpers', () => {
     expect(all.outcome.passed).toBe(false)
   }, 30000)
 
+  it('a judge that dies mid-run (after item 200 of 2 000) stops the run: only the items in flight try the dead judge, every item recorded', async () => {
+    // a judge of its own, closed (listener and connections) once it has answered 200 items' calls
+    const dying = await startJudgeServer({ handler: heuristicJudge })
+    const ar = createAnswerRelevancyScorer({ model: { id: 'openai/scripted-judge', url: `${dying.url}/v1`, apiKey: 'k' } })
+    let done = 0
+    let closing: Promise<void> | undefined
+    const r = await runEvals({
+      data: qa(2000),
+      scorers: [ar],
+      concurrency: 8,
+      onItemComplete: () => {
+        if (++done === 200) closing = dying.close()
+      },
+    })
+    await closing
+    expect(r.items).toHaveLength(2000)
+    expect(new Set(r.items!.map((it: Any) => it.index)).size).toBe(2000)
+    expect(r.stopped?.code).toBe('OXEVAL_RUN_STOPPED')
+    expect(r.stopped?.message).toMatch(/5 runs of "answer-relevancy-scorer" in a row failed \(after \d+ that scored\) with OXEVAL_JUDGE_NETWORK \(connection refused\)/)
+    const network = r.items!.filter((it: Any) => it.errors?.[ar.id]?.code === 'OXEVAL_JUDGE_NETWORK').length
+    const stopped = r.items!.filter((it: Any) => it.targetError?.code === 'OXEVAL_RUN_STOPPED').length
+    const scored = r.coverage[ar.id].scored
+    expect(scored).toBeGreaterThanOrEqual(200)
+    // before: every one of the 1 800 remaining items tried the dead judge three times
+    expect(network).toBeGreaterThanOrEqual(5)
+    expect(network).toBeLessThanOrEqual(5 + 2 * 8)
+    expect(scored + network + stopped).toBe(2000)
+    expect(r.outcome.passed).toBe(false)
+  }, 120000)
+
   it('a run with no items fails; an empty shard does not', async () => {
     const s = { id: 's', async run() { return { score: 1 } } }
     expect((await runEvals({ data: [], scorers: [s] })).outcome.reasons.map((x: Any) => x.kind)).toEqual(['no-items'])

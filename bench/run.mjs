@@ -1,6 +1,7 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch,deadjudge|all]
+//        [--dead-items 2000,20000,100000]
 //        [--batch-items 10000] [--batch-delay-ms 3000] [--batch-poll-ms 250] [--batch-concurrency 64]
 //        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300] [--agent-evals-items 200]
 //        [--rag-runs 300]
@@ -207,6 +208,24 @@ if (want('batch')) {
   console.log(`CPU per item, batch / direct with the same disk cache = ${(bt.cpuMsPerItem / res['direct-cache'].cpuMsPerItem).toFixed(2)}× (/ direct without a cache: ${(bt.cpuMsPerItem / res.direct.cpuMsPerItem).toFixed(2)}×)`)
   console.log(`billed tokens, batch / direct = ${(billed(bt.usage) / billed(res.direct.usage)).toFixed(3)}`)
   console.log(`scores: batch ${JSON.stringify(bt.scores)}, direct ${JSON.stringify(res.direct.scores)}`)
+}
+
+// a judge that dies mid-run (issue 34): the time from its death (after 200 items) to runEvals'
+// outcome, at several item counts, concurrency 8 (the default)
+if (want('deadjudge')) {
+  const counts = flag('dead-items', '2000,20000,100000').split(',').map(Number)
+  console.log('\n| items | died after | scored | items that tried the dead judge | recorded as not run | death → outcome (ms) | peak RSS (MB) |')
+  console.log('|---|---|---|---|---|---|---|')
+  for (const n of counts) {
+    const r = spawnSync('node', ['bench/dead-judge-worker.mjs', String(n), '8', '200'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    let x
+    try {
+      x = JSON.parse(r.stdout.trim().split('\n').pop())
+    } catch {
+      throw new Error(`dead-judge worker failed: ${r.stderr.slice(-2000)}`)
+    }
+    console.log(`| ${x.items} | ${x.dieAfter} | ${x.scored} | ${x.network} | ${x.stopped} | ${x.msDeathToOutcome} | ${x.peakRssMb} |`)
+  }
 }
 
 if (want('runevals')) {

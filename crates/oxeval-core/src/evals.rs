@@ -23,7 +23,8 @@
 //!   missed, else `passed`. `verdict` (Mastra's field, only where gates or thresholds exist)
 //!   is the same word. A shard (`partial`) decides only what a part can: errors against
 //!   `maxErrors`, replay misses, gates at pass rate 1.
-//! - Early stop: when the first [`EARLY_STOP_RUNS`] runs of a scorer all failed with the same
+//! - Early stop: when [`EARLY_STOP_RUNS`] runs of a scorer in a row (at the start or at any
+//!   point later: a judge that dies mid-run) all failed with the same
 //!   persistent failure ([`persistent_failure`]: no key, connection refused, unknown host,
 //!   HTTP 401/403/404), `add_item` says `stop` once; the runner records the rest as
 //!   `OXEVAL_RUN_STOPPED` items instead of paying minutes of retries.
@@ -363,7 +364,7 @@ impl UsageTotals {
 /// not say its direction, e.g. a Mastra scorer mixed into oxeval's runEvals).
 const LOWER_IS_BETTER_IDS: &[&str] = &["hallucination-scorer", "bias-scorer", "toxicity-scorer"];
 
-/// How many of a scorer's first runs must fail alike before the run stops early.
+/// How many of a scorer's runs in a row must fail alike before the run stops early.
 pub const EARLY_STOP_RUNS: usize = 5;
 
 /// An error that will fail every call of the run the same way (no key, no judge at that
@@ -479,8 +480,10 @@ struct Tally {
     /// and the coverage denominator.
     not_scorable: u64,
     usage: UsageTotals,
-    /// Signatures of the first runs' persistent failures (`None`: a run that did not fail so).
-    early: Vec<Option<String>>,
+    /// The current run of persistent failures in a row: their signature and how many.
+    streak: Option<(String, usize)>,
+    /// Runs counted so far that produced a score (says "the first N runs" vs "N in a row").
+    scored_runs: u64,
     /// The user's labels (`expected[id]`) with the judge's item score.
     labels: Labels,
 }
@@ -570,21 +573,19 @@ impl Counter<'_> {
                 .get("score")
                 .and_then(Value::as_f64)
                 .filter(|s| s.is_finite());
-            if tally.early.len() < EARLY_STOP_RUNS {
-                tally.early.push(match score {
-                    Some(_) => None,
-                    None => t.get("error").and_then(persistent_failure),
-                });
-                let same = tally.early.len() == EARLY_STOP_RUNS
-                    && tally
-                        .early
-                        .iter()
-                        .all(|e| e.is_some() && *e == tally.early[0]);
-                if same && self.policy.stop_early && self.health.stopped.is_none() {
-                    let why = tally.early[0].clone().unwrap_or_default();
+            if let Some(why) = tally.note_run(score.is_some(), t.get("error")) {
+                if self.policy.stop_early && self.health.stopped.is_none() {
                     let (_, message) = error_of(t.get("error"), "");
+                    let runs = if tally.scored_runs == 0 {
+                        format!("the first {EARLY_STOP_RUNS} runs of \"{shown}\" all failed")
+                    } else {
+                        format!(
+                            "{EARLY_STOP_RUNS} runs of \"{shown}\" in a row failed (after {} that scored)",
+                            tally.scored_runs
+                        )
+                    };
                     let text = format!(
-                        "stopped early: the first {EARLY_STOP_RUNS} runs of \"{shown}\" all failed with {why}, which will not change by retrying; fix the judge configuration and run again (last error: {})",
+                        "stopped early: {runs} with {why}, which will not change by retrying; fix the judge configuration and run again (last error: {})",
                         clip(&message, 300)
                     );
                     self.health.stopped = Some(text.clone());
@@ -697,7 +698,7 @@ pub struct Policy {
     /// rate 1, errors against `max_errors`, replay misses); means, thresholds, coverage and
     /// "nothing scored" are left to the merge.
     pub partial: bool,
-    /// Stop when a scorer's first runs all fail the same persistent way.
+    /// Stop when a scorer's runs fail the same persistent way several times in a row.
     pub stop_early: bool,
 }
 
@@ -1349,6 +1350,32 @@ impl EvalAccumulator {
 }
 
 impl Tally {
+    /// Counts one run toward the dead-judge stop: a score or a failure that retrying can
+    /// change ends the streak; a persistent failure extends it when it is the same failure.
+    /// Returns the failure's signature when the streak has just reached [`EARLY_STOP_RUNS`].
+    fn note_run(&mut self, scored: bool, error: Option<&Value>) -> Option<String> {
+        if scored {
+            self.scored_runs += 1;
+            self.streak = None;
+            return None;
+        }
+        let Some(sig) = error.and_then(persistent_failure) else {
+            self.streak = None;
+            return None;
+        };
+        let count = match &mut self.streak {
+            Some((s, n)) if *s == sig => {
+                *n += 1;
+                *n
+            }
+            _ => {
+                self.streak = Some((sig.clone(), 1));
+                1
+            }
+        };
+        (count == EARLY_STOP_RUNS).then_some(sig)
+    }
+
     fn new(threshold: Option<Threshold>, gate: bool, direction: Direction, scale: f64) -> Tally {
         Tally {
             threshold,
@@ -1363,7 +1390,8 @@ impl Tally {
             total: 0,
             not_scorable: 0,
             usage: UsageTotals::default(),
-            early: Vec::new(),
+            streak: None,
+            scored_runs: 0,
             labels: Labels::default(),
         }
     }
@@ -2090,15 +2118,43 @@ mod tests {
                     .is_none());
             }
         }
+        // a judge that dies mid-run: five persistent failures in a row after scored runs stop it
         let mut a = acc(json!({"scorers": [{"id": "s"}]}));
-        a.add_item(&json!({"index": 0, "runs": {"s": [{"score": 1}]}}))
-            .unwrap();
-        for i in 1..8 {
+        for i in 0..3 {
+            a.add_item(&json!({"index": i, "runs": {"s": [{"score": 1}]}}))
+                .unwrap();
+        }
+        for i in 3..7 {
             assert!(a
                 .add_item(&fail(i, refused.clone()))
                 .unwrap()
                 .get("stop")
                 .is_none());
+        }
+        let r = a.add_item(&fail(7, refused.clone())).unwrap();
+        let m = r["stop"]["message"].as_str().unwrap();
+        assert!(
+            m.contains("5 runs of \"s\" in a row failed (after 3 that scored)"),
+            "{m}"
+        );
+        // a success or a transient failure between persistent ones ends the streak
+        for breaker in [
+            json!({"runs": {"s": [{"score": 0.5}]}}),
+            json!({"runs": {"s": [{"error": {"code": "OXEVAL_JUDGE_HTTP", "status": 503, "message": "busy"}}]}}),
+        ] {
+            let mut a = acc(json!({"scorers": [{"id": "s"}]}));
+            let mut i = 0;
+            for _ in 0..5 {
+                for _ in 0..4 {
+                    let r = a.add_item(&fail(i, refused.clone())).unwrap();
+                    assert!(r.get("stop").is_none());
+                    i += 1;
+                }
+                let mut b = breaker.clone();
+                b["index"] = json!(i);
+                assert!(a.add_item(&b).unwrap().get("stop").is_none());
+                i += 1;
+            }
         }
         // different persistent failures are not "the same" failure
         let mut a = acc(json!({"scorers": [{"id": "s"}]}));
