@@ -27,6 +27,7 @@ export type OxevalErrorCode =
   | 'OXEVAL_BATCH_FAILED'
   | 'OXEVAL_BATCH_TIMEOUT'
   | 'OXEVAL_BATCH_PENDING'
+  | 'OXEVAL_PATTERN_BUDGET'
   | 'OXEVAL_INTERNAL'
 
 // --------------------------------------------------------------------------------------

@@ -87,6 +87,11 @@ pub enum ErrorCode {
     /// recorded batch and the run did not wait; a rerun with the same cache collects it.
     #[serde(rename = "OXEVAL_BATCH_PENDING")]
     BatchPending,
+    /// A `matches` check's pattern did not finish within its budget on a run's output
+    /// (catastrophic backtracking; `OXEVAL_PATTERN_BUDGET_MS`, default 1 s), or earlier
+    /// such tests still hold every pattern worker. The run fails at `preprocess`.
+    #[serde(rename = "OXEVAL_PATTERN_BUDGET")]
+    PatternBudget,
     /// A bug in oxeval (a caught panic). Please report it.
     #[serde(rename = "OXEVAL_INTERNAL")]
     Internal,
@@ -118,6 +123,7 @@ impl ErrorCode {
         ErrorCode::BatchFailed,
         ErrorCode::BatchTimeout,
         ErrorCode::BatchPending,
+        ErrorCode::PatternBudget,
         ErrorCode::Internal,
     ];
 
@@ -146,6 +152,7 @@ impl ErrorCode {
             ErrorCode::BatchFailed => "OXEVAL_BATCH_FAILED",
             ErrorCode::BatchTimeout => "OXEVAL_BATCH_TIMEOUT",
             ErrorCode::BatchPending => "OXEVAL_BATCH_PENDING",
+            ErrorCode::PatternBudget => "OXEVAL_PATTERN_BUDGET",
             ErrorCode::Internal => "OXEVAL_INTERNAL",
         }
     }

@@ -15,8 +15,8 @@ use super::{messages, result};
 use crate::agent::js::{num, number_string, strict_eq, template};
 use crate::agent::messages::assistant_text_joined;
 use crate::agent::tools::{is_error_invocation, merge_tool_invocations, tool_names};
-use crate::error::{type_name, InvalidArgument};
-use crate::pipeline::{RunError, ScoreResult};
+use crate::error::{type_name, ErrorCode, InvalidArgument};
+use crate::pipeline::{RunError, ScoreResult, ScorerFailure};
 use crate::run::RunInput;
 use crate::scorers::spec::{
     boxed, schema_of, BuildContext, Inputs, Kind, Need, ScorerSpec, StepMeta,
@@ -687,7 +687,15 @@ impl Check {
             }
             CheckKind::Matches { pattern } => {
                 let output = assistant_text_joined(&msgs, "");
-                let matched = pattern.test(&output);
+                let matched = pattern.test(&output).map_err(|e| {
+                    RunError::Failed(Box::new(ScorerFailure::outside(
+                        Some(run.run_id.clone()),
+                        "preprocess",
+                        ErrorCode::PatternBudget,
+                        &e.message(&pattern.display),
+                        "PatternBudgetError",
+                    )))
+                })?;
                 (
                     pass(matched),
                     json!({ "output": output, "pattern": pattern.display, "matched": matched }),
