@@ -90,7 +90,7 @@ export function configValues(config, path) {
   }
   // Mastra's categorized form, { agent, trajectory }: scorer objects with their category
   const categorized = categorizedEntries(config.scorers, path, isScorer)
-  if (categorized) extra.scorers.push(...categorized)
+  if (categorized) for (const e of categorized) extra.scorers.push(e)
   else entries(config.scorers, 'scorers', extra.scorers, 'scorer')
   entries(config.gates, 'gates', extra.gates, 'gate')
   if (config.model !== undefined) {

@@ -11,7 +11,9 @@ const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
 const { PREPARED, Scorer } = require('./scorer.js')
+const { CustomScorer } = require('./custom.js')
 const { onAbort } = require('./abort.js')
+const { invoke, settle } = require('./settle.js')
 const { batchMode } = require('./batch.js')
 const conv = require('./conversation.js')
 
@@ -123,45 +125,6 @@ function judgeUsage(judge) {
     out[step] = { executions: ex.map((x) => (x && x.batch ? { modelCallCount: x.modelCallCount, usage: x.usage, batch: x.batch } : { modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
   }
   return out
-}
-
-/** Call user code: its promise (or value); a synchronous throw becomes a rejection. */
-function invoke(fn) {
-  try {
-    return fn()
-  } catch (e) {
-    return Promise.reject(e)
-  }
-}
-
-/**
- * Wait for `p` (what user code returned) until it settles, `signal` fires or `ms` pass:
- * `{ value }`, `{ error }`, `{ cut: 'signal' }` or `{ cut: 'timeout' }`. Never rejects; a
- * later rejection of `p` is handled; the timer and the listener go as soon as it resolves.
- * This is how runEvals never waits forever for code that ignores its signal.
- */
-function settle(p, signal, ms) {
-  return new Promise((resolve) => {
-    let timer
-    let done = false
-    let unsubscribe
-    const finish = (r) => {
-      if (done) return
-      done = true
-      if (timer !== undefined) clearTimeout(timer)
-      if (unsubscribe) unsubscribe()
-      resolve(r)
-    }
-    Promise.resolve(p).then(
-      (value) => finish({ value }),
-      (error) => finish({ error }),
-    )
-    if (signal) {
-      if (signal.aborted) return finish({ cut: 'signal' })
-      unsubscribe = onAbort(signal, () => finish({ cut: 'signal' }))
-    }
-    if (ms !== null && ms !== undefined) timer = setTimeout(() => finish({ cut: 'timeout' }), Math.max(0, ms))
-  })
 }
 
 /** A number option as data for the core: a non-finite number or a non-JSON value is described. */
@@ -354,17 +317,39 @@ async function runEvals(config) {
 
   async function runScorer(entry, runInput, runOptions) {
     const out = []
+    const own = entry.scorer instanceof Scorer || entry.scorer instanceof CustomScorer
     await Promise.all(
       Array.from({ length: trials }, async (_, t) => {
-        // a scorer that ignores the signal is cut off when the run stops
-        const r = await settle(
-          invoke(() => entry.scorer.run(runInput, runOptions)),
-          work.signal,
-        )
+        // a scorer that ignores the signal is cut off when the run stops; one that is not
+        // oxeval's (its run is user code throughout) also at callbackTimeoutMs
+        const r = own ? await settle(invoke(() => entry.scorer.run(runInput, runOptions)), work.signal) : await runForeign(entry, runInput, runOptions)
         out[t] = r.cut ? { ok: false, cut: true } : 'error' in r ? { ok: false, error: r.error } : { ok: true, result: r.value }
       }),
     )
     return out
+  }
+
+  /**
+   * One run of a scorer that is not oxeval's (`{ id, run }`, a Mastra scorer): ONE call of
+   * user code, bounded by callbackTimeoutMs (default 60 s) as every user callback; its own
+   * signal fires on the run's stop and at the bound. A run past the bound is the item's
+   * TimeoutError for that scorer (OXEVAL_CALLBACK_TIMEOUT).
+   */
+  async function runForeign(entry, runInput, runOptions) {
+    const ctl = new AbortController()
+    let unsubscribe
+    if (work.signal.aborted) ctl.abort(work.signal.reason)
+    else unsubscribe = onAbort(work.signal, () => ctl.abort(work.signal.reason))
+    try {
+      const r = await settle(invoke(() => entry.scorer.run(runInput, { ...runOptions, signal: ctl.signal })), work.signal, bounds.callbackTimeoutMs)
+      if (r.cut !== 'timeout') return r
+      const error = timeoutError(`scorer "${entry.id}": run()`, 'callbackTimeoutMs', bounds.callbackTimeoutMs, 'OXEVAL_CALLBACK_TIMEOUT')
+      error.message += '; a scorer that is not oxeval\'s is one user call, bounded as a callback'
+      ctl.abort(error)
+      return { error }
+    } finally {
+      if (unsubscribe) unsubscribe()
+    }
   }
 
   /** `{ name, code, message }` of an item the run stopped before running. */
@@ -431,7 +416,7 @@ async function runEvals(config) {
     } else if (multi && target) {
       if (agent && !memoryChecked) {
         memoryChecked = true
-        const w = await settle(conv.memoryWarning(agent, item), halt.signal)
+        const w = await settle(conv.memoryWarning(agent, item), halt.signal, bounds.callbackTimeoutMs)
         if (w.value) warnings.push(w.value)
       }
       const c = await conv.converse(inputs, agent ? targetOptions : undefined, (input, turn) => (batching ? batching.target(() => callTarget(item, index, { ...turn, input })) : callTarget(item, index, { ...turn, input })))
