@@ -148,4 +148,51 @@ describe('oxeval watch', () => {
     const code = await new Promise((r) => child.on('close', r))
     expect(code).toBe(0)
   })
+
+  it("does not rerun on the run's own writes: a judge cache and a target cache in folders not named *cache*, reports (issue 34)", async () => {
+    const { spawn } = await import('node:child_process')
+    const { mkdirSync, writeFileSync } = await import('node:fs')
+    const { CLI } = await import('./helpers/cli')
+    const dir = t.p('watch-own-writes')
+    mkdirSync(join(dir, 'evals'), { recursive: true })
+    const write = (out: string) => writeFileSync(join(dir, 'evals', 'items.jsonl'), JSON.stringify({ id: 'a', input: 'What is the capital of France?', ref: out }) + '\n')
+    write('a')
+    writeFileSync(
+      join(dir, 'oxeval.config.mjs'),
+      `import ox from ${index}
+export default ox.defineConfig({
+  data: 'evals/items.jsonl',
+  model: { id: 'openai/scripted', url: ${JSON.stringify(judge.url)} },
+  scorers: ['answer-relevancy'],
+  target: async (input) => 'Paris is the capital of France.',
+  cache: 'evals/judged',
+  cacheTargets: 'evals/answers',
+  html: 'evals/report.html',
+  junit: 'evals/junit.xml',
+})
+`,
+    )
+    const child = spawn(process.execPath, [CLI, 'watch'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const until = async (re: RegExp) => {
+      for (let i = 0; i < 300 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50))
+      expect(out).toMatch(re)
+    }
+    try {
+      await until(/run 1: answer-relevancy-scorer/)
+      // nothing changed: no second run (the old watch reran on its caches' files, forever)
+      await new Promise((r) => setTimeout(r, 2500))
+      expect(out).not.toMatch(/run 2/)
+      write('b')
+      await until(/run 2: /)
+      await new Promise((r) => setTimeout(r, 2000))
+      expect(out).not.toMatch(/run 3/)
+    } finally {
+      child.kill('SIGINT')
+    }
+    const code = await new Promise((r) => child.on('close', r))
+    expect(code).toBe(0)
+  })
 })

@@ -325,7 +325,7 @@ async function loadScorerModules(paths) {
     for (const k of keys) take(mod[k], k)
     const unique = found.filter((e, i) => found.findIndex((x) => x.scorer === e.scorer) === i)
     if (!unique.length) throw new UsageError(`--scorers ${path}: the module exports no scorer (export scorer objects, { scorer, threshold }, or arrays of them)`)
-    entries.push(...unique)
+    for (const e of unique) entries.push(e)
   }
   return entries
 }
@@ -381,6 +381,20 @@ function detachText(batch) {
   return `oxeval: detached: ${batch.pending.length} batch${batch.pending.length === 1 ? '' : 'es'} still running (recorded in the --cache directory's batches/):\n${lines.join('\n')}\nRun the same command again (with the same --cache) to take what is ready and continue; oxeval batch status --cache DIR shows them.\n`
 }
 
+/**
+ * Under `oxeval watch` (OXEVAL_WATCH_PATHS names a file): the paths this run writes, absolute,
+ * so that watch does not take the run's own writes for changes. Best effort: watch also
+ * resolves the flags itself.
+ */
+function watchedPaths(file, cfg, values) {
+  const paths = [cfg.cache && cfg.cache.dir, values['cache-targets'], cfg.out, cfg.html, cfg.junit, '.oxeval'].filter((p) => typeof p === 'string').map((p) => resolve(p))
+  try {
+    writeFileSync(file, JSON.stringify(paths))
+  } catch {
+    // watch then knows only the flags' paths
+  }
+}
+
 export async function run(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   let { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true })
   if (values.help) return { help: true }
@@ -398,6 +412,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   checkDistinct([['--data', cfg.data], ['--out', cfg.out], ['--html', cfg.html], ['--junit', cfg.junit]])
   checkWritable('--html', cfg.html)
   checkWritable('--junit', cfg.junit)
+  if (process.env.OXEVAL_WATCH_PATHS) watchedPaths(process.env.OXEVAL_WATCH_PATHS, cfg, values)
 
   // data, first pass (streamed): row counts, the shard's bad rows, the file's fingerprint. Every
   // row has its global index; a bad row is reported here and reaches runEvals as an invalid item
