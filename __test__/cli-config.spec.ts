@@ -88,6 +88,34 @@ export default ox.defineConfig({
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/--config .*nope\.mjs: no such file/)
   })
+
+  it('a config that throws while evaluated, or never settles: one line naming the config, exit 2 (issue 34)', async () => {
+    for (const [name, body, message] of [
+      ['fn-throws.mjs', `export default async () => { throw new RangeError('no key\\nsecond line') }`, /fn-throws\.mjs: the config failed while evaluated: no key$/],
+      ['fn-hangs.mjs', `export default () => new Promise(() => {})`, /fn-hangs\.mjs: the config did not settle within 300 ms \(set OXEVAL_CONFIG_TIMEOUT_MS/],
+      ['top-hangs.mjs', `await new Promise(() => {})\nexport default {}`, /top-hangs\.mjs: the config did not settle within 300 ms/],
+    ] as const) {
+      const p = t.write(name, `${body}\n`)
+      const bad = await runCli(['run', '--config', p, '--no-progress'], { env: { OXEVAL_CONFIG_TIMEOUT_MS: '300' } })
+      expect(bad.code, `${name}: ${bad.stderr}`).toBe(2)
+      expect(bad.stderr.trim().split('\n'), name).toHaveLength(1)
+      expect(bad.stderr.trim(), name).toMatch(message)
+    }
+  })
+
+  it("a config's inline data leaves no temp copy, after a run that passed and one that failed (issue 34)", async () => {
+    const { mkdirSync, readdirSync } = await import('node:fs')
+    const tmp = t.p('private-tmp')
+    mkdirSync(tmp)
+    const ok = t.write('inline-ok.mjs', `import ox from ${index}\nexport default ox.defineConfig({ data: [{ input: 'q', output: 'a' }], scorers: [ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)] })\n`)
+    const bad = t.write('inline-bad.mjs', `import ox from ${index}\nexport default ox.defineConfig({ data: [42, 'x'], scorers: [ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)] })\n`)
+    const env = { TMPDIR: tmp }
+    const r = await runCli(['run', '--config', ok, '--no-progress'], { env })
+    expect(r.code, r.stderr).toBe(0)
+    const f = await runCli(['run', '--config', bad, '--no-progress'], { env })
+    expect(f.code, f.stderr).toBe(2)
+    expect(readdirSync(tmp)).toEqual([])
+  })
 })
 
 describe('oxeval init', () => {

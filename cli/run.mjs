@@ -3,7 +3,7 @@
 // gate failed) / 2 (usage or data error) / 130 (interrupted: what finished is still written).
 import { basename, join, resolve } from 'node:path'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -406,6 +406,16 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     values = mergeValues(c.values, values)
     extra = c.extra
   }
+  try {
+    return await runResolved(values, extra, io)
+  } finally {
+    // a config's inline data: its temp copy goes with the run, whatever the end
+    if (extra.tempDir) rmSync(extra.tempDir, { recursive: true, force: true })
+  }
+}
+
+/** The run once its flags and config are resolved. */
+async function runResolved(values, extra, io) {
   const cfg = runConfig(values, process.env, { preloaded: extra.scorers.length + extra.gates.length })
   if (extra.apiKey !== undefined && cfg.model) cfg.model = typeof cfg.model === 'string' ? { id: cfg.model, apiKey: extra.apiKey } : { ...cfg.model, apiKey: extra.apiKey }
   const say = sayer(io.stderr)
