@@ -39,6 +39,19 @@ describe('scorer runs are bounded (callbackTimeoutMs, deadlineMs, signal)', () =
     expect(a.failedStep).toBe('prepareRun')
   })
 
+  it("oxeval/mastra's createScorer: a prepareRun that never settles ends at callbackTimeoutMs as Mastra's ScorerRunError, and on abort", async () => {
+    const { createRequire } = await import('node:module')
+    const m = createRequire(import.meta.url)('../mastra/index.js')
+    const s = m.createScorer({ id: 'm-prep', description: 'd', prepareRun: never }).generateScore(() => 1)
+    const t: Any = await within(failure(s.run(RUN, { callbackTimeoutMs: 50 })), 3000)
+    expect(t).toBeInstanceOf(m.ScorerRunError)
+    expect([t.failedStep, t.code]).toEqual(['prepareRun', 'OXEVAL_CUSTOM_STEP'])
+    const ac = new AbortController()
+    setTimeout(() => ac.abort(), 20)
+    const a: Any = await within(failure(s.run(RUN, { signal: ac.signal })), 3000)
+    expect(a).toBeInstanceOf(m.AbortError)
+  })
+
   it('runEvals with a prepareRun that never settles: the item is a typed error, the other scorer scores', async () => {
     const s = createScorer({ id: 'prep', description: 'd', prepareRun: never }).generateScore(() => 1)
     const r: Any = await within(runEvals({ data: [{ input: 'q', output: 'a' }], scorers: [s, scored()], callbackTimeoutMs: 50 }), 5000)

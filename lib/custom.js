@@ -384,4 +384,4 @@ function createScorer(config) {
   return new CustomScorer({ ...config }, [])
 }
 
-module.exports = { createScorer, notScorable, isNotScorable, CustomScorer, STEP_NAMES }
+module.exports = { createScorer, notScorable, isNotScorable, CustomScorer, STEP_NAMES, prepared }
