@@ -134,7 +134,11 @@ function msData(v) {
   return { jsType: jsType(v) }
 }
 
-async function runEvals(config) {
+/**
+ * Stage 1, check the config: every option of runEvals checked (a TypeError naming it, before
+ * any user code or judge call) and normalized.
+ */
+function checkConfig(config) {
   check(config !== null && typeof config === 'object' && !Array.isArray(config), `expects one options object, got ${jsType(config)}`)
   const { data, target, onItemComplete, signal, targetOptions } = config
   const { entries: scorers, categorized } = scorerLists(config.scorers)
@@ -157,9 +161,18 @@ async function runEvals(config) {
   check(itemIdOf === undefined || itemIdOf === null || typeof itemIdOf === 'function', 'itemId must be a function (item, index) => string')
   const keepItems = config.keepItems ?? true
   check(typeof keepItems === 'boolean', `keepItems must be a boolean, got ${jsType(keepItems)}`)
-  // the bounds on the user code runEvals calls are the core's (run.rs EvalBounds):
-  // callbackTimeoutMs (one onItemComplete call; passed on to every scorer run, whose
-  // callbacks it bounds), targetTimeoutMs (one target call), the grace after an abort
+  return { data, target, agent, targetKind, targetOptions, onItemComplete, signal, concurrency, itemIdOf, keepItems, scorers, categorized, gates }
+}
+
+/**
+ * Stage 2, plan the run: the bounds on the user code runEvals calls (the core's, run.rs
+ * EvalBounds: callbackTimeoutMs for one onItemComplete call, passed on to every scorer run
+ * whose callbacks it bounds; targetTimeoutMs for one target call; the grace after an abort),
+ * the core's accumulator (the math, the policy) and every entry with its route (Mastra's
+ * routing, the core's: the scorers under scorers.trajectory and the trajectory gates receive
+ * the item's trajectory as their output).
+ */
+function planRun(config, { scorers, categorized, gates }) {
   const bounds = unwrap(native.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
   const acc = accumulator({
     scorers: scorers.map((s) => (s.threshold === undefined ? scorerInfo(s) : { ...scorerInfo(s), threshold: s.threshold })),
@@ -169,10 +182,19 @@ async function runEvals(config) {
     ...policyOf(config),
   })
   const trials = Number(config.trials ?? 1)
-  // Mastra's routing (the core's): the scorers under scorers.trajectory and the trajectory
-  // gates receive the item's trajectory as their output
   const routed = new Set(acc.routes().trajectory)
   const all = [...scorers, ...gates].map((e) => ({ ...e, trajectory: routed.has(e.id) }))
+  return { bounds, acc, trials, all }
+}
+
+/**
+ * runEvals: check the config (stage 1), plan the run (stage 2), then drive the items (stage
+ * 4), each item opened, its output produced, scored and recorded (stage 3), and decide the
+ * result (stage 5). The state below is the run's: its controllers, counts and queues.
+ */
+async function runEvals(config) {
+  const { data, target, agent, targetKind, targetOptions, onItemComplete, signal, concurrency, itemIdOf, keepItems, scorers, categorized, gates } = checkConfig(config)
+  const { bounds, acc, trials, all } = planRun(config, { scorers, categorized, gates })
   const warnings = []
   let memoryChecked = false
   // batch mode (lib/batch.js): every item in flight, the runs in one batch session
@@ -384,100 +406,134 @@ async function runEvals(config) {
     })
   }
 
+  /**
+   * Stage 3, run one item: open it, produce its output (its target, or what it recorded),
+   * score it, record it. Resolves with its record, or null when the run stopped while it ran
+   * (it did not finish); an item the early stop cut is recorded as not run.
+   */
   async function runItem(raw, index, preError, launched) {
     const t0 = performance.now()
-    const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
-    const item = isObj ? raw : {}
-    // the core checks the labels before the target or any judge call for this item
-    if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
-    // a multi-turn item (inputs, turns): its form and shape are the core's to judge (a
-    // TypeError naming the item and the field), before its target or any judge call
-    const usable = isObj && !preError && typeof item[INVALID_ITEM] !== 'string'
-    const plan = usable && conv.isMultiTurn(item) ? unwrap(acc.planItem(JSON.stringify(conv.describeItem(item, index, targetKind)))) : { mode: 'single' }
-    const multi = plan.mode !== 'single'
-    const r = { index }
-    if (isObj && item.id !== undefined) r.id = item.id
-    // what the scorers see as the input: a conversation's first turn (Mastra's rule)
-    const inputs = multi ? conv.turnInputs(item, plan) : null
-    r.input = multi ? inputs[0] : item.input
-    if (plan.mode === 'inputs') r.inputs = item.inputs
-    let output = item.output
-    let scoredInput
-    let targetResult
-    let conversation = null
-    if (preError) {
-      r.targetError = preError
-    } else if (isObj && typeof item[INVALID_ITEM] === 'string') {
-      r.targetError = { name: 'TypeError', message: item[INVALID_ITEM], code: 'OXEVAL_INVALID_INPUT' }
-    } else if (!isObj) {
-      r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
-    } else if (plan.invalid) {
-      r.targetError = { name: 'TypeError', message: plan.invalid, code: 'OXEVAL_INVALID_INPUT' }
-    } else if (multi && target) {
-      if (agent && !memoryChecked) {
-        memoryChecked = true
-        const w = await settle(conv.memoryWarning(agent, item), halt.signal, bounds.callbackTimeoutMs)
-        if (w.value) warnings.push(w.value)
-      }
-      const c = await conv.converse(inputs, agent ? targetOptions : undefined, (input, turn) => (batching ? batching.target(() => callTarget(item, index, { ...turn, input })) : callTarget(item, index, { ...turn, input })))
-      if (c === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
-      if (c.targetError) r.targetError = c.targetError
-      else ({ targetResult, output } = c), (conversation = c.turns)
-    } else if (multi) {
-      const c = conv.recorded(item, plan)
-      output = c.output
-      conversation = c.turns
-    } else if (target) {
-      const t = await (batching ? batching.target(() => callTarget(item, index)) : callTarget(item, index))
-      if (t === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
-      if (t.targetError) r.targetError = t.targetError
-      else ({ targetResult, output, scoredInput } = t)
-    } else if (!('output' in item)) {
-      r.targetError = { name: 'TypeError', message: `data item ${index} has no output, and runEvals has no target to produce one`, code: 'OXEVAL_INVALID_INPUT' }
+    const job = openItem(raw, index, preError)
+    const { item, r } = job
+    let produced = { output: item.output }
+    if (!r.targetError) {
+      const p = await produce(job)
+      if (p === null) return unfinished(raw, index)
+      if (p.targetError) r.targetError = p.targetError
+      else produced = p
     }
-    r.output = output
+    r.output = produced.output
     if (item.groundTruth !== undefined) r.groundTruth = item.groundTruth
     if (item.expected !== undefined) r.expected = item.expected
     r.results = {}
     r.errors = {}
     const runs = {}
     // per turn (a turns item): its assertions with their scorer objects, and what it records
-    const turnPlans = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ entries: conv.turnEntries(item.turns[k], p), runs: {}, results: {}, errors: {} })) : []
+    const turnPlans = job.plan.mode === 'turns' ? job.plan.turns.map((p, k) => ({ entries: conv.turnEntries(item.turns[k], p), runs: {}, results: {}, errors: {} })) : []
     if (!r.targetError) {
-      // the item's own fields reach the scorers (groundTruth, context, requestContext,
-      // expectedTrajectory, and any field a scorer reads from its run, e.g. summarization's
-      // `source`); `id` is the item's, `expected` the user's labels, `inputs`/`turns` its turns
-      const base = {}
-      for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && k !== 'inputs' && k !== 'turns' && item[k] !== undefined) base[k] = item[k]
-      // an Agent's single answer: its scorer data's input (Mastra's scoringData.input)
-      const runInput = { ...base, input: scoredInput !== undefined ? scoredInput : r.input, output }
-      const custom = itemIdOf ? itemIdOf(raw, index) : undefined
-      const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
-      const needs = all.some((e) => e.trajectory)
-      const trajectory = needs ? conv.trajectoryOf(output) : null
-      if (trajectory && trajectory.value) r.trajectory = trajectory.value.steps
-      const pending = [Promise.all(runAll(all, runInput, trajectory, itemId))]
-      // each turn's assertions see only that turn's input and output (its own trajectory)
-      turnPlans.forEach((tp, k) => {
-        const turn = conversation[k]
-        const turnInput = { ...base, input: turn.input, output: turn.output }
-        const tt = tp.entries.some((e) => e.trajectory) ? conv.trajectoryOf(turn.output) : null
-        if (tt && tt.value) tp.trajectory = tt.value.steps
-        pending.push(Promise.all(runAll(tp.entries, turnInput, tt, itemId)))
-      })
-      // batch mode: the item's scorer runs have all started (its hold on the session ends)
-      if (launched) launched()
-      const [outcomes, ...turnOutcomes] = await Promise.all(pending)
-      const every = [...outcomes, ...turnOutcomes.flat()]
-      // the run stopped while the item's scorers ran: the item did not finish (stopped
-      // early: it is recorded as not run)
-      const cut = every.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
-      if (cut && stoppedEarly && !halt.signal.aborted) return runItem(raw, index, notRun())
-      if (every.some((o) => o.some((x) => x.cut))) return null
-      if (aborted && every.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
-      all.forEach((e, k) => record(e, outcomes[k], runs, r.results, r.errors))
-      turnPlans.forEach((tp, k) => tp.entries.forEach((e, j) => record(e, turnOutcomes[k][j], tp.runs, tp.results, tp.errors)))
+      const s = await scoreItem(job, produced, turnPlans, launched)
+      if (s.stopped) return unfinished(raw, index)
+      all.forEach((e, k) => record(e, s.outcomes[k], runs, r.results, r.errors))
+      turnPlans.forEach((tp, k) => tp.entries.forEach((e, j) => record(e, s.turnOutcomes[k][j], tp.runs, tp.results, tp.errors)))
     }
+    return recordItem(job, runs, turnPlans, produced, t0)
+  }
+
+  /** An item the run stopped while it ran: recorded as not run after an early stop, else not finished (null). */
+  const unfinished = (raw, index) => (stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null)
+
+  /**
+   * Stage 3a, open an item: its plan (the core checks its labels and a multi-turn item's form
+   * before its target or any judge call), its record `r` (what the scorers see as the input: a
+   * conversation's first turn, Mastra's rule), and why it cannot run, if so (`r.targetError`).
+   */
+  function openItem(raw, index, preError) {
+    const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+    const item = isObj ? raw : {}
+    if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
+    const usable = isObj && !preError && typeof item[INVALID_ITEM] !== 'string'
+    const plan = usable && conv.isMultiTurn(item) ? unwrap(acc.planItem(JSON.stringify(conv.describeItem(item, index, targetKind)))) : { mode: 'single' }
+    const multi = plan.mode !== 'single'
+    const r = { index }
+    if (isObj && item.id !== undefined) r.id = item.id
+    const inputs = multi ? conv.turnInputs(item, plan) : null
+    r.input = multi ? inputs[0] : item.input
+    if (plan.mode === 'inputs') r.inputs = item.inputs
+    const invalid = (message) => ({ name: 'TypeError', message, code: 'OXEVAL_INVALID_INPUT' })
+    if (preError) r.targetError = preError
+    else if (isObj && typeof item[INVALID_ITEM] === 'string') r.targetError = invalid(item[INVALID_ITEM])
+    else if (!isObj) r.targetError = invalid(`data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`)
+    else if (plan.invalid) r.targetError = invalid(plan.invalid)
+    else if (!multi && !target && !('output' in item)) r.targetError = invalid(`data item ${index} has no output, and runEvals has no target to produce one`)
+    return { raw, index, item, plan, multi, inputs, r }
+  }
+
+  /**
+   * Stage 3b, the item's output: its target's answer (a conversation: its turns in order, on
+   * one thread), a recorded conversation's, or the item's own. `{ output, targetResult?,
+   * scoredInput?, conversation? }`, `{ targetError }`, or null when the run stopped first.
+   */
+  async function produce({ item, index, plan, multi, inputs }) {
+    const call = (turn) => (batching ? batching.target(() => callTarget(item, index, turn)) : callTarget(item, index, turn))
+    if (multi && target) {
+      if (agent && !memoryChecked) {
+        memoryChecked = true
+        const w = await settle(conv.memoryWarning(agent, item), halt.signal, bounds.callbackTimeoutMs)
+        if (w.value) warnings.push(w.value)
+      }
+      const c = await conv.converse(inputs, agent ? targetOptions : undefined, (input, turn) => call({ ...turn, input }))
+      if (c === null || c.targetError) return c
+      return { targetResult: c.targetResult, output: c.output, conversation: c.turns }
+    }
+    if (multi) {
+      const c = conv.recorded(item, plan)
+      return { output: c.output, conversation: c.turns }
+    }
+    if (target) return call(undefined)
+    return { output: item.output }
+  }
+
+  /**
+   * Stage 3c, score an item: every entry's runs on it (the item's own fields reach the
+   * scorers: groundTruth, context, requestContext, expectedTrajectory, any field a scorer
+   * reads; `id` is the item's, `expected` the user's labels, `inputs`/`turns` its turns), and
+   * each turn's assertions on that turn alone. `{ outcomes, turnOutcomes }`, or `{ stopped }`
+   * when the run stopped while they ran.
+   */
+  async function scoreItem({ raw, index, item, r }, { output, scoredInput, conversation }, turnPlans, launched) {
+    const base = {}
+    for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && k !== 'inputs' && k !== 'turns' && item[k] !== undefined) base[k] = item[k]
+    // an Agent's single answer: its scorer data's input (Mastra's scoringData.input)
+    const runInput = { ...base, input: scoredInput !== undefined ? scoredInput : r.input, output }
+    const custom = itemIdOf ? itemIdOf(raw, index) : undefined
+    const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
+    const trajectory = all.some((e) => e.trajectory) ? conv.trajectoryOf(output) : null
+    if (trajectory && trajectory.value) r.trajectory = trajectory.value.steps
+    const pending = [Promise.all(runAll(all, runInput, trajectory, itemId))]
+    turnPlans.forEach((tp, k) => {
+      const turn = conversation[k]
+      const tt = tp.entries.some((e) => e.trajectory) ? conv.trajectoryOf(turn.output) : null
+      if (tt && tt.value) tp.trajectory = tt.value.steps
+      pending.push(Promise.all(runAll(tp.entries, { ...base, input: turn.input, output: turn.output }, tt, itemId)))
+    })
+    // batch mode: the item's scorer runs have all started (its hold on the session ends)
+    if (launched) launched()
+    const [outcomes, ...turnOutcomes] = await Promise.all(pending)
+    const every = [...outcomes, ...turnOutcomes.flat()]
+    // the run stopped while the item's scorers ran: the item did not finish (stopped early:
+    // it is recorded as not run)
+    const cut = every.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
+    if (cut && stoppedEarly && !halt.signal.aborted) return { stopped: true }
+    if (every.some((o) => o.some((x) => x.cut))) return { stopped: true }
+    if (aborted && every.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return { stopped: true }
+    return { outcomes, turnOutcomes }
+  }
+
+  /**
+   * Stage 3d, record an item: the core counts it (and may stop the run early), its record
+   * gets its trials, usage and turns, it is kept, and onItemComplete hears of it.
+   */
+  async function recordItem({ raw, index, item, plan, r }, runs, turnPlans, { targetResult, conversation }, t0) {
     const turnsData = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ gates: p.gates, scorers: p.scorers, runs: turnPlans[k].runs })) : undefined
     const added = unwrap(JSON.parse(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected, turns: turnsData }))))
     finishedItems++
@@ -489,20 +545,7 @@ async function runEvals(config) {
     }
     if (trials > 1 && Object.keys(added.trials).length > 0) r.trials = added.trials
     r.usage = added.usage
-    if (plan.mode === 'turns') {
-      // per turn: what it sent and got, its assertions' results, and their declarations (so
-      // summarizeItems and oxeval merge recount the same turnResults)
-      r.turns = plan.turns.map((p, k) => {
-        const t = { index: k, input: item.turns[k].input, output: conversation ? conversation[k].output : undefined, gates: p.gates, scorers: p.scorers, results: turnPlans[k].results, errors: turnPlans[k].errors }
-        if (turnPlans[k].trajectory) t.trajectory = turnPlans[k].trajectory
-        const a = added.turns && added.turns[k]
-        if (a) {
-          if (trials > 1 && Object.keys(a.trials).length > 0) t.trials = a.trials
-          t.usage = a.usage
-        }
-        return t
-      })
-    }
+    if (plan.mode === 'turns') r.turns = turnRecords(item, plan, turnPlans, conversation, added)
     r.durationMs = performance.now() - t0
     if (keepItems) items.push(r)
     if (onItemComplete) {
@@ -519,6 +562,23 @@ async function runEvals(config) {
     return r
   }
 
+  /**
+   * A turns item's turns as recorded: what each sent and got, its assertions' results, and
+   * their declarations (so summarizeItems and oxeval merge recount the same turnResults).
+   */
+  function turnRecords(item, plan, turnPlans, conversation, added) {
+    return plan.turns.map((p, k) => {
+      const t = { index: k, input: item.turns[k].input, output: conversation ? conversation[k].output : undefined, gates: p.gates, scorers: p.scorers, results: turnPlans[k].results, errors: turnPlans[k].errors }
+      if (turnPlans[k].trajectory) t.trajectory = turnPlans[k].trajectory
+      const a = added.turns && added.turns[k]
+      if (a) {
+        if (trials > 1 && Object.keys(a.trials).length > 0) t.trials = a.trials
+        t.usage = a.usage
+      }
+      return t
+    })
+  }
+
   /** The categorized form's results as Mastra's onItemComplete gives them: `{ agent?, trajectory? }`. */
   function byCategory(results) {
     const out = {}
@@ -529,27 +589,8 @@ async function runEvals(config) {
     return out
   }
 
-  const worker = async () => {
-    for (;;) {
-      if (stop) return
-      let n
-      try {
-        n = await pull()
-      } catch (e) {
-        fail(e)
-        return
-      }
-      if (!n) return
-      startedItems++
-      try {
-        await runItem(n.item, n.index)
-      } catch (e) {
-        fail(e)
-        return
-      }
-    }
-  }
-  try {
+  /** Stage 4, drive: the workers (or batch mode's feeder) take the items in order. */
+  async function drive() {
     if (batching) {
       await batching.feed(pull, (n, launched) => {
         startedItems++
@@ -578,6 +619,46 @@ async function runEvals(config) {
     let c = await settle(chain, halt.signal)
     if (c.cut) c = await settle(chain, null, bounds.abortGraceMs - (performance.now() - haltedAt))
     if ('error' in c && !failure) failure = { error: c.error }
+  }
+
+  async function worker() {
+    for (;;) {
+      if (stop) return
+      let n
+      try {
+        n = await pull()
+      } catch (e) {
+        fail(e)
+        return
+      }
+      if (!n) return
+      startedItems++
+      try {
+        await runItem(n.item, n.index)
+      } catch (e) {
+        fail(e)
+        return
+      }
+    }
+  }
+
+  /** Stage 5, decide: the core's summary and outcome, with the items, warnings and batch facts. */
+  function decide() {
+    const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
+    if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
+    if (warnings.length > 0) result.warnings = warnings
+    result.durationMs = performance.now() - started
+    if (batchInfo) result.batch = batchInfo
+    if (aborted) {
+      result.aborted = true
+      // items started and cut off by the abort: in no count above
+      if (result.summary) result.summary.unfinishedItems = startedItems - finishedItems
+    }
+    return result
+  }
+
+  try {
+    await drive()
   } finally {
     if (batching) batchInfo = await batching.close().catch((e) => { if (!failure) failure = { error: e } })
     closed.abort()
@@ -588,17 +669,7 @@ async function runEvals(config) {
     }
   }
   if (failure) throw failure.error
-  const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
-  if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
-  if (warnings.length > 0) result.warnings = warnings
-  result.durationMs = performance.now() - started
-  if (batchInfo) result.batch = batchInfo
-  if (aborted) {
-    result.aborted = true
-    // items started and cut off by the abort: in no count above
-    if (result.summary) result.summary.unfinishedItems = startedItems - finishedItems
-  }
-  return result
+  return decide()
 }
 
 /**
