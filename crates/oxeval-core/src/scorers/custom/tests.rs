@@ -237,7 +237,8 @@ async fn a_prompt_past_the_run_bound_is_refused_naming_the_step() {
     );
     assert_eq!(&*f.cause.name, "RangeError");
     assert!(
-        f.message.contains("analyze's createPrompt gave a prompt of 4.0 MB; the limit is 4 MB"),
+        f.message
+            .contains("analyze's createPrompt gave a prompt of 4.0 MB; the limit is 4 MB"),
         "{}",
         f.message
     );
