@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { createScorer as mastraCreateScorer } from '@mastra/core/evals'
 import { failure, oxeval, uniqueModelId, useJudgeServer, type Any } from './helpers/setup'
+import { jsonl, readOut, runCli, tempDir } from './helpers/cli'
+import { join } from 'node:path'
 
 const { createScorer, runEvals, ScorerRunError, AbortError } = oxeval as Any
 
@@ -90,6 +92,21 @@ describe('one item cannot end the run by its size', () => {
     // the same as a recorded conversation (a data row)
     const rec: Any = await runEvals({ data: [{ turns: [{ input: 'a', output: big }, { input: 'b', output: [2] }] }], scorers: [s] })
     expect(rec.items[0].results.len.score).toBe(1)
+  })
+
+  it('oxeval run with a 130 000-message data row: exit 0, --out with its summary, the HTML report written', async () => {
+    const t = tempDir('oxeval-big-row-')
+    try {
+      const data = t.write('items.jsonl', jsonl([{ id: 'big', turns: [{ input: 'a', output: Array.from({ length: 130_000 }, () => 1) }] }, { id: 'small', input: 'q', output: 'a' }]))
+      const mod = t.write('s.mjs', `import ox from ${JSON.stringify(join(process.cwd(), 'index.js'))}\nexport default ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)\n`)
+      const r = await runCli(['run', '--data', data, '--scorers', mod, '--out', t.p('out.jsonl'), '--html', t.p('r.html'), '--no-progress'])
+      expect(r.code, r.stderr).toBe(0)
+      const o = readOut(t.p('out.jsonl'))
+      expect(o.summary.outcome.status).toBe('passed')
+      expect(o.items).toHaveLength(2)
+    } finally {
+      t.remove()
+    }
   })
 
   it("the HTML report's histogram takes 200 000 scores", async () => {
