@@ -9,6 +9,7 @@ import { createScorer as mastraCreateScorer } from '@mastra/core/evals'
 import { failure, oxeval, uniqueModelId, useJudgeServer, type Any } from './helpers/setup'
 import { jsonl, readOut, runCli, tempDir } from './helpers/cli'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 
 const { createScorer, runEvals, ScorerRunError, AbortError } = oxeval as Any
 
@@ -104,6 +105,7 @@ describe('one item cannot end the run by its size', () => {
       const o = readOut(t.p('out.jsonl'))
       expect(o.summary.outcome.status).toBe('passed')
       expect(o.items).toHaveLength(2)
+      expect(readFileSync(t.p('r.html'), 'utf8')).toContain('<html')
     } finally {
       t.remove()
     }
