@@ -237,8 +237,9 @@ export interface RunOptions {
   /** Overall deadline for the whole run (extractor callbacks and custom steps included), in ms. */
   deadlineMs?: number
   /** The bound of ONE call of a user callback (`contextExtractor`, a function option such as
-   * `getContext`), in ms: default 60 000, `Infinity` for none. A callback past it fails its
-   * step (`OXEVAL_CONTEXT_EXTRACTOR`, cause `TimeoutError`). */
+   * `getContext`, a custom scorer's `prepareRun`), in ms: default 60 000, `Infinity` for none.
+   * A callback past it fails its step (`OXEVAL_CONTEXT_EXTRACTOR`, `OXEVAL_CUSTOM_STEP` at
+   * step `prepareRun`; cause `TimeoutError`). */
   callbackTimeoutMs?: number
   /** The data item (and trial) this run scores, e.g. `'q-17'` or `'q-17#2'` (1 to 256
    * characters). The response cache names it in a replay miss; without it, the item is a
@@ -738,7 +739,10 @@ export interface RunEvalsOptions {
    * `TimeoutError` (`OXEVAL_TARGET_TIMEOUT`), its signal fires, and the run goes on. */
   targetTimeoutMs?: number
   /** One call of each user callback, in ms (default 60 000; `Infinity`: none): `onItemComplete`,
-   * and every scorer run's `contextExtractor` / `getContext` (passed on as the run option). */
+   * every scorer run's `contextExtractor` / `getContext` and a custom scorer's `prepareRun`
+   * (passed on as the run option), and the whole run of a scorer that is not oxeval's (`{ id,
+   * run }`, a Mastra scorer): past it, that item's error for the scorer is a `TimeoutError`
+   * (`OXEVAL_CALLBACK_TIMEOUT`) and the run's signal given to it fires. */
   callbackTimeoutMs?: number
   /** How the response cache names an item in its records and replay misses (default: `item.id`, else `#<index>`). */
   itemId?: (item: EvalItem, index: number) => string

@@ -88,6 +88,34 @@ export default ox.defineConfig({
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/--config .*nope\.mjs: no such file/)
   })
+
+  it('a config that throws while evaluated, or never settles: one line naming the config, exit 2 (issue 34)', async () => {
+    for (const [name, body, message] of [
+      ['fn-throws.mjs', `export default async () => { throw new RangeError('no key\\nsecond line') }`, /fn-throws\.mjs: the config failed while evaluated: no key$/],
+      ['fn-hangs.mjs', `export default () => new Promise(() => {})`, /fn-hangs\.mjs: the config did not settle within 300 ms \(set OXEVAL_CONFIG_TIMEOUT_MS/],
+      ['top-hangs.mjs', `await new Promise(() => {})\nexport default {}`, /top-hangs\.mjs: the config did not settle within 300 ms/],
+    ] as const) {
+      const p = t.write(name, `${body}\n`)
+      const bad = await runCli(['run', '--config', p, '--no-progress'], { env: { OXEVAL_CONFIG_TIMEOUT_MS: '300' } })
+      expect(bad.code, `${name}: ${bad.stderr}`).toBe(2)
+      expect(bad.stderr.trim().split('\n'), name).toHaveLength(1)
+      expect(bad.stderr.trim(), name).toMatch(message)
+    }
+  })
+
+  it("a config's inline data leaves no temp copy, after a run that passed and one that failed (issue 34)", async () => {
+    const { mkdirSync, readdirSync } = await import('node:fs')
+    const tmp = t.p('private-tmp')
+    mkdirSync(tmp)
+    const ok = t.write('inline-ok.mjs', `import ox from ${index}\nexport default ox.defineConfig({ data: [{ input: 'q', output: 'a' }], scorers: [ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)] })\n`)
+    const bad = t.write('inline-bad.mjs', `import ox from ${index}\nexport default ox.defineConfig({ data: [42, 'x'], scorers: [ox.createScorer({ id: 'one', description: 'd' }).generateScore(() => 1)] })\n`)
+    const env = { TMPDIR: tmp }
+    const r = await runCli(['run', '--config', ok, '--no-progress'], { env })
+    expect(r.code, r.stderr).toBe(0)
+    const f = await runCli(['run', '--config', bad, '--no-progress'], { env })
+    expect(f.code, f.stderr).toBe(2)
+    expect(readdirSync(tmp)).toEqual([])
+  })
 })
 
 describe('oxeval init', () => {
@@ -142,6 +170,53 @@ describe('oxeval watch', () => {
       expect(out).not.toMatch(/run 2/)
       write('1234567890')
       await until(/run 2: len 1\.000 \(\+0\.500\) · passed/)
+    } finally {
+      child.kill('SIGINT')
+    }
+    const code = await new Promise((r) => child.on('close', r))
+    expect(code).toBe(0)
+  })
+
+  it("does not rerun on the run's own writes: a judge cache and a target cache in folders not named *cache*, reports (issue 34)", async () => {
+    const { spawn } = await import('node:child_process')
+    const { mkdirSync, writeFileSync } = await import('node:fs')
+    const { CLI } = await import('./helpers/cli')
+    const dir = t.p('watch-own-writes')
+    mkdirSync(join(dir, 'evals'), { recursive: true })
+    const write = (out: string) => writeFileSync(join(dir, 'evals', 'items.jsonl'), JSON.stringify({ id: 'a', input: 'What is the capital of France?', ref: out }) + '\n')
+    write('a')
+    writeFileSync(
+      join(dir, 'oxeval.config.mjs'),
+      `import ox from ${index}
+export default ox.defineConfig({
+  data: 'evals/items.jsonl',
+  model: { id: 'openai/scripted', url: ${JSON.stringify(judge.url)} },
+  scorers: ['answer-relevancy'],
+  target: async (input) => 'Paris is the capital of France.',
+  cache: 'evals/judged',
+  cacheTargets: 'evals/answers',
+  html: 'evals/report.html',
+  junit: 'evals/junit.xml',
+})
+`,
+    )
+    const child = spawn(process.execPath, [CLI, 'watch'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    const until = async (re: RegExp) => {
+      for (let i = 0; i < 300 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 50))
+      expect(out).toMatch(re)
+    }
+    try {
+      await until(/run 1: answer-relevancy-scorer/)
+      // nothing changed: no second run (the old watch reran on its caches' files, forever)
+      await new Promise((r) => setTimeout(r, 2500))
+      expect(out).not.toMatch(/run 2/)
+      write('b')
+      await until(/run 2: /)
+      await new Promise((r) => setTimeout(r, 2000))
+      expect(out).not.toMatch(/run 3/)
     } finally {
       child.kill('SIGINT')
     }

@@ -157,7 +157,7 @@ function markdown(c) {
 
 function text(c) {
   const out = [`oxeval compare: ${c.sharedItems} paired items (by ${c.pairedBy}), α = ${c.alpha}${c.minEffect ? `, min effect ${c.minEffect}` : ''}`, '']
-  const w = Math.max(6, ...c.scorers.map((s) => s.id.length))
+  const w = c.scorers.reduce((m, s) => Math.max(m, s.id.length), 6)
   out.push(`${'scorer'.padEnd(w)}  base    head    delta   95% CI              p       n`)
   for (const s of c.scorers) {
     out.push(`${s.id.padEnd(w)}  ${fmt(s.baseMean).padEnd(6)}  ${fmt(s.headMean).padEnd(6)}  ${signed(s.delta).padEnd(6)}  ${(s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–').padEnd(18)}  ${pText(s.pValue).padEnd(6)}  ${s.n}  ${verdict(s)}`)

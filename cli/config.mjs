@@ -2,7 +2,7 @@
 // `oxeval run` with no --data/--scorer reads the config of the working directory (or
 // `--config PATH`); flags override its fields; paths in it resolve from its folder. A
 // TypeScript config loads through jiti (a dependency), on every supported Node version.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -26,21 +26,57 @@ export function findConfig(flag, cwd = process.cwd()) {
 
 const isScorer = (s) => s !== null && typeof s === 'object' && typeof s.id === 'string' && typeof s.run === 'function'
 
+/** The bound on loading and evaluating a config (OXEVAL_CONFIG_TIMEOUT_MS changes it). */
+const CONFIG_TIMEOUT_MS = 30_000
+
+function configTimeoutMs() {
+  const v = Number(process.env.OXEVAL_CONFIG_TIMEOUT_MS)
+  return Number.isFinite(v) && v > 0 ? v : CONFIG_TIMEOUT_MS
+}
+
+/** The first line of what was thrown. */
+const firstLine = (e) => String(e && e.message !== undefined ? e.message : e).split('\n')[0]
+
+/** `p` (loading or evaluating the config) within the bound: a UsageError naming the config past it. */
+async function bounded(path, p) {
+  const ms = configTimeoutMs()
+  let timer
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new UsageError(`${path}: the config did not settle within ${ms} ms (set OXEVAL_CONFIG_TIMEOUT_MS to wait longer)`)), ms)
+  })
+  try {
+    return await Promise.race([p, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** Loads a config module: its default export (an object, or a function returning one). */
 export async function loadConfig(path) {
   let mod
   try {
-    if (/\.[cm]?tsx?$/.test(path)) {
-      const { createJiti } = await import('jiti')
-      mod = await createJiti(import.meta.url, { interopDefault: false }).import(path)
-    } else {
-      mod = await import(pathToFileURL(path).href)
-    }
+    mod = await bounded(
+      path,
+      (async () => {
+        if (!/\.[cm]?tsx?$/.test(path)) return import(pathToFileURL(path).href)
+        const { createJiti } = await import('jiti')
+        return createJiti(import.meta.url, { interopDefault: false }).import(path)
+      })(),
+    )
   } catch (e) {
-    throw new UsageError(`${path}: the config could not be loaded: ${e && e.message ? e.message.split('\n')[0] : e}`)
+    if (e instanceof UsageError) throw e
+    throw new UsageError(`${path}: the config could not be loaded: ${firstLine(e)}`)
   }
   let config = mod && 'default' in mod ? mod.default : mod
-  if (typeof config === 'function') config = await config()
+  if (typeof config === 'function') {
+    const fn = config
+    try {
+      config = await bounded(path, (async () => fn())())
+    } catch (e) {
+      if (e instanceof UsageError) throw e
+      throw new UsageError(`${path}: the config failed while evaluated: ${firstLine(e)}`)
+    }
+  }
   if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new UsageError(`${path}: the default export must be defineConfig({ … }); got ${Array.isArray(config) ? 'an array' : typeof config}`)
   for (const k of Object.keys(config)) if (!KNOWN.has(k)) throw new UsageError(`${path}: unknown field "${k}" (fields: ${[...KNOWN].join(', ')})`)
   return config
@@ -65,12 +101,7 @@ export function configValues(config, path) {
   field(path, 'target', (t) => typeof t === 'function' || (t && typeof t.generate === 'function'), 'a function (input, { item, signal }) => output or an Agent', config.target)
   field(path, 'targetOptions', (o) => o !== null && typeof o === 'object' && !Array.isArray(o) && config.target && typeof config.target.generate === 'function', "an object, with an Agent target (its generate() options)", config.targetOptions)
   if (typeof config.data === 'string') values.data = at(config.data)
-  else if (Array.isArray(config.data)) {
-    // inline items: written once to a private temp file, read like any dataset
-    const file = join(mkdtempSync(join(tmpdir(), 'oxeval-config-')), 'data.jsonl')
-    writeFileSync(file, config.data.map((it) => JSON.stringify(it)).join('\n') + '\n')
-    values.data = file
-  } else if (config.data !== undefined) throw new UsageError(`${path}: data must be a file path or an array of items`)
+  else if (!Array.isArray(config.data) && config.data !== undefined) throw new UsageError(`${path}: data must be a file path or an array of items`)
   const entries = (list, name, into, flag) => {
     if (list === undefined) return
     if (!Array.isArray(list)) throw new UsageError(`${path}: ${name} must be an array`)
@@ -90,7 +121,7 @@ export function configValues(config, path) {
   }
   // Mastra's categorized form, { agent, trajectory }: scorer objects with their category
   const categorized = categorizedEntries(config.scorers, path, isScorer)
-  if (categorized) extra.scorers.push(...categorized)
+  if (categorized) for (const e of categorized) extra.scorers.push(e)
   else entries(config.scorers, 'scorers', extra.scorers, 'scorer')
   entries(config.gates, 'gates', extra.gates, 'gate')
   if (config.model !== undefined) {
@@ -145,6 +176,18 @@ export function configValues(config, path) {
   extra.target = config.target
   extra.targetTimeoutMs = config.targetTimeoutMs
   extra.targetOptions = config.targetOptions
+  if (Array.isArray(config.data)) {
+    // inline items: written (last, once every field is checked) to a private temp folder, read
+    // like any dataset; the run removes the folder when it ends (extra.tempDir), failed or not
+    extra.tempDir = mkdtempSync(join(tmpdir(), 'oxeval-config-'))
+    values.data = join(extra.tempDir, 'data.jsonl')
+    try {
+      writeFileSync(values.data, config.data.map((it) => JSON.stringify(it)).join('\n') + '\n')
+    } catch (e) {
+      rmSync(extra.tempDir, { recursive: true, force: true })
+      throw e
+    }
+  }
   return { values, extra }
 }
 

@@ -200,7 +200,7 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
     minCoverage: policy.minCoverage ?? undefined,
   })
   const { items: _items, ...summary } = result
-  summary.durationMs = Math.max(0, ...files.map((f) => (f.summary && f.summary.durationMs) || 0))
+  summary.durationMs = files.reduce((m, f) => Math.max(m, (f.summary && f.summary.durationMs) || 0), 0)
   const skipped = files.flatMap((f) => (f.summary && f.summary.skipped) || []).sort((a, b) => a.index - b.index)
   if (skipped.length) summary.skipped = skipped
 

@@ -3,7 +3,7 @@
 // gate failed) / 2 (usage or data error) / 130 (interrupted: what finished is still written).
 import { basename, join, resolve } from 'node:path'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -325,7 +325,7 @@ async function loadScorerModules(paths) {
     for (const k of keys) take(mod[k], k)
     const unique = found.filter((e, i) => found.findIndex((x) => x.scorer === e.scorer) === i)
     if (!unique.length) throw new UsageError(`--scorers ${path}: the module exports no scorer (export scorer objects, { scorer, threshold }, or arrays of them)`)
-    entries.push(...unique)
+    for (const e of unique) entries.push(e)
   }
   return entries
 }
@@ -381,6 +381,20 @@ function detachText(batch) {
   return `oxeval: detached: ${batch.pending.length} batch${batch.pending.length === 1 ? '' : 'es'} still running (recorded in the --cache directory's batches/):\n${lines.join('\n')}\nRun the same command again (with the same --cache) to take what is ready and continue; oxeval batch status --cache DIR shows them.\n`
 }
 
+/**
+ * Under `oxeval watch` (OXEVAL_WATCH_PATHS names a file): the paths this run writes, absolute,
+ * so that watch does not take the run's own writes for changes. Best effort: watch also
+ * resolves the flags itself.
+ */
+function watchedPaths(file, cfg, values) {
+  const paths = [cfg.cache && cfg.cache.dir, values['cache-targets'], cfg.out, cfg.html, cfg.junit, '.oxeval'].filter((p) => typeof p === 'string').map((p) => resolve(p))
+  try {
+    writeFileSync(file, JSON.stringify(paths))
+  } catch {
+    // watch then knows only the flags' paths
+  }
+}
+
 export async function run(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   let { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: true })
   if (values.help) return { help: true }
@@ -392,12 +406,23 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     values = mergeValues(c.values, values)
     extra = c.extra
   }
+  try {
+    return await runResolved(values, extra, io)
+  } finally {
+    // a config's inline data: its temp copy goes with the run, whatever the end
+    if (extra.tempDir) rmSync(extra.tempDir, { recursive: true, force: true })
+  }
+}
+
+/** The run once its flags and config are resolved. */
+async function runResolved(values, extra, io) {
   const cfg = runConfig(values, process.env, { preloaded: extra.scorers.length + extra.gates.length })
   if (extra.apiKey !== undefined && cfg.model) cfg.model = typeof cfg.model === 'string' ? { id: cfg.model, apiKey: extra.apiKey } : { ...cfg.model, apiKey: extra.apiKey }
   const say = sayer(io.stderr)
   checkDistinct([['--data', cfg.data], ['--out', cfg.out], ['--html', cfg.html], ['--junit', cfg.junit]])
   checkWritable('--html', cfg.html)
   checkWritable('--junit', cfg.junit)
+  if (process.env.OXEVAL_WATCH_PATHS) watchedPaths(process.env.OXEVAL_WATCH_PATHS, cfg, values)
 
   // data, first pass (streamed): row counts, the shard's bad rows, the file's fingerprint. Every
   // row has its global index; a bad row is reported here and reaches runEvals as an invalid item

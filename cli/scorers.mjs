@@ -17,7 +17,7 @@ export function findScorer(name) {
 
 /** One line per scorer: the short name, then the other accepted spellings. */
 export function scorerNamesHelp(indent = '  ') {
-  const w = Math.max(...REGISTRY.map((s) => shortName(s).length))
+  const w = REGISTRY.reduce((m, s) => Math.max(m, shortName(s).length), 0)
   return REGISTRY.map((s) => `${indent}${shortName(s).padEnd(w)}  (${s.id}, ${s.factory})`).join('\n')
 }
 

@@ -15,7 +15,7 @@ export function clip(text, n) {
 }
 
 function table(rows) {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)))
+  const widths = rows[0].map((_, c) => rows.reduce((m, r) => Math.max(m, String(r[c]).length), 0))
   return rows.map((r) => r.map((cell, c) => String(cell).padEnd(widths[c])).join('  ').trimEnd()).join('\n')
 }
 
@@ -121,7 +121,7 @@ export function formatSummary({ run, scorers, gates = [], worst, skipped = 0, pr
     for (const [id, a] of agreement) out.push(`  ${agreementText(id, a)}`)
   }
   out.push('')
-  out.push(...outcomeLines(run, { shard }))
+  for (const line of outcomeLines(run, { shard })) out.push(line)
   if (worst) {
     for (const s of all) {
       const low = worst.low[s.id] || []

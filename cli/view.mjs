@@ -17,7 +17,8 @@ import { meansById, outcomeOf } from '../report/items.mjs'
 export const VIEW_HELP = `Usage: oxeval view [DIR] [--port N]
 
 A local viewer over the --out files in DIR (default: the working directory, two levels deep):
-the runs, one run's report, and the comparison of any two. Binds 127.0.0.1 only; prints its URL;
+the runs, one run's report, and the comparison of any two. Binds 127.0.0.1 only and answers
+only requests addressed to it (Host 127.0.0.1, localhost or [::1] with its port); prints its URL;
 --port 0 picks a free port (default 7357). Ctrl-C stops it.
 `
 
@@ -41,21 +42,53 @@ async function listRuns(dir) {
   walk(dir, 0)
   const runs = []
   for (const p of found) {
-    const r = await readRun(p, true).catch(() => null)
-    if (!r) continue
-    const s = r.summary ?? {}
-    runs.push({
-      file: relative(dir, p).split(sep).join('/'),
-      startedAt: r.header.startedAt ?? statSync(p).mtime.toISOString(),
-      data: r.header.data ?? null,
-      model: typeof r.header.model === 'string' ? r.header.model : r.header.model ? r.header.model.id : null,
-      scorers: [...(r.header.scorers || []).map((x) => x.id), ...(r.header.gates || [])],
-      means: meansById(s.scores),
-      items: r.items,
-      outcome: s.outcome ? outcomeOf(s).status : 'unfinished',
-    })
+    const file = relative(dir, p).split(sep).join('/')
+    // one odd file is listed as unreadable, with the reason; the others are not affected
+    try {
+      const r = await readRun(p, true)
+      if (r) runs.push(runRow(file, p, r))
+    } catch (e) {
+      runs.push({ file, startedAt: mtimeOf(p), unreadable: String(e && e.message ? e.message : e).slice(0, 300) })
+    }
   }
   return runs.sort((a, b) => String(b.startedAt).localeCompare(String(a.startedAt)))
+}
+
+function mtimeOf(p) {
+  try {
+    return statSync(p).mtime.toISOString()
+  } catch {
+    return ''
+  }
+}
+
+/** A run's row in the list; throws (naming the field) when the file is not shaped as an --out file. */
+function runRow(file, p, r) {
+  const h = r.header
+  const s = r.summary ?? {}
+  const list = (v, name) => {
+    if (v === undefined || v === null) return []
+    if (!Array.isArray(v)) throw new TypeError(`its header's ${name} is not a list`)
+    return v
+  }
+  const id = (x, name) => {
+    const v = x !== null && typeof x === 'object' ? x.id : x
+    if (typeof v !== 'string') throw new TypeError(`its header's ${name} has an entry without an id`)
+    return v
+  }
+  const scorers = list(h.scorers, 'scorers').map((x) => id(x, 'scorers'))
+  for (const g of list(h.gates, 'gates')) scorers.push(id(g, 'gates'))
+  const text = (v) => (typeof v === 'string' ? v : null)
+  return {
+    file,
+    startedAt: text(h.startedAt) ?? mtimeOf(p),
+    data: text(h.data),
+    model: typeof h.model === 'string' ? h.model : h.model && typeof h.model === 'object' ? text(h.model.id) : null,
+    scorers,
+    means: s.scores && typeof s.scores === 'object' ? meansById(s.scores) : {},
+    items: r.items,
+    outcome: s.outcome ? outcomeOf(s).status : 'unfinished',
+  }
 }
 
 /** One --out file: header, items (or their count), summary. `null` when it is not one. */
@@ -106,6 +139,7 @@ function list(){where.textContent='';main.textContent='';get('api/runs').then(fu
   var t=el('table');t.id='runs';var h=el('tr');['','date','file','dataset','model','items','scorers (mean)','outcome'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
   var picked=[]
   runs.forEach(function(r){var tr=el('tr');tr.dataset.file=r.file
+    if(r.unreadable){tr.appendChild(el('td'));tr.appendChild(el('td',null,String(r.startedAt||'').replace('T',' ').slice(0,19)));tr.appendChild(el('td',null,r.file));var u=el('td','bad','unreadable: '+r.unreadable);u.colSpan=5;tr.appendChild(u);t.appendChild(tr);return}
     var cb=el('input');cb.type='checkbox';cb.addEventListener('change',function(){if(cb.checked)picked.push(r.file);else picked=picked.filter(function(f){return f!==r.file});btn.disabled=picked.length!==2});var td0=el('td');td0.appendChild(cb);tr.appendChild(td0)
     tr.appendChild(el('td',null,String(r.startedAt).replace('T',' ').slice(0,19)))
     var a=el('a',null,r.file);a.href='#/run/'+encodeURIComponent(r.file);var td=el('td');td.appendChild(a);tr.appendChild(td)
@@ -130,6 +164,21 @@ function route(){var h=decodeURIComponent(location.hash||'#/');var m
 addEventListener('hashchange',route);route()
 </script></body></html>`
 
+/**
+ * Every response's headers: nothing of it for other origins (no CORS header; CORP
+ * same-origin), not framed by another site (the run page is framed by the viewer's own list),
+ * no sniffing, no referrer, no caching.
+ */
+const SAFE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'x-frame-options': 'SAMEORIGIN',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'self' 'unsafe-inline' data:; connect-src 'self'; frame-ancestors 'self'",
+}
+
 export async function view(argv, io = { stdout: process.stdout }) {
   const { values, positionals } = parseArgs({ args: argv, options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
   if (values.help) return { help: true }
@@ -150,11 +199,15 @@ export async function view(argv, io = { stdout: process.stdout }) {
     return r ? join(dir, ...r.file.split('/')) : null
   }
   const send = (res, status, type, body) => {
-    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'self' 'unsafe-inline' data:; connect-src 'self'" })
+    res.writeHead(status, { 'content-type': type, ...SAFE_HEADERS })
     res.end(body)
   }
+  let hosts = new Set()
   const server = createServer(async (req, res) => {
     try {
+      // DNS rebinding: a page of another site that resolves its own name to 127.0.0.1 sends
+      // its name as Host; only this viewer's own addresses are answered
+      if (!hosts.has(String(req.headers.host ?? '').toLowerCase())) return send(res, 421, 'text/plain', 'misdirected request: this viewer answers only http://127.0.0.1:PORT, http://localhost:PORT and http://[::1]:PORT')
       const url = new URL(req.url, 'http://127.0.0.1')
       if (req.method !== 'GET') return send(res, 405, 'text/plain', 'GET only')
       if (url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE)
@@ -162,11 +215,17 @@ export async function view(argv, io = { stdout: process.stdout }) {
       if (url.pathname.startsWith('/run/')) {
         const p = await known(decodeURIComponent(url.pathname.slice(5)))
         if (!p) return send(res, 404, 'text/plain', 'no such run')
-        const r = await readRun(p)
-        if (!r) return send(res, 404, 'text/plain', 'not an oxeval --out file')
-        const items = r.items.map((it) => slimItem(restoreItem(it)))
-        const summary = r.summary ?? { scores: {}, summary: { totalItems: items.length }, outcome: { status: 'failed', passed: false, meaning: 'unfinished: the run did not write its summary', reasons: [] } }
-        return send(res, 200, 'text/html; charset=utf-8', renderHtmlReport({ header: r.header, summary, items, title: `oxeval · ${relative(dir, p)}` }))
+        let html
+        try {
+          const r = await readRun(p)
+          if (!r) return send(res, 404, 'text/plain', 'not an oxeval --out file')
+          const items = r.items.map((it) => slimItem(restoreItem(it)))
+          const summary = r.summary ?? { scores: {}, summary: { totalItems: items.length }, outcome: { status: 'failed', passed: false, meaning: 'unfinished: the run did not write its summary', reasons: [] } }
+          html = renderHtmlReport({ header: r.header, summary, items, title: `oxeval · ${relative(dir, p)}` })
+        } catch (e) {
+          return send(res, 422, 'text/plain', `unreadable run file ${relative(dir, p)}: ${e && e.message ? e.message : e}`)
+        }
+        return send(res, 200, 'text/html; charset=utf-8', html)
       }
       if (url.pathname === '/api/compare') {
         const a = await known(url.searchParams.get('base') ?? '')
@@ -183,6 +242,8 @@ export async function view(argv, io = { stdout: process.stdout }) {
     server.once('error', (e) => fail(e.code === 'EADDRINUSE' ? new UsageError(`view: port ${port} is in use; pick another with --port (0: any free port)`) : e))
     server.listen(port, '127.0.0.1', ok)
   })
+  const bound = server.address().port
+  hosts = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`])
   io.stdout.write(`oxeval view: http://127.0.0.1:${server.address().port}/ (${dir}; Ctrl-C stops)\n`)
   await new Promise((done) => {
     const stop = () => server.close(() => done())

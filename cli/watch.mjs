@@ -7,16 +7,19 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, watch as fsWatch } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, resolve, sep } from 'node:path'
+import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from './errors.mjs'
 import { meansById } from '../report/items.mjs'
+import { RUN_OPTIONS } from './run.mjs'
 
 export const WATCH_HELP = `Usage: oxeval watch [run options]
 
 Runs \`oxeval run\` with the same options (or the config of the working directory), then again
 whenever a source under the working directory changes: .ts/.js/.mjs/.json/.jsonl/.csv files
-(not node_modules, dot-folders, folders named results or *cache*, nor a run's own --out files). Give it a cache (--cache DIR, or \`cache\` in the config) so reruns pay
+(not node_modules, dot-folders, folders named results or *cache*, nor what a run writes: its
+cache, target cache, --out, --html and --junit files, wherever they are). Give it a cache (--cache DIR, or \`cache\` in the config) so reruns pay
 only for what changed. Prints each run's means and their change since the previous run.
 Ctrl-C stops (exit 0).
 `
@@ -26,9 +29,37 @@ const IGNORED = /(^|[\\/])(node_modules|\.[^\\/]+|results|[^\\/]*cache[^\\/]*|ta
 /** What a project's sources are (a report or JUnit file a run writes is not one). */
 const SOURCE = /\.(c|m)?(t|j)sx?$|\.jsonl?$|\.csv$/
 
-/** Whether a changed file is a source (a run's own --out file, by its header, is not). */
-function isSource(root, name) {
+/** Whether absolute `file` is `p` or lies under it. */
+const within = (file, p) => file === p || file.startsWith(p.endsWith(sep) ? p : p + sep)
+
+/**
+ * What a run writes, as absolute paths: the flags' (--cache, --cache-targets, --html, --junit;
+ * resolved from `root`), the store (.oxeval/), and what the child run reports in `pathsFile`
+ * (OXEVAL_WATCH_PATHS: the config's paths, resolved as the run resolves them).
+ */
+function ownPaths(argv, root, pathsFile) {
+  const out = [resolve(root, '.oxeval')]
+  try {
+    const { values } = parseArgs({ args: argv, options: RUN_OPTIONS, allowPositionals: false, strict: false })
+    for (const k of ['cache', 'cache-targets', 'html', 'junit']) if (typeof values[k] === 'string') out.push(resolve(root, values[k]))
+  } catch {
+    // the run reports the flags' mistakes itself
+  }
+  if (process.env.OXEVAL_CACHE_DIR) out.push(resolve(root, process.env.OXEVAL_CACHE_DIR))
+  try {
+    const reported = JSON.parse(readFileSync(pathsFile, 'utf8'))
+    if (Array.isArray(reported)) for (const p of reported) if (typeof p === 'string') out.push(resolve(root, p))
+  } catch {
+    // not written yet (the run has not resolved its config) or no run yet
+  }
+  return out
+}
+
+/** Whether a changed file is a source (a run's own files, and an --out file by its header, are not). */
+function isSource(root, name, own = []) {
   if (IGNORED.test(name) || !SOURCE.test(name)) return false
+  const file = resolve(root, name)
+  if (own.some((p) => within(file, p))) return false
   if (!name.endsWith('.jsonl')) return true
   try {
     const head = readFileSync(join(root, name), 'utf8').slice(0, 40)
@@ -69,6 +100,8 @@ export async function watch(argv, io = { stdout: process.stdout, stderr: process
   for (const f of ['--out', '-o', '--shard']) if (argv.includes(f)) throw new UsageError(`watch: ${f} is not for watch (each run writes its own results; use oxeval run for files)`)
   const root = resolve('.')
   const tmp = mkdtempSync(join(tmpdir(), 'oxeval-watch-'))
+  // each child run writes there the paths it writes to (run.mjs, OXEVAL_WATCH_PATHS)
+  const pathsFile = join(tmp, 'paths.json')
   let previous = null
   let runs = 0
   let child = null
@@ -80,7 +113,7 @@ export async function watch(argv, io = { stdout: process.stdout, stderr: process
     new Promise((done) => {
       runs++
       const out = join(tmp, `run-${runs}.jsonl`)
-      child = spawn(process.execPath, [CLI, 'run', ...argv, '--out', out, '--no-progress'], { stdio: ['ignore', 'ignore', 'pipe'] })
+      child = spawn(process.execPath, [CLI, 'run', ...argv, '--out', out, '--no-progress'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OXEVAL_WATCH_PATHS: pathsFile } })
       let err = ''
       child.stderr.on('data', (d) => (err += d))
       child.on('close', (code) => {
@@ -104,7 +137,7 @@ export async function watch(argv, io = { stdout: process.stdout, stderr: process
   }
   let running = loop()
   const watcher = fsWatch(root, { recursive: true }, (_event, name) => {
-    if (stopping || !name || !isSource(root, String(name))) return
+    if (stopping || !name || !isSource(root, String(name), ownPaths(argv, root, pathsFile))) return
     clearTimeout(timer)
     // a burst of writes (an editor's save) is one change
     timer = setTimeout(() => {

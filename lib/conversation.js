@@ -135,13 +135,15 @@ function accumulate(outputs) {
   const all = []
   for (const o of outputs) {
     if (o === undefined || o === null) continue
+    // element by element: spreading a long array into push() throws a RangeError (too many
+    // arguments) at about 125 000 elements
     if (Array.isArray(o)) {
-      all.push(...o)
+      for (const m of o) all.push(m)
       continue
     }
     const t = toJson(o)
     const r = t.error === undefined ? native.evalTurnMessages(t.json) : { ok: false }
-    if (r.ok) all.push(...r.value)
+    if (r.ok) for (const m of r.value) all.push(m)
     else all.push(o)
   }
   return all

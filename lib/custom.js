@@ -14,6 +14,7 @@ const { shapeResult } = require('./result.js')
 const { modelOf } = require('./models.js')
 const { hostCaller, runContexts, runSignals, callSignal, nextRunKey } = require('./host.js')
 const { describeRunOptions } = require('./describe.js')
+const { invoke, settle } = require('./settle.js')
 
 const OPT = 'OXEVAL_INVALID_OPTIONS'
 const STEP_NAMES = ['preprocess', 'analyze', 'generateScore', 'generateReason']
@@ -84,12 +85,20 @@ function errorJson(e) {
   return JSON.stringify({ ok: false, error: { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) } })
 }
 
-/** A step's value as the core needs it: the JSON of what must cross, null for what stays here. */
+/**
+ * A step's value as the core needs it: the JSON of what must cross, null for what stays here
+ * (a value with no JSON: a function, a Symbol, a BigInt, an object whose `toJSON()` gives
+ * undefined; the result keeps it as the step returned it). A reason that is not text fails
+ * the step (a TypeError naming its type), as the core's check of a JSON reason does.
+ */
 function crossing(step, value) {
   if (step === 'generateScore') return typeof value === 'number' ? value : null
-  if (step === 'generateReason') return typeof value === 'string' ? value : value === undefined ? null : value
+  if (step === 'generateReason') {
+    if (typeof value === 'string' || value === undefined || value === null) return value ?? null
+    throw new TypeError(`generateReason must give a string; got ${jsType(value)}`)
+  }
   const t = toJson(value === undefined ? null : value)
-  return t.error === undefined ? JSON.parse(t.json) : null
+  return t.error === undefined && t.json !== undefined ? JSON.parse(t.json) : null
 }
 
 /** The `customStep` handler: runs step `req.index` of the run keyed `req.runKey`. Never rejects. */
@@ -157,6 +166,32 @@ function keptResult(out, state, steps) {
     }
   }
   return out
+}
+
+/** The bound of one user callback call when the run options give none (the core's default). */
+const DEFAULT_CALLBACK_TIMEOUT_MS = 60_000
+
+/**
+ * `prepareRun(input)` under the run's bounds: its signal (an AbortError), its `deadlineMs`
+ * (OXEVAL_DEADLINE) and `callbackTimeoutMs` (a TimeoutError, OXEVAL_CUSTOM_STEP), each a
+ * failure at step `prepareRun` before any step or judge call; what it throws, as it threw it.
+ */
+async function prepared(prepareRun, input, options, signal) {
+  const o = options !== null && typeof options === 'object' ? options : {}
+  const cb = o.callbackTimeoutMs
+  const callback = cb === undefined || cb === null ? DEFAULT_CALLBACK_TIMEOUT_MS : typeof cb === 'number' && cb > 0 && cb < 2 ** 31 ? cb : null
+  const dl = o.deadlineMs
+  const deadline = typeof dl === 'number' && dl >= 0 && dl < 2 ** 31 ? dl : null
+  const ms = callback === null ? deadline : deadline === null ? callback : Math.min(callback, deadline)
+  const r = await settle(invoke(() => prepareRun(input)), signal, ms)
+  if ('value' in r) return r.value
+  if ('error' in r) throw r.error
+  const failure = { failedStep: 'prepareRun', completedSteps: [] }
+  if (r.cut === 'signal') throw new AbortError('The run was aborted', failure, input, signal.reason)
+  const byDeadline = deadline !== null && ms === deadline
+  const why = byDeadline ? "the run's deadline passed while prepareRun was running" : `prepareRun did not settle within ${ms} ms (the bound of one user callback call: run option callbackTimeoutMs, default ${DEFAULT_CALLBACK_TIMEOUT_MS} ms)`
+  const code = byDeadline ? 'OXEVAL_DEADLINE' : 'OXEVAL_CUSTOM_STEP'
+  throw new ScorerRunError({ ...failure, code, message: `Scorer Run Failed: step 'prepareRun' failed: ${why}`, cause: { name: byDeadline ? 'DeadlineError' : 'TimeoutError', message: why, code } }, input)
 }
 
 class CustomScorer {
@@ -273,7 +308,12 @@ class CustomScorer {
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
     let run = input
-    if (typeof this.#config.prepareRun === 'function') run = await this.#config.prepareRun(input)
+    if (typeof this.#config.prepareRun === 'function') {
+      const started = Date.now()
+      run = await prepared(this.#config.prepareRun, input, options, signal)
+      // the whole run's deadline counts the time prepareRun took
+      if (typeof desc.deadlineMs === 'number' && Number.isFinite(desc.deadlineMs)) desc.deadlineMs = Math.max(1, desc.deadlineMs - (Date.now() - started))
+    }
     const key = nextRunKey()
     desc.runKey = key
     const { json, error } = toJson(run)
@@ -344,4 +384,4 @@ function createScorer(config) {
   return new CustomScorer({ ...config }, [])
 }
 
-module.exports = { createScorer, notScorable, isNotScorable, CustomScorer, STEP_NAMES }
+module.exports = { createScorer, notScorable, isNotScorable, CustomScorer, STEP_NAMES, prepared }

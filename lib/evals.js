@@ -7,67 +7,15 @@
 const { performance } = require('node:perf_hooks')
 const { setMaxListeners } = require('node:events')
 
-const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
+const { OPT, accumulator, unwrap, policyOf, checkConfig, planRun } = require('./eval-plan.js')
 const { PREPARED, Scorer } = require('./scorer.js')
+const { CustomScorer } = require('./custom.js')
 const { onAbort } = require('./abort.js')
+const { invoke, settle } = require('./settle.js')
 const { batchMode } = require('./batch.js')
 const conv = require('./conversation.js')
-
-const OPT = 'OXEVAL_INVALID_OPTIONS'
-
-function check(cond, message) {
-  if (!cond) throw typeError(`runEvals: ${message}`, OPT)
-}
-
-/** The native accumulator, or a TypeError. */
-function accumulator(config) {
-  const made = native.createEvalAccumulator(JSON.stringify(config))
-  if (!(made instanceof native.NativeEvalAccumulator)) throw typeError(`runEvals: ${made.message}`, made.code || OPT)
-  return made
-}
-
-function unwrap(outcome) {
-  if (outcome.ok) return outcome.value
-  throw typeError(`runEvals: ${outcome.message || (outcome.error && outcome.error.message)}`, outcome.code || OPT)
-}
-
-const isScorer = (s) => s !== null && typeof s === 'object' && typeof s.id === 'string' && typeof s.run === 'function'
-
-/** `scorers` entries → `[{ id, scorer, threshold? }]`. */
-function entriesOf(list, key, allowThreshold) {
-  if (list === undefined || list === null) return []
-  check(Array.isArray(list), `${key} must be an array of scorers${allowThreshold ? ' or { scorer, threshold }' : ''}, got ${jsType(list)}`)
-  return list.map((e, i) => {
-    if (allowThreshold && e !== null && typeof e === 'object' && 'scorer' in e && !isScorer(e)) {
-      check(isScorer(e.scorer), `${key}[${i}].scorer must be a scorer (an object with an id and a run() method)`)
-      check('threshold' in e, `${key}[${i}] has a scorer but no threshold`)
-      return { id: e.scorer.id, scorer: e.scorer, threshold: e.threshold }
-    }
-    check(isScorer(e), `${key}[${i}] must be a scorer (an object with a string id and a run() method)${allowThreshold ? ' or { scorer, threshold }' : ''}, got ${jsType(e)}`)
-    return { id: e.id, scorer: e }
-  })
-}
-
-/**
- * `scorers`: an array (bare or `{ scorer, threshold }`), or Mastra's `{ agent?, trajectory? }`
- * (AgentScorerConfig): each entry then carries its category (the core checks that a
- * trajectory one is a trajectory scorer). → `{ entries, categorized }`.
- */
-function scorerLists(list) {
-  if (list !== null && typeof list === 'object' && !Array.isArray(list) && !isScorer(list)) {
-    const other = Object.keys(list).filter((k) => k !== 'agent' && k !== 'trajectory')
-    check(
-      other.length === 0,
-      `scorers must be an array of scorers or { scorer, threshold }, or { agent?, trajectory? } (Mastra's AgentScorerConfig), got an object with ${other.length === 1 ? 'the key' : 'keys'} ${other.join(', ')}${other.some((k) => k === 'workflow' || k === 'steps') ? " (oxeval's runEvals has no Workflow targets)" : ''}`,
-    )
-    const agent = entriesOf(list.agent, 'scorers.agent', true).map((e) => ({ ...e, category: 'agent' }))
-    const trajectory = entriesOf(list.trajectory, 'scorers.trajectory', true).map((e) => ({ ...e, category: 'trajectory' }))
-    return { entries: [...agent, ...trajectory], categorized: true }
-  }
-  return { entries: entriesOf(list, 'scorers', true), categorized: false }
-}
 
 function errorJson(e) {
   const out = { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) }
@@ -86,31 +34,6 @@ function errorSignature(e) {
   return out
 }
 
-/** A number option for the core: Infinity means "no limit" (a large count); other non-finite values are text, so the core names them. */
-function countData(v) {
-  if (v === Infinity) return 9e15
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v)
-  return v ?? null
-}
-
-/** The scorer facts the core uses: which way is better, the score range, Mastra's `type` (routing). */
-function scorerInfo(entry) {
-  const o = { ...conv.scorerFacts(entry.scorer), id: entry.id }
-  if (entry.category !== undefined) o.category = entry.category
-  return o
-}
-
-/** The run policy for the core (see evals.rs): maxErrors, minCoverage, gatePassRate, partial, stopEarly. */
-function policyOf(config) {
-  return {
-    maxErrors: countData(config.maxErrors),
-    minCoverage: config.minCoverage ?? null,
-    gatePassRate: config.gatePassRate ?? null,
-    partial: config.partial ?? null,
-    stopEarly: config.stopEarly ?? null,
-  }
-}
-
 /** A data item the caller already knows is unusable (the CLI's unreadable rows): its message. */
 const INVALID_ITEM = Symbol.for('oxeval.invalidItem')
 
@@ -125,91 +48,14 @@ function judgeUsage(judge) {
   return out
 }
 
-/** Call user code: its promise (or value); a synchronous throw becomes a rejection. */
-function invoke(fn) {
-  try {
-    return fn()
-  } catch (e) {
-    return Promise.reject(e)
-  }
-}
-
 /**
- * Wait for `p` (what user code returned) until it settles, `signal` fires or `ms` pass:
- * `{ value }`, `{ error }`, `{ cut: 'signal' }` or `{ cut: 'timeout' }`. Never rejects; a
- * later rejection of `p` is handled; the timer and the listener go as soon as it resolves.
- * This is how runEvals never waits forever for code that ignores its signal.
+ * runEvals: check the config (stage 1), plan the run (stage 2), then drive the items (stage
+ * 4), each item opened, its output produced, scored and recorded (stage 3), and decide the
+ * result (stage 5). The state below is the run's: its controllers, counts and queues.
  */
-function settle(p, signal, ms) {
-  return new Promise((resolve) => {
-    let timer
-    let done = false
-    let unsubscribe
-    const finish = (r) => {
-      if (done) return
-      done = true
-      if (timer !== undefined) clearTimeout(timer)
-      if (unsubscribe) unsubscribe()
-      resolve(r)
-    }
-    Promise.resolve(p).then(
-      (value) => finish({ value }),
-      (error) => finish({ error }),
-    )
-    if (signal) {
-      if (signal.aborted) return finish({ cut: 'signal' })
-      unsubscribe = onAbort(signal, () => finish({ cut: 'signal' }))
-    }
-    if (ms !== null && ms !== undefined) timer = setTimeout(() => finish({ cut: 'timeout' }), Math.max(0, ms))
-  })
-}
-
-/** A number option as data for the core: a non-finite number or a non-JSON value is described. */
-function msData(v) {
-  if (v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean') return v
-  if (typeof v === 'number') return Number.isFinite(v) ? v : { jsType: 'number', nonFinite: String(v) }
-  return { jsType: jsType(v) }
-}
-
 async function runEvals(config) {
-  check(config !== null && typeof config === 'object' && !Array.isArray(config), `expects one options object, got ${jsType(config)}`)
-  const { data, target, onItemComplete, signal, targetOptions } = config
-  const { entries: scorers, categorized } = scorerLists(config.scorers)
-  const gates = entriesOf(config.gates, 'gates', false)
-  check(
-    data !== null && data !== undefined && typeof data !== 'string' && (typeof data[Symbol.iterator] === 'function' || typeof data[Symbol.asyncIterator] === 'function'),
-    `data must be an array (or an iterable / async iterable) of items, got ${jsType(data)}`,
-  )
-  check(scorers.length + gates.length > 0 || conv.hasTurnAssertions(data), 'give at least one scorer (scorers) or gate (gates), or per-turn gates / scorers in turns items')
-  check(target === undefined || target === null || typeof target === 'function' || (typeof target === 'object' && typeof target.generate === 'function'), 'target must be an async function (input, { item, signal, index, ...item }) => output or an object with a generate() method (an Agent)')
-  const agent = target !== null && typeof target === 'object' ? target : null
-  check(targetOptions === undefined || targetOptions === null || (typeof targetOptions === 'object' && !Array.isArray(targetOptions)), `targetOptions must be an object (options for the Agent's generate()), got ${jsType(targetOptions)}`)
-  check(targetOptions === undefined || targetOptions === null || agent !== null, "targetOptions are passed to an Agent target's generate(); this run's target is not an Agent")
-  const targetKind = agent ? 'agent' : typeof target === 'function' ? 'function' : 'none'
-  const concurrency = config.concurrency ?? 8
-  check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 10000, `concurrency must be an integer in [1, 10000], got ${String(concurrency)}`)
-  check(onItemComplete === undefined || onItemComplete === null || typeof onItemComplete === 'function', 'onItemComplete must be a function')
-  check(signal === undefined || signal === null || signal instanceof AbortSignal, `signal must be an AbortSignal, got ${jsType(signal)}`)
-  const itemIdOf = config.itemId
-  check(itemIdOf === undefined || itemIdOf === null || typeof itemIdOf === 'function', 'itemId must be a function (item, index) => string')
-  const keepItems = config.keepItems ?? true
-  check(typeof keepItems === 'boolean', `keepItems must be a boolean, got ${jsType(keepItems)}`)
-  // the bounds on the user code runEvals calls are the core's (run.rs EvalBounds):
-  // callbackTimeoutMs (one onItemComplete call; passed on to every scorer run, whose
-  // callbacks it bounds), targetTimeoutMs (one target call), the grace after an abort
-  const bounds = unwrap(native.evalBounds(JSON.stringify({ callbackTimeoutMs: msData(config.callbackTimeoutMs), targetTimeoutMs: msData(config.targetTimeoutMs) })))
-  const acc = accumulator({
-    scorers: scorers.map((s) => (s.threshold === undefined ? scorerInfo(s) : { ...scorerInfo(s), threshold: s.threshold })),
-    categorized,
-    gates: gates.map(scorerInfo),
-    trials: config.trials ?? null,
-    ...policyOf(config),
-  })
-  const trials = Number(config.trials ?? 1)
-  // Mastra's routing (the core's): the scorers under scorers.trajectory and the trajectory
-  // gates receive the item's trajectory as their output
-  const routed = new Set(acc.routes().trajectory)
-  const all = [...scorers, ...gates].map((e) => ({ ...e, trajectory: routed.has(e.id) }))
+  const { data, target, agent, targetKind, targetOptions, onItemComplete, signal, concurrency, itemIdOf, keepItems, scorers, categorized, gates } = checkConfig(config)
+  const { bounds, acc, trials, all } = planRun(config, { scorers, categorized, gates })
   const warnings = []
   let memoryChecked = false
   // batch mode (lib/batch.js): every item in flight, the runs in one batch session
@@ -354,17 +200,39 @@ async function runEvals(config) {
 
   async function runScorer(entry, runInput, runOptions) {
     const out = []
+    const own = entry.scorer instanceof Scorer || entry.scorer instanceof CustomScorer
     await Promise.all(
       Array.from({ length: trials }, async (_, t) => {
-        // a scorer that ignores the signal is cut off when the run stops
-        const r = await settle(
-          invoke(() => entry.scorer.run(runInput, runOptions)),
-          work.signal,
-        )
+        // a scorer that ignores the signal is cut off when the run stops; one that is not
+        // oxeval's (its run is user code throughout) also at callbackTimeoutMs
+        const r = own ? await settle(invoke(() => entry.scorer.run(runInput, runOptions)), work.signal) : await runForeign(entry, runInput, runOptions)
         out[t] = r.cut ? { ok: false, cut: true } : 'error' in r ? { ok: false, error: r.error } : { ok: true, result: r.value }
       }),
     )
     return out
+  }
+
+  /**
+   * One run of a scorer that is not oxeval's (`{ id, run }`, a Mastra scorer): ONE call of
+   * user code, bounded by callbackTimeoutMs (default 60 s) as every user callback; its own
+   * signal fires on the run's stop and at the bound. A run past the bound is the item's
+   * TimeoutError for that scorer (OXEVAL_CALLBACK_TIMEOUT).
+   */
+  async function runForeign(entry, runInput, runOptions) {
+    const ctl = new AbortController()
+    let unsubscribe
+    if (work.signal.aborted) ctl.abort(work.signal.reason)
+    else unsubscribe = onAbort(work.signal, () => ctl.abort(work.signal.reason))
+    try {
+      const r = await settle(invoke(() => entry.scorer.run(runInput, { ...runOptions, signal: ctl.signal })), work.signal, bounds.callbackTimeoutMs)
+      if (r.cut !== 'timeout') return r
+      const error = timeoutError(`scorer "${entry.id}": run()`, 'callbackTimeoutMs', bounds.callbackTimeoutMs, 'OXEVAL_CALLBACK_TIMEOUT')
+      error.message += '; a scorer that is not oxeval\'s is one user call, bounded as a callback'
+      ctl.abort(error)
+      return { error }
+    } finally {
+      if (unsubscribe) unsubscribe()
+    }
   }
 
   /** `{ name, code, message }` of an item the run stopped before running. */
@@ -399,100 +267,134 @@ async function runEvals(config) {
     })
   }
 
+  /**
+   * Stage 3, run one item: open it, produce its output (its target, or what it recorded),
+   * score it, record it. Resolves with its record, or null when the run stopped while it ran
+   * (it did not finish); an item the early stop cut is recorded as not run.
+   */
   async function runItem(raw, index, preError, launched) {
     const t0 = performance.now()
-    const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
-    const item = isObj ? raw : {}
-    // the core checks the labels before the target or any judge call for this item
-    if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
-    // a multi-turn item (inputs, turns): its form and shape are the core's to judge (a
-    // TypeError naming the item and the field), before its target or any judge call
-    const usable = isObj && !preError && typeof item[INVALID_ITEM] !== 'string'
-    const plan = usable && conv.isMultiTurn(item) ? unwrap(acc.planItem(JSON.stringify(conv.describeItem(item, index, targetKind)))) : { mode: 'single' }
-    const multi = plan.mode !== 'single'
-    const r = { index }
-    if (isObj && item.id !== undefined) r.id = item.id
-    // what the scorers see as the input: a conversation's first turn (Mastra's rule)
-    const inputs = multi ? conv.turnInputs(item, plan) : null
-    r.input = multi ? inputs[0] : item.input
-    if (plan.mode === 'inputs') r.inputs = item.inputs
-    let output = item.output
-    let scoredInput
-    let targetResult
-    let conversation = null
-    if (preError) {
-      r.targetError = preError
-    } else if (isObj && typeof item[INVALID_ITEM] === 'string') {
-      r.targetError = { name: 'TypeError', message: item[INVALID_ITEM], code: 'OXEVAL_INVALID_INPUT' }
-    } else if (!isObj) {
-      r.targetError = { name: 'TypeError', message: `data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`, code: 'OXEVAL_INVALID_INPUT' }
-    } else if (plan.invalid) {
-      r.targetError = { name: 'TypeError', message: plan.invalid, code: 'OXEVAL_INVALID_INPUT' }
-    } else if (multi && target) {
-      if (agent && !memoryChecked) {
-        memoryChecked = true
-        const w = await settle(conv.memoryWarning(agent, item), halt.signal)
-        if (w.value) warnings.push(w.value)
-      }
-      const c = await conv.converse(inputs, agent ? targetOptions : undefined, (input, turn) => (batching ? batching.target(() => callTarget(item, index, { ...turn, input })) : callTarget(item, index, { ...turn, input })))
-      if (c === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
-      if (c.targetError) r.targetError = c.targetError
-      else ({ targetResult, output } = c), (conversation = c.turns)
-    } else if (multi) {
-      const c = conv.recorded(item, plan)
-      output = c.output
-      conversation = c.turns
-    } else if (target) {
-      const t = await (batching ? batching.target(() => callTarget(item, index)) : callTarget(item, index))
-      if (t === null) return stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null
-      if (t.targetError) r.targetError = t.targetError
-      else ({ targetResult, output, scoredInput } = t)
-    } else if (!('output' in item)) {
-      r.targetError = { name: 'TypeError', message: `data item ${index} has no output, and runEvals has no target to produce one`, code: 'OXEVAL_INVALID_INPUT' }
+    const job = openItem(raw, index, preError)
+    const { item, r } = job
+    let produced = { output: item.output }
+    if (!r.targetError) {
+      const p = await produce(job)
+      if (p === null) return unfinished(raw, index)
+      if (p.targetError) r.targetError = p.targetError
+      else produced = p
     }
-    r.output = output
+    r.output = produced.output
     if (item.groundTruth !== undefined) r.groundTruth = item.groundTruth
     if (item.expected !== undefined) r.expected = item.expected
     r.results = {}
     r.errors = {}
     const runs = {}
     // per turn (a turns item): its assertions with their scorer objects, and what it records
-    const turnPlans = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ entries: conv.turnEntries(item.turns[k], p), runs: {}, results: {}, errors: {} })) : []
+    const turnPlans = job.plan.mode === 'turns' ? job.plan.turns.map((p, k) => ({ entries: conv.turnEntries(item.turns[k], p), runs: {}, results: {}, errors: {} })) : []
     if (!r.targetError) {
-      // the item's own fields reach the scorers (groundTruth, context, requestContext,
-      // expectedTrajectory, and any field a scorer reads from its run, e.g. summarization's
-      // `source`); `id` is the item's, `expected` the user's labels, `inputs`/`turns` its turns
-      const base = {}
-      for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && k !== 'inputs' && k !== 'turns' && item[k] !== undefined) base[k] = item[k]
-      // an Agent's single answer: its scorer data's input (Mastra's scoringData.input)
-      const runInput = { ...base, input: scoredInput !== undefined ? scoredInput : r.input, output }
-      const custom = itemIdOf ? itemIdOf(raw, index) : undefined
-      const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
-      const needs = all.some((e) => e.trajectory)
-      const trajectory = needs ? conv.trajectoryOf(output) : null
-      if (trajectory && trajectory.value) r.trajectory = trajectory.value.steps
-      const pending = [Promise.all(runAll(all, runInput, trajectory, itemId))]
-      // each turn's assertions see only that turn's input and output (its own trajectory)
-      turnPlans.forEach((tp, k) => {
-        const turn = conversation[k]
-        const turnInput = { ...base, input: turn.input, output: turn.output }
-        const tt = tp.entries.some((e) => e.trajectory) ? conv.trajectoryOf(turn.output) : null
-        if (tt && tt.value) tp.trajectory = tt.value.steps
-        pending.push(Promise.all(runAll(tp.entries, turnInput, tt, itemId)))
-      })
-      // batch mode: the item's scorer runs have all started (its hold on the session ends)
-      if (launched) launched()
-      const [outcomes, ...turnOutcomes] = await Promise.all(pending)
-      const every = [...outcomes, ...turnOutcomes.flat()]
-      // the run stopped while the item's scorers ran: the item did not finish (stopped
-      // early: it is recorded as not run)
-      const cut = every.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
-      if (cut && stoppedEarly && !halt.signal.aborted) return runItem(raw, index, notRun())
-      if (every.some((o) => o.some((x) => x.cut))) return null
-      if (aborted && every.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return null
-      all.forEach((e, k) => record(e, outcomes[k], runs, r.results, r.errors))
-      turnPlans.forEach((tp, k) => tp.entries.forEach((e, j) => record(e, turnOutcomes[k][j], tp.runs, tp.results, tp.errors)))
+      const s = await scoreItem(job, produced, turnPlans, launched)
+      if (s.stopped) return unfinished(raw, index)
+      all.forEach((e, k) => record(e, s.outcomes[k], runs, r.results, r.errors))
+      turnPlans.forEach((tp, k) => tp.entries.forEach((e, j) => record(e, s.turnOutcomes[k][j], tp.runs, tp.results, tp.errors)))
     }
+    return recordItem(job, runs, turnPlans, produced, t0)
+  }
+
+  /** An item the run stopped while it ran: recorded as not run after an early stop, else not finished (null). */
+  const unfinished = (raw, index) => (stoppedEarly && !halt.signal.aborted ? runItem(raw, index, notRun()) : null)
+
+  /**
+   * Stage 3a, open an item: its plan (the core checks its labels and a multi-turn item's form
+   * before its target or any judge call), its record `r` (what the scorers see as the input: a
+   * conversation's first turn, Mastra's rule), and why it cannot run, if so (`r.targetError`).
+   */
+  function openItem(raw, index, preError) {
+    const isObj = raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+    const item = isObj ? raw : {}
+    if (item.expected !== undefined) unwrap(acc.checkLabels(JSON.stringify({ index, expected: item.expected })))
+    const usable = isObj && !preError && typeof item[INVALID_ITEM] !== 'string'
+    const plan = usable && conv.isMultiTurn(item) ? unwrap(acc.planItem(JSON.stringify(conv.describeItem(item, index, targetKind)))) : { mode: 'single' }
+    const multi = plan.mode !== 'single'
+    const r = { index }
+    if (isObj && item.id !== undefined) r.id = item.id
+    const inputs = multi ? conv.turnInputs(item, plan) : null
+    r.input = multi ? inputs[0] : item.input
+    if (plan.mode === 'inputs') r.inputs = item.inputs
+    const invalid = (message) => ({ name: 'TypeError', message, code: 'OXEVAL_INVALID_INPUT' })
+    if (preError) r.targetError = preError
+    else if (isObj && typeof item[INVALID_ITEM] === 'string') r.targetError = invalid(item[INVALID_ITEM])
+    else if (!isObj) r.targetError = invalid(`data item ${index} must be an object { input, output?, groundTruth?, … }, got ${jsType(raw)}`)
+    else if (plan.invalid) r.targetError = invalid(plan.invalid)
+    else if (!multi && !target && !('output' in item)) r.targetError = invalid(`data item ${index} has no output, and runEvals has no target to produce one`)
+    return { raw, index, item, plan, multi, inputs, r }
+  }
+
+  /**
+   * Stage 3b, the item's output: its target's answer (a conversation: its turns in order, on
+   * one thread), a recorded conversation's, or the item's own. `{ output, targetResult?,
+   * scoredInput?, conversation? }`, `{ targetError }`, or null when the run stopped first.
+   */
+  async function produce({ item, index, plan, multi, inputs }) {
+    const call = (turn) => (batching ? batching.target(() => callTarget(item, index, turn)) : callTarget(item, index, turn))
+    if (multi && target) {
+      if (agent && !memoryChecked) {
+        memoryChecked = true
+        const w = await settle(conv.memoryWarning(agent, item), halt.signal, bounds.callbackTimeoutMs)
+        if (w.value) warnings.push(w.value)
+      }
+      const c = await conv.converse(inputs, agent ? targetOptions : undefined, (input, turn) => call({ ...turn, input }))
+      if (c === null || c.targetError) return c
+      return { targetResult: c.targetResult, output: c.output, conversation: c.turns }
+    }
+    if (multi) {
+      const c = conv.recorded(item, plan)
+      return { output: c.output, conversation: c.turns }
+    }
+    if (target) return call(undefined)
+    return { output: item.output }
+  }
+
+  /**
+   * Stage 3c, score an item: every entry's runs on it (the item's own fields reach the
+   * scorers: groundTruth, context, requestContext, expectedTrajectory, any field a scorer
+   * reads; `id` is the item's, `expected` the user's labels, `inputs`/`turns` its turns), and
+   * each turn's assertions on that turn alone. `{ outcomes, turnOutcomes }`, or `{ stopped }`
+   * when the run stopped while they ran.
+   */
+  async function scoreItem({ raw, index, item, r }, { output, scoredInput, conversation }, turnPlans, launched) {
+    const base = {}
+    for (const k of Object.keys(item)) if (k !== 'id' && k !== 'expected' && k !== 'inputs' && k !== 'turns' && item[k] !== undefined) base[k] = item[k]
+    // an Agent's single answer: its scorer data's input (Mastra's scoringData.input)
+    const runInput = { ...base, input: scoredInput !== undefined ? scoredInput : r.input, output }
+    const custom = itemIdOf ? itemIdOf(raw, index) : undefined
+    const itemId = typeof custom === 'string' && custom !== '' ? custom.slice(0, 256) : typeof item.id === 'string' || typeof item.id === 'number' ? String(item.id).slice(0, 256) || `#${index}` : `#${index}`
+    const trajectory = all.some((e) => e.trajectory) ? conv.trajectoryOf(output) : null
+    if (trajectory && trajectory.value) r.trajectory = trajectory.value.steps
+    const pending = [Promise.all(runAll(all, runInput, trajectory, itemId))]
+    turnPlans.forEach((tp, k) => {
+      const turn = conversation[k]
+      const tt = tp.entries.some((e) => e.trajectory) ? conv.trajectoryOf(turn.output) : null
+      if (tt && tt.value) tp.trajectory = tt.value.steps
+      pending.push(Promise.all(runAll(tp.entries, { ...base, input: turn.input, output: turn.output }, tt, itemId)))
+    })
+    // batch mode: the item's scorer runs have all started (its hold on the session ends)
+    if (launched) launched()
+    const [outcomes, ...turnOutcomes] = await Promise.all(pending)
+    const every = [...outcomes, ...turnOutcomes.flat()]
+    // the run stopped while the item's scorers ran: the item did not finish (stopped early:
+    // it is recorded as not run)
+    const cut = every.some((o) => o.some((x) => x.cut || (!x.ok && work.signal.aborted && x.error && x.error.name === 'AbortError')))
+    if (cut && stoppedEarly && !halt.signal.aborted) return { stopped: true }
+    if (every.some((o) => o.some((x) => x.cut))) return { stopped: true }
+    if (aborted && every.some((o) => o.some((x) => !x.ok && x.error && x.error.name === 'AbortError'))) return { stopped: true }
+    return { outcomes, turnOutcomes }
+  }
+
+  /**
+   * Stage 3d, record an item: the core counts it (and may stop the run early), its record
+   * gets its trials, usage and turns, it is kept, and onItemComplete hears of it.
+   */
+  async function recordItem({ raw, index, item, plan, r }, runs, turnPlans, { targetResult, conversation }, t0) {
     const turnsData = plan.mode === 'turns' ? plan.turns.map((p, k) => ({ gates: p.gates, scorers: p.scorers, runs: turnPlans[k].runs })) : undefined
     const added = unwrap(JSON.parse(acc.add(JSON.stringify({ index, targetError: r.targetError ? errorSignature(r.targetError) : false, runs, expected: r.expected, turns: turnsData }))))
     finishedItems++
@@ -504,20 +406,7 @@ async function runEvals(config) {
     }
     if (trials > 1 && Object.keys(added.trials).length > 0) r.trials = added.trials
     r.usage = added.usage
-    if (plan.mode === 'turns') {
-      // per turn: what it sent and got, its assertions' results, and their declarations (so
-      // summarizeItems and oxeval merge recount the same turnResults)
-      r.turns = plan.turns.map((p, k) => {
-        const t = { index: k, input: item.turns[k].input, output: conversation ? conversation[k].output : undefined, gates: p.gates, scorers: p.scorers, results: turnPlans[k].results, errors: turnPlans[k].errors }
-        if (turnPlans[k].trajectory) t.trajectory = turnPlans[k].trajectory
-        const a = added.turns && added.turns[k]
-        if (a) {
-          if (trials > 1 && Object.keys(a.trials).length > 0) t.trials = a.trials
-          t.usage = a.usage
-        }
-        return t
-      })
-    }
+    if (plan.mode === 'turns') r.turns = turnRecords(item, plan, turnPlans, conversation, added)
     r.durationMs = performance.now() - t0
     if (keepItems) items.push(r)
     if (onItemComplete) {
@@ -534,6 +423,23 @@ async function runEvals(config) {
     return r
   }
 
+  /**
+   * A turns item's turns as recorded: what each sent and got, its assertions' results, and
+   * their declarations (so summarizeItems and oxeval merge recount the same turnResults).
+   */
+  function turnRecords(item, plan, turnPlans, conversation, added) {
+    return plan.turns.map((p, k) => {
+      const t = { index: k, input: item.turns[k].input, output: conversation ? conversation[k].output : undefined, gates: p.gates, scorers: p.scorers, results: turnPlans[k].results, errors: turnPlans[k].errors }
+      if (turnPlans[k].trajectory) t.trajectory = turnPlans[k].trajectory
+      const a = added.turns && added.turns[k]
+      if (a) {
+        if (trials > 1 && Object.keys(a.trials).length > 0) t.trials = a.trials
+        t.usage = a.usage
+      }
+      return t
+    })
+  }
+
   /** The categorized form's results as Mastra's onItemComplete gives them: `{ agent?, trajectory? }`. */
   function byCategory(results) {
     const out = {}
@@ -544,27 +450,8 @@ async function runEvals(config) {
     return out
   }
 
-  const worker = async () => {
-    for (;;) {
-      if (stop) return
-      let n
-      try {
-        n = await pull()
-      } catch (e) {
-        fail(e)
-        return
-      }
-      if (!n) return
-      startedItems++
-      try {
-        await runItem(n.item, n.index)
-      } catch (e) {
-        fail(e)
-        return
-      }
-    }
-  }
-  try {
+  /** Stage 4, drive: the workers (or batch mode's feeder) take the items in order. */
+  async function drive() {
     if (batching) {
       await batching.feed(pull, (n, launched) => {
         startedItems++
@@ -593,6 +480,46 @@ async function runEvals(config) {
     let c = await settle(chain, halt.signal)
     if (c.cut) c = await settle(chain, null, bounds.abortGraceMs - (performance.now() - haltedAt))
     if ('error' in c && !failure) failure = { error: c.error }
+  }
+
+  async function worker() {
+    for (;;) {
+      if (stop) return
+      let n
+      try {
+        n = await pull()
+      } catch (e) {
+        fail(e)
+        return
+      }
+      if (!n) return
+      startedItems++
+      try {
+        await runItem(n.item, n.index)
+      } catch (e) {
+        fail(e)
+        return
+      }
+    }
+  }
+
+  /** Stage 5, decide: the core's summary and outcome, with the items, warnings and batch facts. */
+  function decide() {
+    const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
+    if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
+    if (warnings.length > 0) result.warnings = warnings
+    result.durationMs = performance.now() - started
+    if (batchInfo) result.batch = batchInfo
+    if (aborted) {
+      result.aborted = true
+      // items started and cut off by the abort: in no count above
+      if (result.summary) result.summary.unfinishedItems = startedItems - finishedItems
+    }
+    return result
+  }
+
+  try {
+    await drive()
   } finally {
     if (batching) batchInfo = await batching.close().catch((e) => { if (!failure) failure = { error: e } })
     closed.abort()
@@ -603,17 +530,7 @@ async function runEvals(config) {
     }
   }
   if (failure) throw failure.error
-  const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
-  if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
-  if (warnings.length > 0) result.warnings = warnings
-  result.durationMs = performance.now() - started
-  if (batchInfo) result.batch = batchInfo
-  if (aborted) {
-    result.aborted = true
-    // items started and cut off by the abort: in no count above
-    if (result.summary) result.summary.unfinishedItems = startedItems - finishedItems
-  }
-  return result
+  return decide()
 }
 
 /**

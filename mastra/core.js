@@ -15,6 +15,7 @@
 
 const { AsyncLocalStorage } = require('node:async_hooks')
 const oxeval = require('../index.js')
+const { prepared } = require('../lib/custom.js')
 const SCORERS = require('../generated/scorers.js')
 
 /** The keys of a run that every oxeval scorer may read. */
@@ -117,6 +118,24 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
     return err
   }
 
+  /**
+   * A prepareRun under the run's bounds (oxeval's run options: callbackTimeoutMs, deadlineMs,
+   * signal), as oxeval's own createScorer runs it; its timeout or abort becomes Mastra's error.
+   */
+  function boundedPrepare(fn) {
+    return async (run) => {
+      const slot = slots.getStore()
+      const options = slot ? slot.options : undefined
+      const signal = options !== null && typeof options === 'object' && options.signal instanceof AbortSignal ? options.signal : undefined
+      try {
+        return await prepared(fn, run, options, signal)
+      } catch (e) {
+        if (slot && (e instanceof oxeval.ScorerRunError || e instanceof oxeval.AbortError)) slot.error = e
+        throw e
+      }
+    }
+  }
+
   function stepFunction(name, inner, first) {
     const pick = STEP_RESULT[name]
     const step = async ({ run }) => {
@@ -150,7 +169,7 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
         description: options.description ?? inner.description,
         judge: inner.judge,
         type: inner.type,
-        ...(options.prepareRun ? { prepareRun: options.prepareRun } : {}),
+        ...(options.prepareRun ? { prepareRun: typeof options.prepareRun === 'function' ? boundedPrepare(options.prepareRun) : options.prepareRun } : {}),
       }
       const own = inner.getSteps()
       // a code scorer (no judge) has no reason step, as in Mastra

@@ -261,11 +261,12 @@ export function histogramSvg(scores, { threshold, label } = {}) {
   const W = 260
   const H = 110
   const pad = { l: 28, r: 8, t: 8, b: 22 }
-  const lo = Math.min(0, ...scores)
-  const hi = Math.max(1, ...scores)
+  // folded, not spread: a spread of 125 000 scores into Math.min throws a RangeError
+  const lo = scores.reduce((m, s) => Math.min(m, s), 0)
+  const hi = scores.reduce((m, s) => Math.max(m, s), 1)
   const bins = new Array(10).fill(0)
   for (const s of scores) bins[Math.min(9, Math.max(0, Math.floor(((s - lo) / (hi - lo)) * 10)))]++
-  const max = Math.max(1, ...bins)
+  const max = bins.reduce((m, b) => Math.max(m, b), 1)
   const bw = (W - pad.l - pad.r) / 10
   const ih = H - pad.t - pad.b
   const x = (v) => pad.l + ((v - lo) / (hi - lo)) * (W - pad.l - pad.r)

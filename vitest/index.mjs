@@ -259,29 +259,32 @@ function failedLines(result) {
       // a turn's assertion: its turn's result and worst items
       const row = turnRows(result, r.kind === 'gate' ? 'gateResults' : 'thresholdResults').find((x) => x.turn === r.turn && x.scorer === r.scorer)
       if (row) {
-        lines.push(...(r.kind === 'gate' ? gateLines(result, row) : thresholdLines(result, row)))
+        for (const l of r.kind === 'gate' ? gateLines(result, row) : thresholdLines(result, row)) lines.push(l)
         continue
       }
     }
     if (r.turn !== undefined) {
-      lines.push(`  ✗ ${r.message}`, ...worstTurnLines(result, r.turn, r.scorer))
+      lines.push(`  ✗ ${r.message}`)
+      for (const l of worstTurnLines(result, r.turn, r.scorer)) lines.push(l)
       continue
     }
     if (r.kind === 'threshold') {
       const t = (result.thresholdResults ?? []).find((x) => x.id === r.scorer)
       if (t) {
-        lines.push(...thresholdLines(result, t))
+        for (const l of thresholdLines(result, t)) lines.push(l)
         continue
       }
     }
     if (r.kind === 'gate') {
       const g = (result.gateResults ?? []).find((x) => x.id === r.scorer)
-      lines.push(`  ✗ gate ${r.scorer}: pass rate ${g ? rate(g.score) : 'n/a'} < required ${rate(outcome.policy?.gatePassRate ?? 1)}${coverageText(result, r.scorer)}`, ...worstLines(result, r.scorer))
+      lines.push(`  ✗ gate ${r.scorer}: pass rate ${g ? rate(g.score) : 'n/a'} < required ${rate(outcome.policy?.gatePassRate ?? 1)}${coverageText(result, r.scorer)}`)
+      for (const l of worstLines(result, r.scorer)) lines.push(l)
       continue
     }
     // a run-wide reason (unscored items, replay misses): the worst items of each scorer that had errors
     const ids = r.scorer ? [r.scorer] : Object.keys(result.coverage ?? {}).filter((id) => (result.coverage[id].scored < result.coverage[id].total))
-    lines.push(`  ✗ ${r.message}`, ...ids.flatMap((id) => worstLines(result, id)))
+    lines.push(`  ✗ ${r.message}`)
+    for (const l of ids.flatMap((id) => worstLines(result, id))) lines.push(l)
   }
   return lines
 }
@@ -444,10 +447,11 @@ export class OxevalEvalsReporter {
           turnRowsOut.push([`  ${t ? `${id} ${this.style(C.dim, `(threshold: ${thresholdText(t.threshold)})`)}` : id}`, fmt(mean), cov(id), t ? mark(t.passed) : ''])
         }
         if (!turnRowsOut.length) continue
-        rows.push([this.style(C.dim, `turn ${turn.index}`), '', '', ''], ...turnRowsOut)
+        rows.push([this.style(C.dim, `turn ${turn.index}`), '', '', ''])
+        for (const row of turnRowsOut) rows.push(row)
       }
-      const w = rows.length ? Math.max(...rows.map((r) => r[0].replace(ANSI, '').length)) : 0
-      const w2 = rows.length ? Math.max(...rows.map((r) => r[1].replace(ANSI, '').length)) : 0
+      const w = rows.reduce((m, r) => Math.max(m, r[0].replace(ANSI, '').length), 0)
+      const w2 = rows.reduce((m, r) => Math.max(m, r[1].replace(ANSI, '').length), 0)
       for (const [a, b, c, d] of rows) lines.push(`   ${a}${' '.repeat(w - a.replace(ANSI, '').length)}  ${b}${' '.repeat(w2 - b.replace(ANSI, '').length)}  ${c}  ${d}`.trimEnd())
       for (const [id, worst] of [...Object.entries(meta.worst ?? {}), ...Object.entries(meta.worstTurns ?? {})]) {
         if (!worst.length) continue

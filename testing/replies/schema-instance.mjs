@@ -34,7 +34,7 @@ export function schemaInstance(schema, data = {}) {
     if (Array.isArray(s.enum) && s.enum.length) {
       if (s.enum.includes('yes')) return 'yes'
       const nums = s.enum.filter((x) => typeof x === 'number')
-      return nums.length ? Math.max(...nums) : s.enum[0]
+      return nums.length ? nums.reduce((m, x) => Math.max(m, x)) : s.enum[0]
     }
     if (s.const !== undefined) return s.const
     const union = s.anyOf ?? s.oneOf

@@ -377,7 +377,7 @@ export async function startJudgeServer(options = {}) {
     },
 
     enqueue(...replies) {
-      queue.push(...replies)
+      for (const r of replies) queue.push(r)
       return server
     },
 

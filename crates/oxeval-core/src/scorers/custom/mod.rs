@@ -456,6 +456,19 @@ impl CustomRun<'_> {
                 return Err(self.fail(step, e));
             }
         };
+        // the bound of a run's input: a prompt past it is refused before any request
+        if prompt.len() > crate::run::MAX_RUN_BYTES {
+            let mut e = JudgeError::new(
+                ErrorCode::CustomStep,
+                format!(
+                    "{step}'s createPrompt gave a prompt of {:.1} MB; the limit is {} MB, the bound of a run's input (no judge request was made)",
+                    prompt.len() as f64 / 1_048_576.0,
+                    crate::run::MAX_RUN_BYTES / 1_048_576
+                ),
+            );
+            e.name = "RangeError".into();
+            return Err(self.fail(step, e));
+        }
         let sj = self.scorer.judges.get(judge);
         let (Some(j), Some(system)) = (
             sj.and_then(|j| j.judge.as_ref()),

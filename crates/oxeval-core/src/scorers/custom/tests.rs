@@ -219,3 +219,27 @@ async fn definitions_are_checked() {
     );
     assert_eq!(schema_name(&"x".repeat(100), "analyze").len(), 64);
 }
+
+#[tokio::test]
+async fn a_prompt_past_the_run_bound_is_refused_naming_the_step() {
+    let big = "a".repeat(crate::run::MAX_RUN_BYTES + 1);
+    let (r, _) = run(
+        &[("analyze", "prompt"), ("generateScore", "function")],
+        vec![("analyze", "prompt", ok(json!(big)))],
+    )
+    .await;
+    let Err(RunError::Failed(f)) = r else {
+        panic!("scored")
+    };
+    assert_eq!(
+        (f.failed_step.as_str(), f.code),
+        ("analyze", ErrorCode::CustomStep)
+    );
+    assert_eq!(&*f.cause.name, "RangeError");
+    assert!(
+        f.message
+            .contains("analyze's createPrompt gave a prompt of 4.0 MB; the limit is 4 MB"),
+        "{}",
+        f.message
+    );
+}
