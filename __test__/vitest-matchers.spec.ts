@@ -52,6 +52,12 @@ describe('matchers (in process)', () => {
     expect(evalMatchers.toHaveScoreAbove(42, 0.7).message()).toContain('expects a runEvals result or a scorer result')
   })
 
+  it('as asymmetric matchers (expect.toHaveScoreAbove inside toEqual), typed by vitest/matchers.d.mts', () => {
+    const result = { score: 0.4, reason: 'r' }
+    expect({ a: result, b: result }).toEqual({ a: expect.toHaveScoreAbove(0.3), b: expect.toHaveScoreBelow(0.5) })
+    expect({ a: result }).not.toEqual({ a: expect.toHaveScoreAbove(0.5) })
+  })
+
   it('a scorer with no scored item cannot pass a score matcher', async () => {
     const broken = { id: 'broken', async run() { throw new Error('down') } }
     const r = await runEvals({ data: [{ input: 'a', output: 'x' }], scorers: [broken] })
