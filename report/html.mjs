@@ -345,7 +345,7 @@ function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cl
 function clip(s,n){s=text(s).replace(/\\s+/g,' ');return s.length>n?s.slice(0,n-1)+'…':s}
 function view(){var out=[],q=state.q.toLowerCase();for(var i=0;i<items.length;i++){if(state.errorsOnly&&!hasErr(items[i]))continue;if(q&&haystack(i).indexOf(q)<0)continue;out.push(i)}
 if(state.key!==null){var k=state.key,d=state.dir;out.sort(function(a,b){if(k==='#')return d*(items[a].index-items[b].index);var x=score(items[a],k),y=score(items[b],k);if(x===null&&y===null)return items[a].index-items[b].index;if(x===null)return 1;if(y===null)return -1;return d*(x-y)||items[a].index-items[b].index})}return out}
-var narrow=!!(window.matchMedia&&matchMedia('(max-width:640px)').matches),MAXCOLS=narrow?0:6,shown={};scorers.forEach(function(s,i){shown[s.id]=i<MAXCOLS})
+var narrow=typeof matchMedia==='function'&&matchMedia('(max-width:640px)').matches,MAXCOLS=narrow?0:6,shown={};scorers.forEach(function(s,i){shown[s.id]=i<MAXCOLS})
 var cols
 function columns(){cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.filter(function(s){return shown[s.id]}).map(function(s){return{key:s.id,label:s.gate?s.id+' (gate)':s.id,scorer:s}}));if(scorers.some(function(s){return!shown[s.id]}))cols.push({key:null,label:'other scores'})}
 columns()
@@ -369,7 +369,7 @@ document.getElementById('q').addEventListener('input',function(e){state.q=e.targ
 document.getElementById('errorsOnly').addEventListener('change',function(e){state.errorsOnly=e.target.checked;state.page=0;render()})
 document.getElementById('prev').addEventListener('click',function(){state.page--;render()})
 document.getElementById('next').addEventListener('click',function(){state.page++;render()})
-function fit(){var t=document.getElementById('items'),w=t.parentNode.clientWidth,ids=scorers.filter(function(s){return shown[s.id]});while(t.scrollWidth>w&&ids.length){shown[ids.pop().id]=false;columns();render()}}
+function fit(){var t=document.getElementById('items'),box=t.parentNode,ids=scorers.filter(function(s){return shown[s.id]});if(!box)return;while(t.scrollWidth>box.clientWidth&&ids.length){shown[ids.pop().id]=false;columns();render()}}
 render();fit();picker()})()
 `
 
