@@ -150,7 +150,10 @@ describe('a real Vitest run of a project using oxeval/vitest', () => {
       expect(out).toContain('• oxeval evals > FAILS a strict threshold (expected to fail) (4 items)')
       expect(out).toContain('✗ oxeval evals > FAILS when an item is not scored (expected to fail) (4 items)')
       expect(out).toContain("✓ oxeval evals > single item 'What is 2+2?' (1 item)")
-      expect(out).toContain('Eval runs: 5 (3 passed, 1 failed, 1 scored)')
+      // runEvals + matcher tests are summarized too (the run's outcome: one item is not scored)
+      expect(out).toContain('✗ oxeval evals > matchers on a result (4 items)')
+      expect(out).toContain('✗ oxeval evals > FAILS a matcher (expected to fail) (4 items)')
+      expect(out).toContain('Eval runs: 7 (3 passed, 3 failed, 1 scored)')
     } finally {
       rmSync(nm, { recursive: true, force: true })
     }

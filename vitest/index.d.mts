@@ -100,7 +100,7 @@ export declare const evalMatchers: {
 /** Registers the matchers on Vitest's `expect` (or use `setupFiles: ['oxeval/vitest/setup']`). */
 export declare function registerEvalMatchers(): void
 
-/** Prints per-scorer means, intervals, coverage and the worst items after the test run. */
+/** Prints per-scorer means, intervals, coverage and the worst items after the test run, for each test that ran `expectEvals`/`expectEval` or gave a runEvals result to a registered matcher. */
 export declare class OxevalEvalsReporter {
   constructor(options?: { color?: boolean; write?: (text: string) => void })
   onTestRunEnd(testModules: ReadonlyArray<unknown>): void
