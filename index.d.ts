@@ -886,9 +886,12 @@ export interface OxevalConfig {
   /** Dollars per 1M tokens, for the cost columns. */
   prices?: { in?: number; out?: number }
 }
-/** Types an `oxeval.config.ts` (returns the config as it is). */
-export declare function defineConfig<T extends OxevalConfig>(config: T): T
-export declare function defineConfig<T extends OxevalConfig>(config: () => T | Promise<T>): () => T | Promise<T>
+/** An `OxevalConfig` field `T` does not have: `never`, so an unknown or misspelled field fails to compile. */
+export type OxevalConfigNoExtra<T> = { [K in Exclude<keyof T, keyof OxevalConfig>]: never }
+/** Types an `oxeval.config.ts` (returns the config as it is): a field of the wrong type or an
+ * unknown field fails `tsc`, also in a config returned by a (sync or async) function. */
+export declare function defineConfig<T extends OxevalConfig>(config: T & OxevalConfigNoExtra<T>): T
+export declare function defineConfig<T extends OxevalConfig>(config: () => (T & OxevalConfigNoExtra<T>) | Promise<T & OxevalConfigNoExtra<T>>): () => T | Promise<T>
 
 /** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
 export declare function summarizeItems(options: {

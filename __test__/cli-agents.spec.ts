@@ -121,11 +121,11 @@ describe('oxeval run: agent items', () => {
     expect(r.stdout).toMatch(/check-includes \(agent\) +1\.000/)
     expect(r.stdout).toMatch(/code-trajectory-accuracy-scorer \(trajectory\) +/)
     expect(r.stdout).toContain('per turn (turns items: each assertion judged its turn alone):')
-    // the CLI keys a check by its text, per turn too
-    expect(r.stdout).toMatch(/\n0 +calledTool\(weather\) +gate +1\.000 +1\/1 +PASS/)
-    expect(r.stdout).toMatch(/\n2 +calledTool\(weather\) +gate +0\.000 +1\/1 +FAIL/)
-    expect(r.stdout).toMatch(/\n2 +includes\("°C"\) +>= 0\.5 +0\.000 +1\/1 +FAIL/)
-    expect(r.stdout).toContain('✗ turn 2: gate "calledTool(weather)" passed 0% of items (required: 100%)')
+    // the CLI keys a check by its id as the library does (check-called-tool), per turn too
+    expect(r.stdout).toMatch(/\n0 +check-called-tool +gate +1\.000 +1\/1 +PASS/)
+    expect(r.stdout).toMatch(/\n2 +check-called-tool +gate +0\.000 +1\/1 +FAIL/)
+    expect(r.stdout).toMatch(/\n2 +check-includes +>= 0\.5 +0\.000 +1\/1 +FAIL/)
+    expect(r.stdout).toContain('✗ turn 2: gate "check-called-tool" passed 0% of items (required: 100%)')
     const o = readOut(join(dir, 'out.jsonl'))
     expect(o.header.scorers).toEqual([
       { id: 'check-includes', category: 'agent' },
@@ -135,18 +135,18 @@ describe('oxeval run: agent items', () => {
     const byId = Object.fromEntries(o.items.map((i: Any) => [i.id, i]))
     expect(byId.remember.inputs).toHaveLength(2)
     expect(byId.remember.trajectory.map((s: Any) => s.toolArgs.city)).toEqual(['Lyon'])
-    expect(byId.turns.turns.map((x: Any) => Object.keys(x.results))).toEqual([['calledTool(weather)'], [], ['calledTool(weather)', 'includes("°C")']])
+    expect(byId.turns.turns.map((x: Any) => Object.keys(x.results))).toEqual([['check-called-tool'], [], ['check-called-tool', 'check-includes']])
     // merge recounts the same per-turn results from the records
     const m = await runCli(['merge', 'out.jsonl', '--out', 'merged.jsonl'], { cwd: dir })
     expect(m.code, m.stderr + m.stdout).toBe(1)
     const merged = readOut(join(dir, 'merged.jsonl')).summary
     for (const k of ['scores', 'turnResults', 'outcome', 'verdict']) expect(merged[k]).toEqual(o.summary[k])
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8')
-    expect(junit).toContain('<testcase name="turn 0 gate calledTool(weather)" classname="oxeval.run"><system-out>turn 0 gate average 1</system-out></testcase>')
-    expect(junit).toMatch(/<testcase name="turn 2 gate calledTool\(weather\)" classname="oxeval.run"><failure type="gate" message="turn 2: gate &quot;calledTool\(weather\)&quot; passed 0% of items/)
+    expect(junit).toContain('<testcase name="turn 0 gate check-called-tool" classname="oxeval.run"><system-out>turn 0 gate average 1</system-out></testcase>')
+    expect(junit).toMatch(/<testcase name="turn 2 gate check-called-tool" classname="oxeval.run"><failure type="gate" message="turn 2: gate &quot;check-called-tool&quot; passed 0% of items/)
     const html = readFileSync(join(dir, 'report.html'), 'utf8')
     expect(html).toContain('<section class="card" id="turns"><h2>Per-turn results</h2>')
-    expect(html).toContain('<tr data-turn="2" data-scorer="calledTool(weather)"><td class="num">2</td><td>calledTool(weather)</td><td>gate (every item scores 1)</td><td class="num">0.000</td><td class="num">1/1</td><td class="fail">FAIL</td></tr>')
+    expect(html).toContain('<tr data-turn="2" data-scorer="check-called-tool"><td class="num">2</td><td>check-called-tool</td><td>gate (every item scores 1)</td><td class="num">0.000</td><td class="num">1/1</td><td class="fail">FAIL</td></tr>')
     expect(html).toContain('<tr data-turn="1"><td class="num">1</td><td colspan="5" class="kv">no assertion (the turn advances the conversation)</td></tr>')
     expect(html).toContain('code-trajectory-accuracy-scorer <span class="kv category">trajectory</span>')
     // an item's detail on the page: each turn with its input, output and assertions; the trajectory
@@ -158,8 +158,8 @@ describe('oxeval run: agent items', () => {
     const turns = detail.children[0].children.filter((c: Any) => c.className === 'turn')
     expect(turns.map((b: Any) => String(b.dataset.turn))).toEqual(['0', '1', '2'])
     expect(turns[2].textContent).toContain('turn 2input: And the weather tomorrow?output: ')
-    expect(turns[2].textContent).toContain('calledTool(weather) (gate): 0')
-    expect(turns[2].textContent).toContain('includes("°C") (threshold 0.5): 0')
+    expect(turns[2].textContent).toContain('check-called-tool (gate): 0')
+    expect(turns[2].textContent).toContain('check-includes (threshold 0.5): 0')
     expect(detail.textContent).toMatch(/trajectory \(1 step\)tool_call weather \{"city":"Paris"\}/)
     // oxeval view lists the run with its categorized means by id
     const view = spawn(process.execPath, [CLI, 'view', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -211,7 +211,7 @@ describe('oxeval run: agent items', () => {
     expect(r.stderr).toMatch(/items\.jsonl:1: skipped row 0: turns\[0\]\.gates\[0\]: unknown scorer "nope-scorer"/)
     const o = readOut(join(dir, 'o.jsonl'))
     // the good row ran with no target: its recorded turn output was judged
-    expect(o.summary.turnResults[0].gateResults).toEqual([{ id: 'includes("Noted")', passed: true, score: 1 }])
-    expect(o.items.find((i: Any) => i.index === 1).turns[0].results['includes("Noted")'].score).toBe(1)
+    expect(o.summary.turnResults[0].gateResults).toEqual([{ id: 'check-includes', passed: true, score: 1 }])
+    expect(o.items.find((i: Any) => i.index === 1).turns[0].results['check-includes'].score).toBe(1)
   })
 })

@@ -78,6 +78,13 @@ describe('oxeval compare', () => {
     expect(rel[7]).toMatch(/regressed/)
     const strong = tree.children.find((n: Any) => n.type === 'paragraph' && n.children.some((c: Any) => c.type === 'strong'))
     expect(strong).toBeTruthy()
+    // the items only one run has are listed, not only counted
+    expect(r.stdout).toContain('<details><summary>New items: 1 (in head only: not compared)</summary>\n\n- new-1\n')
+    expect(r.stdout).not.toContain('Missing items')
+    const swapped = await runCli(['compare', head, base, '--format', 'markdown'])
+    expect(swapped.stdout).toContain('<details><summary>Missing items: 1 (in base only: not compared)</summary>\n\n- new-1\n')
+    const text = await runCli(['compare', base, head])
+    expect(text.stdout).toMatch(/new items: 1, missing items: 0\n {2}new {2}new-1\n/)
   })
 
   it('oxeval run --base prints the comparison after the run (its exit status stays the run\'s)', async () => {

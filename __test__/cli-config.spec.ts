@@ -84,6 +84,17 @@ export default ox.defineConfig({
       expect(bad.stderr).toMatch(message)
       expect(bad.stderr).not.toMatch(/\n\s+at /)
     }
+    // an unknown scorer name: ONE line naming the file, the field and the name (not the whole list)
+    for (const [name, body, line] of [
+      ['unknown.mjs', `export default { data: [{ input: 'q', output: 'a' }], scorers: ['answer-relevancy', 'answer-relevance'] }`, 'scorers[1]: unknown scorer "answer-relevance"'],
+      ['unknown-threshold.mjs', `export default { data: [{ input: 'q', output: 'a' }], scorers: [{ scorer: 'faithfulnes', threshold: 0.5 }] }`, 'scorers[0].scorer: unknown scorer "faithfulnes"'],
+      ['unknown-gate.mjs', `export default { data: [{ input: 'q', output: 'a' }], gates: ['no-such-gate'] }`, 'gates[0]: unknown scorer "no-such-gate"'],
+    ] as const) {
+      const p = t.write(name, `${body}\n`)
+      const bad = await runCli(['run', '--config', p, '--no-progress'])
+      expect(bad.code, name).toBe(2)
+      expect(bad.stderr).toBe(`oxeval: ${p}: ${line} (\`oxeval help run\` lists the built-in names)\n`)
+    }
     const missing = await runCli(['run', '--config', t.p('nope.mjs')])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/--config .*nope\.mjs: no such file/)

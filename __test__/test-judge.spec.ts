@@ -151,3 +151,24 @@ describe('schemaInstance (defaults for steps the heuristic judge does not know)'
     expect(schemaInstance({ type: 'object', properties: { claims: { type: 'array', items: { type: 'string' } } } }, { output: 'One. Two!' })).toEqual({ claims: ['One.', 'Two!'] })
   })
 })
+
+// the rubric's and the multi-turn judge's default reply: how a criterion is judged
+describe('the default reply for a criterion (rubric, multi-turn judge)', async () => {
+  const { judgeCriterion } = await import('../testing/replies/agent.mjs')
+  it('answering: off-task, declining and empty texts fail; an on-task answer passes', () => {
+    expect(judgeCriterion('Answers the question', 'The capital of France is Paris.', 'What is the capital of France?').satisfied).toBe(true)
+    expect(judgeCriterion('Answers the question', 'My cat enjoys sleeping in the sun.', 'What is the capital of France?').satisfied).toBe(false)
+    expect(judgeCriterion('The assistant answers the question it was asked.', "I cannot help with that. Have you tried searching online?").satisfied).toBe(false)
+    expect(judgeCriterion('The assistant answers the question it was asked.', 'Paris.').satisfied).toBe(true)
+    expect(judgeCriterion('Responds to the request', '   ').satisfied).toBe(false)
+  })
+  it('length: at most the largest number of sentences named', () => {
+    expect(judgeCriterion('Is one or two sentences', 'One. Two.').satisfied).toBe(true)
+    expect(judgeCriterion('Is one or two sentences', 'One. Two. Three.').satisfied).toBe(false)
+    expect(judgeCriterion('At most 3 sentences', 'One. Two. Three.').satisfied).toBe(true)
+  })
+  it('any other criterion: most of its content words appear', () => {
+    expect(judgeCriterion('Mentions the Eiffel Tower', 'Paris has the Eiffel Tower.').satisfied).toBe(true)
+    expect(judgeCriterion('Mentions the Eiffel Tower', 'Paris is in France.').satisfied).toBe(false)
+  })
+})

@@ -52,6 +52,12 @@ describe('matchers (in process)', () => {
     expect(evalMatchers.toHaveScoreAbove(42, 0.7).message()).toContain('expects a runEvals result or a scorer result')
   })
 
+  it('as asymmetric matchers (expect.toHaveScoreAbove inside toEqual), typed by vitest/matchers.d.mts', () => {
+    const result = { score: 0.4, reason: 'r' }
+    expect({ a: result, b: result }).toEqual({ a: expect.toHaveScoreAbove(0.3), b: expect.toHaveScoreBelow(0.5) })
+    expect({ a: result }).not.toEqual({ a: expect.toHaveScoreAbove(0.5) })
+  })
+
   it('a scorer with no scored item cannot pass a score matcher', async () => {
     const broken = { id: 'broken', async run() { throw new Error('down') } }
     const r = await runEvals({ data: [{ input: 'a', output: 'x' }], scorers: [broken] })
@@ -144,7 +150,10 @@ describe('a real Vitest run of a project using oxeval/vitest', () => {
       expect(out).toContain('• oxeval evals > FAILS a strict threshold (expected to fail) (4 items)')
       expect(out).toContain('✗ oxeval evals > FAILS when an item is not scored (expected to fail) (4 items)')
       expect(out).toContain("✓ oxeval evals > single item 'What is 2+2?' (1 item)")
-      expect(out).toContain('Eval runs: 5 (3 passed, 1 failed, 1 scored)')
+      // runEvals + matcher tests are summarized too (the run's outcome: one item is not scored)
+      expect(out).toContain('✗ oxeval evals > matchers on a result (4 items)')
+      expect(out).toContain('✗ oxeval evals > FAILS a matcher (expected to fail) (4 items)')
+      expect(out).toContain('Eval runs: 7 (3 passed, 3 failed, 1 scored)')
     } finally {
       rmSync(nm, { recursive: true, force: true })
     }

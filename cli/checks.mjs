@@ -160,12 +160,21 @@ export function parseCheckExpression(text, flag = '--gate') {
   return { spec, args, text: s.trim() }
 }
 
-/** Builds the check of a parsed expression; its id is the expression (two checks of one kind can coexist). */
+/**
+ * The key a check's results are under, as in the library: its `id` option, else its kind's id
+ * (`calledTool(get_weather)` → `check-called-tool`, as `checks.calledTool('get_weather')`).
+ */
+export function checkId(parsed) {
+  const options = parsed.args[parsed.spec.args.length]
+  return options && typeof options.id === 'string' ? options.id : parsed.spec.id
+}
+
+/** Builds the check of a parsed expression (its id: `checkId`). */
 export function createCheck(oxeval, parsed, flag = '--gate') {
   const { spec, args, text } = parsed
   const n = spec.args.length
   const positional = args.slice(0, n)
-  const options = { ...(args[n] ?? {}), id: text.slice(0, 200) }
+  const options = { ...(args[n] ?? {}) }
   try {
     return oxeval[spec.factory](...positional, ...Array(n - positional.length).fill(undefined), options)
   } catch (e) {

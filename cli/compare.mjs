@@ -136,6 +136,8 @@ const signed = (x) => (typeof x === 'number' ? `${x > 0 ? '+' : ''}${x.toFixed(3
 const pText = (p) => (typeof p !== 'number' ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3))
 const verdict = (s) => (s.regressed ? 'REGRESSED' : s.improved ? 'improved' : 'no significant change')
 
+const LISTED = 50
+
 function markdown(c) {
   const esc = (t) => String(t).replace(/[|\\`*_<>[\]]/g, (ch) => `\\${ch}`).replace(/\n/g, ' ')
   const out = ['### oxeval compare', '']
@@ -150,7 +152,17 @@ function markdown(c) {
     for (const w of c.worstItems) out.push(`- \`${esc(w.scorer)}\` ${esc(w.item).slice(0, 120)}: ${fmt(w.base)} → ${fmt(w.head)}${w.reason ? ` — ${esc(w.reason).slice(0, 200)}` : ''}`)
     out.push('', '</details>')
   }
-  if (c.newItems.length || c.missingItems.length) out.push('', `New items: ${c.newItems.length}; missing items: ${c.missingItems.length}.`)
+  // the items only one run has, listed (the first LISTED of each; a comment stays readable)
+  for (const [what, list, why] of [
+    ['New items', c.newItems, 'in head only: not compared'],
+    ['Missing items', c.missingItems, 'in base only: not compared'],
+  ]) {
+    if (!list.length) continue
+    out.push('', `<details><summary>${what}: ${list.length} (${why})</summary>`, '')
+    for (const item of list.slice(0, LISTED)) out.push(`- ${esc(item).slice(0, 120)}`)
+    if (list.length > LISTED) out.push(`- … and ${list.length - LISTED} more`)
+    out.push('', '</details>')
+  }
   out.push('', `<sub>${esc(c.method)}; α = ${c.alpha}${c.minEffect ? `, minimum effect ${c.minEffect}` : ''}; items paired by ${c.pairedBy}.</sub>`, '')
   return out.join('\n')
 }
@@ -166,7 +178,12 @@ function text(c) {
     out.push('', 'worst items:')
     for (const x of c.worstItems) out.push(`  ${x.scorer}  ${String(x.item).slice(0, 60)}  ${fmt(x.base)} → ${fmt(x.head)}${x.reason ? `  ${String(x.reason).slice(0, 120)}` : ''}`)
   }
-  out.push('', `new items: ${c.newItems.length}, missing items: ${c.missingItems.length}`, `method: ${c.method}`)
+  out.push('', `new items: ${c.newItems.length}, missing items: ${c.missingItems.length}`)
+  for (const [what, list] of [['new', c.newItems], ['missing', c.missingItems]]) {
+    for (const item of list.slice(0, 10)) out.push(`  ${what}  ${String(item).slice(0, 80)}`)
+    if (list.length > 10) out.push(`  ${what}  … and ${list.length - 10} more`)
+  }
+  out.push(`method: ${c.method}`)
   return `${safeText(out.join('\n'), { newlines: true })}\n`
 }
 

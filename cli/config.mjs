@@ -8,6 +8,8 @@ import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { UsageError } from './errors.mjs'
 import { categorizedEntries } from './agents.mjs'
+import { isCheckExpression } from './checks.mjs'
+import { findScorer } from './scorers.mjs'
 
 export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
 
@@ -82,6 +84,12 @@ export async function loadConfig(path) {
   return config
 }
 
+/** A built-in scorer's name or a check written as a call, as given; else ONE line naming the file, the field and the name. */
+function knownName(name, path, where) {
+  if (isCheckExpression(name) || findScorer(name)) return name
+  throw new UsageError(`${path}: ${where}: unknown scorer "${name}" (\`oxeval help run\` lists the built-in names)`)
+}
+
 function field(path, name, ok, what, value) {
   if (value !== undefined && !ok(value)) throw new UsageError(`${path}: ${name} must be ${what}`)
 }
@@ -107,12 +115,12 @@ export function configValues(config, path) {
     if (!Array.isArray(list)) throw new UsageError(`${path}: ${name} must be an array`)
     list.forEach((e, i) => {
       const where = `${name}[${i}]`
-      if (typeof e === 'string') (values[flag] ??= []).push(e)
+      if (typeof e === 'string') (values[flag] ??= []).push(knownName(e, path, where))
       else if (isScorer(e)) into.push({ scorer: e })
       else if (e && typeof e === 'object' && 'scorer' in e) {
         if (name === 'gates') throw new UsageError(`${path}: ${where}: a gate takes no threshold`)
         if (typeof e.scorer === 'string') {
-          ;(values.scorer ??= []).push(e.scorer)
+          ;(values.scorer ??= []).push(knownName(e.scorer, path, `${where}.scorer`))
           if (e.threshold !== undefined) (values.threshold ??= []).push(`${e.scorer}=${thresholdFlag(e.threshold, path, where)}`)
         } else if (isScorer(e.scorer)) into.push(e.threshold !== undefined ? { scorer: e.scorer, threshold: e.threshold } : { scorer: e.scorer })
         else throw new UsageError(`${path}: ${where}.scorer must be a scorer object or a built-in scorer name`)

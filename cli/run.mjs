@@ -13,7 +13,7 @@ import { MAX_DEPTH, newFingerprint, parseShard, scanDataset, shardItems } from '
 import { parseOption, parseThreshold, resolveScorer, setPath } from './scorers.mjs'
 import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publicModel, writeErrorText, writeReports } from './results.mjs'
 import { sayer } from './terminal.mjs'
-import { createCheck, isCheckExpression, parseCheckExpression } from './checks.mjs'
+import { checkId, createCheck, isCheckExpression, parseCheckExpression } from './checks.mjs'
 import { Progress } from './progress.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
@@ -108,7 +108,9 @@ Scorers and judge
                              is written as a call: --gate 'calledTool(get_weather)',
                              'includes("Paris")', 'matches(/\d+°F/)', 'toolOrder([search, send])',
                              'maxToolCalls(3)', 'noToolErrors()' (also as --scorer, e.g.
-                             'similarity("Sunny, 72°F")'); checks and code scorers need no --model
+                             'similarity("Sunny, 72°F")'); checks and code scorers need no --model.
+                             A check's results are keyed by the library's id (check-called-tool);
+                             two of one kind need their own: 'calledTool(b, {id: "called-b"})'
       --max-errors N         items that may go unscored (a judge error, no output, a bad row)
                              before the run fails (default 0); a replay-cache miss always fails
       --min-coverage F       fail when a scorer scored under this share (0-1) of the items
@@ -197,12 +199,20 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
   const modules = (values.scorers || []).map((p) => resolve(p))
   if (names.length === 0 && gateNames.length === 0 && modules.length === 0 && preloaded === 0) throw new UsageError('at least one --scorer NAME is required (or --scorers MODULE)')
   const scorers = []
-  // a check written as a call (`calledTool(get_weather)`) is keyed by its text
-  const sameAs = (a, b) => (a.check || b.check ? a.check?.text === b.check?.text : a.spec === b.spec)
+  // results are keyed by id: a check written as a call (`calledTool(get_weather)`) has the
+  // library's id (`check-called-tool`) unless its options give one (`calledTool(x, {id: "x"})`)
+  const keyOf = (e) => (e.check ? checkId(e.check) : e.spec.id)
+  const sameAs = (a, b) => keyOf(a) === keyOf(b)
+  const twice = (flag, n, entry) =>
+    new UsageError(
+      entry.check
+        ? `${flag} ${n}: another --scorer or --gate has the id "${keyOf(entry)}" (results are keyed by id): give this check its own, e.g. ${entry.check.text.replace(/\)\s*$/, `${entry.check.args.length ? ', ' : ''}{id: "my-${entry.check.spec.factory}"})`)}`
+        : `${flag} ${n}: given twice`,
+    )
   for (const n of names) {
     const check = isCheckExpression(n) ? parseCheckExpression(n, '--scorer') : undefined
     const entry = { spec: check ? check.spec : resolveScorer(n), check, threshold: undefined, options: {} }
-    if (scorers.some((s) => sameAs(s, entry))) throw new UsageError(`--scorer ${n}: given twice`)
+    if (scorers.some((s) => sameAs(s, entry))) throw twice('--scorer', n, entry)
     scorers.push(entry)
   }
   const gates = []
@@ -210,6 +220,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     const check = isCheckExpression(n) ? parseCheckExpression(n, '--gate') : undefined
     const entry = { spec: check ? check.spec : resolveScorer(n, '--gate'), check, options: {} }
     if (scorers.some((s) => sameAs(s, entry)) || gates.some((g) => sameAs(g, entry))) {
+      if (entry.check) throw twice('--gate', n, entry)
       throw new UsageError(`--gate ${n}: this scorer is already a --scorer or a --gate (results are keyed by scorer id)`)
     }
     gates.push(entry)
@@ -217,7 +228,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
   for (const t of values.threshold || []) {
     const byText = scorers.find((x) => x.check && t.startsWith(`${x.check.text}=`))
     const { spec, threshold } = byText ? { spec: byText.spec, threshold: parseThreshold(`${byText.spec.id}${t.slice(byText.check.text.length)}`).threshold } : parseThreshold(t)
-    const s = byText ?? scorers.find((x) => x.spec === spec && !x.check)
+    const s = byText ?? scorers.find((x) => x.spec === spec && !x.check) ?? scorers.find((x) => x.check && keyOf(x) === spec.id)
     if (!s) throw new UsageError(`--threshold ${t}: ${spec.id} is not one of the --scorer scorers`)
     s.threshold = threshold
   }

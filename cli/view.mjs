@@ -1,7 +1,8 @@
 // `oxeval view [DIR] [--port N]`: a local web viewer over a folder of `--out` files, bound to
 // 127.0.0.1 only, with no network at view time. `#/` lists the runs (date, dataset, scorers,
 // means, outcome), `#/run/<file>` shows one run's report (the same HTML report as --html,
-// rendered from the file), `#/compare/<a>/<b>` the comparison of two (oxeval compare's). The
+// rendered from the file, as a page of its own at `run/<file>`: no frame, so no scroll inside a
+// scroll), `#/compare/<a>/<b>` the comparison of two (oxeval compare's). The
 // files are listed once at start and re-read on each request (a run written meanwhile shows).
 import { createReadStream, readdirSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -122,11 +123,14 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2433;background:#f6f7f9}
 header{background:#1d2433;color:#fff;padding:10px 18px;display:flex;gap:16px;align-items:center}
-header a{color:#cfe0ff;text-decoration:none}main{padding:16px 18px}
-table{border-collapse:collapse;background:#fff;width:100%}th,td{padding:6px 9px;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}
+header a{color:#cfe0ff;text-decoration:none}#where{overflow-wrap:anywhere;min-width:0}main{padding:16px 18px}
+table{border-collapse:collapse;background:#fff;width:100%}th,td{padding:6px 9px;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#eef1f5;font-weight:600}.num{text-align:right;font-variant-numeric:tabular-nums}
 .passed{color:#0a7a33}.failed{color:#b3261e}.scored{color:#a05a00}.bad{color:#b3261e;font-weight:600}.good{color:#0a7a33}
-iframe{border:0;width:100%;height:calc(100vh - 60px);background:#fff}button{font:inherit;padding:4px 10px}
+button{font:inherit;padding:4px 10px}li,p{overflow-wrap:anywhere}
+@media (max-width:640px){main{padding:10px}header{padding:10px}
+table,tbody,tr,td{display:block}tr.head{display:none}tr{border-bottom:1px solid #c9ced6;padding:6px 0}td{border:0;padding:2px 6px}
+td[data-label]:not([data-label=""])::before{content:attr(data-label) ": ";color:#5b6474}.num{text-align:left}}
 </style></head><body><header><strong>oxeval</strong><a href="#/">runs</a><span id="where"></span></header><main id="main"></main>
 <script>
 var main=document.getElementById('main'),where=document.getElementById('where')
@@ -136,24 +140,26 @@ function get(u){return fetch(u).then(function(r){if(!r.ok)return r.text().then(f
 function list(){where.textContent='';main.textContent='';get('api/runs').then(function(runs){
   if(!runs.length){main.appendChild(el('p',null,'No --out files here.'));return}
   var bar=el('div');bar.style.margin='0 0 10px';var btn=el('button',null,'Compare the two selected');btn.id='compare';btn.disabled=true;bar.appendChild(btn);main.appendChild(bar)
-  var t=el('table');t.id='runs';var h=el('tr');['','date','file','dataset','model','items','scorers (mean)','outcome'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
+  var t=el('table');t.id='runs';var h=el('tr','head');['','date','file','dataset','model','items','scorers (mean)','outcome'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
   var picked=[]
   runs.forEach(function(r){var tr=el('tr');tr.dataset.file=r.file
     if(r.unreadable){tr.appendChild(el('td'));tr.appendChild(el('td',null,String(r.startedAt||'').replace('T',' ').slice(0,19)));tr.appendChild(el('td',null,r.file));var u=el('td','bad','unreadable: '+r.unreadable);u.colSpan=5;tr.appendChild(u);t.appendChild(tr);return}
     var cb=el('input');cb.type='checkbox';cb.addEventListener('change',function(){if(cb.checked)picked.push(r.file);else picked=picked.filter(function(f){return f!==r.file});btn.disabled=picked.length!==2});var td0=el('td');td0.appendChild(cb);tr.appendChild(td0)
     tr.appendChild(el('td',null,String(r.startedAt).replace('T',' ').slice(0,19)))
-    var a=el('a',null,r.file);a.href='#/run/'+encodeURIComponent(r.file);var td=el('td');td.appendChild(a);tr.appendChild(td)
+    var a=el('a',null,r.file);a.href='run/'+encodeURIComponent(r.file);var td=el('td');td.appendChild(a);tr.appendChild(td)
     tr.appendChild(el('td',null,r.data||''));tr.appendChild(el('td',null,r.model||''));tr.appendChild(el('td','num',String(r.items)))
     tr.appendChild(el('td',null,r.scorers.map(function(s){return s+' '+fmt(r.means[s])}).join(', ')))
-    tr.appendChild(el('td',r.outcome,r.outcome));t.appendChild(tr)})
+    tr.appendChild(el('td',r.outcome,r.outcome));labels(t,tr);t.appendChild(tr)})
   main.appendChild(t)
   btn.addEventListener('click',function(){location.hash='#/compare/'+encodeURIComponent(picked[0])+'/'+encodeURIComponent(picked[1])})
 }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
-function run(file){where.textContent=file;main.textContent='';var f=el('iframe');f.id='report';f.src='run/'+encodeURIComponent(file);main.appendChild(f)}
+function labels(t,tr){var hs=t.querySelectorAll('tr.head th');Array.prototype.forEach.call(tr.children,function(td,i){if(hs[i])td.dataset.label=hs[i].textContent})}
+function run(file){location.replace('run/'+encodeURIComponent(file))}
 function compare(a,b){where.textContent=a+' → '+b;main.textContent='';get('api/compare?base='+encodeURIComponent(a)+'&head='+encodeURIComponent(b)).then(function(c){
-  var t=el('table');t.id='comparison';var h=el('tr');['scorer','base','head','Δ','95% CI','p','n',''].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
-  c.scorers.forEach(function(s){var tr=el('tr');tr.dataset.scorer=s.id;[s.id,fmt(s.baseMean),fmt(s.headMean),(s.delta>0?'+':'')+fmt(s.delta),s.ci95?'['+fmt(s.ci95[0])+', '+fmt(s.ci95[1])+']':'–',typeof s.pValue==='number'?s.pValue.toPrecision(3):'–',String(s.n)].forEach(function(x,i){tr.appendChild(el('td',i?'num':null,x))});tr.appendChild(el('td',s.regressed?'bad':s.improved?'good':null,s.regressed?'regressed':s.improved?'improved':''));t.appendChild(tr)})
+  var t=el('table');t.id='comparison';var h=el('tr','head');['scorer','base','head','Δ','95% CI','p','n',''].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
+  c.scorers.forEach(function(s){var tr=el('tr');tr.dataset.scorer=s.id;[s.id,fmt(s.baseMean),fmt(s.headMean),(s.delta>0?'+':'')+fmt(s.delta),s.ci95?'['+fmt(s.ci95[0])+', '+fmt(s.ci95[1])+']':'–',typeof s.pValue==='number'?s.pValue.toPrecision(3):'–',String(s.n)].forEach(function(x,i){tr.appendChild(el('td',i?'num':null,x))});tr.appendChild(el('td',s.regressed?'bad':s.improved?'good':null,s.regressed?'regressed':s.improved?'improved':''));labels(t,tr);t.appendChild(tr)})
   main.appendChild(t);main.appendChild(el('p',null,'paired by '+c.pairedBy+' · '+c.sharedItems+' shared items · new '+c.newItems.length+' · missing '+c.missingItems.length))
+  ;[['new','new items (in head only)',c.newItems],['missing','missing items (in base only)',c.missingItems]].forEach(function(x){if(!x[2].length)return;var d=el('details');d.id=x[0];d.appendChild(el('summary',null,x[1]+': '+x[2].length));var ul=el('ul');x[2].slice(0,200).forEach(function(i){ul.appendChild(el('li',null,String(i)))});if(x[2].length>200)ul.appendChild(el('li',null,'… and '+(x[2].length-200)+' more'));d.appendChild(ul);main.appendChild(d)})
   if(c.worstItems.length){var ul=el('ul');c.worstItems.forEach(function(w){ul.appendChild(el('li',null,w.scorer+' · '+w.item+': '+fmt(w.base)+' → '+fmt(w.head)+(w.reason?' — '+w.reason:'')))});main.appendChild(el('h3',null,'Items that got worse'));main.appendChild(ul)}
   main.appendChild(el('p',null,c.method))
 }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
@@ -221,7 +227,7 @@ export async function view(argv, io = { stdout: process.stdout }) {
           if (!r) return send(res, 404, 'text/plain', 'not an oxeval --out file')
           const items = r.items.map((it) => slimItem(restoreItem(it)))
           const summary = r.summary ?? { scores: {}, summary: { totalItems: items.length }, outcome: { status: 'failed', passed: false, meaning: 'unfinished: the run did not write its summary', reasons: [] } }
-          html = renderHtmlReport({ header: r.header, summary, items, title: `oxeval · ${relative(dir, p)}` })
+          html = renderHtmlReport({ header: r.header, summary, items, title: `oxeval · ${relative(dir, p)}`, back: { href: '/', label: 'runs' } })
         } catch (e) {
           return send(res, 422, 'text/plain', `unreadable run file ${relative(dir, p)}: ${e && e.message ? e.message : e}`)
         }

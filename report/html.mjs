@@ -299,28 +299,33 @@ export function histogramSvg(scores, { threshold, label } = {}) {
 const CSS = `
 :root{--fg:#1d2430;--muted:#5b6474;--line:#dde2ea;--pass:#1f7a3a;--fail:#b42318;--bg:#f6f8fb}
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);margin:0;background:var(--bg)}
-header{padding:16px 24px;background:#fff;border-bottom:1px solid var(--line)}h1{font-size:20px;margin:0 0 4px}
-.meta{color:var(--muted)}.meta span{margin-right:14px}main{padding:16px 24px}
-.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(290px,1fr));gap:14px;margin-bottom:18px}
+header{padding:16px 24px;background:#fff;border-bottom:1px solid var(--line)}h1{font-size:20px;margin:0 0 4px;overflow-wrap:anywhere}#back{font-size:14px;font-weight:400;margin-right:10px}
+.meta{color:var(--muted);overflow-wrap:anywhere}.meta span{margin-right:14px}main{padding:16px 24px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(290px,100%),1fr));gap:14px;margin-bottom:18px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px 14px;min-width:0}
 .chip{display:inline-block;margin:1px 3px 1px 0;padding:0 5px;border-radius:9px;background:#eef1f5;font-size:12px;white-space:nowrap}.chip.below{background:#fde2e0}.chip.err{background:#f8d7d3}
-#columns{position:relative}#columns .pick{position:absolute;z-index:3;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px 10px;max-height:320px;overflow:auto;min-width:260px}#columns label{display:block;white-space:nowrap}
+#columns{position:relative}#columns .pick{position:absolute;z-index:3;background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px 10px;max-height:320px;overflow:auto;min-width:260px;max-width:calc(100vw - 24px)}#columns label{display:block;white-space:nowrap}
 .card h2{font-size:15px;margin:0 0 6px;word-break:break-all}.big{font-size:26px;font-weight:600}
 .pass{color:var(--pass);font-weight:600}.fail{color:var(--fail);font-weight:600}.kv{color:var(--muted);font-size:13px}
 .banner{padding:8px 12px;border-radius:6px;margin-bottom:12px;background:#fff4e5;border:1px solid #f5c07a}
 .toolbar{display:flex;gap:12px;align-items:center;margin:8px 0;flex-wrap:wrap}
-.toolbar input[type=search]{width:320px;padding:6px 8px;border:1px solid var(--line);border-radius:6px}
+.toolbar input[type=search]{width:320px;max-width:100%;padding:6px 8px;border:1px solid var(--line);border-radius:6px}
 table{border-collapse:collapse;width:100%;background:#fff;border:1px solid var(--line)}
 th,td{padding:6px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:#eef2f7;position:sticky;top:0;cursor:pointer;user-select:none;white-space:nowrap}
-th[data-key]:not([data-key="#"]){white-space:normal;max-width:130px;font-size:12px}td.chips{min-width:220px;max-width:340px;white-space:normal}
+th[data-key]:not([data-key="#"]){white-space:normal;max-width:130px;font-size:12px}td.chips{min-width:160px;max-width:340px;white-space:normal}.tablewrap{overflow-x:auto}.card table{display:block;overflow-x:auto}
 th.sorted-asc::after{content:" ▲"}th.sorted-desc::after{content:" ▼"}
 tr.item{cursor:pointer}tr.item:hover{background:#f3f6fb}td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 td.err{color:var(--fail)}td.below{color:var(--fail);font-weight:600}td.txt{max-width:220px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-tr.detail>td{background:#fafbfd}.scorer{margin:6px 0 12px}.scorer h3{font-size:14px;margin:4px 0}
+tr.detail>td{background:#fafbfd;overflow-wrap:anywhere}.scorer{margin:6px 0 12px}.scorer h3{font-size:14px;margin:4px 0}
 pre{white-space:pre-wrap;word-break:break-word;background:#f1f3f7;padding:8px;border-radius:6px;max-height:420px;overflow:auto;margin:4px 0}
 .turn{margin:6px 0 12px;padding-left:8px;border-left:3px solid var(--line)}.turn h3{font-size:14px;margin:4px 0}#turns{margin-bottom:18px}
 .pager{display:flex;gap:8px;align-items:center;margin:10px 0}button{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:#fff;cursor:pointer}
+@media (max-width:640px){header{padding:12px}main{padding:10px}
+#items,#items tbody{display:block}#items thead{display:none}
+#items tr.item{display:flex;flex-wrap:wrap;gap:2px 8px;padding:6px 4px;border-bottom:1px solid var(--line)}
+#items tr.item>td{border:0;padding:0 2px}#items td.txt{flex:1 1 100%;max-width:100%;white-space:normal}#items td.chips{flex:1 1 100%;min-width:0;max-width:100%}
+#items tr.detail,#items tr.detail>td{display:block}}
 `
 
 // The page's script: renders the items from the JSON blob with textContent only.
@@ -341,7 +346,7 @@ function el(tag,cls,txt){var e=document.createElement(tag);if(cls)e.className=cl
 function clip(s,n){s=text(s).replace(/\\s+/g,' ');return s.length>n?s.slice(0,n-1)+'…':s}
 function view(){var out=[],q=state.q.toLowerCase();for(var i=0;i<items.length;i++){if(state.errorsOnly&&!hasErr(items[i]))continue;if(q&&haystack(i).indexOf(q)<0)continue;out.push(i)}
 if(state.key!==null){var k=state.key,d=state.dir;out.sort(function(a,b){if(k==='#')return d*(items[a].index-items[b].index);var x=score(items[a],k),y=score(items[b],k);if(x===null&&y===null)return items[a].index-items[b].index;if(x===null)return 1;if(y===null)return -1;return d*(x-y)||items[a].index-items[b].index})}return out}
-var MAXCOLS=6,shown={};scorers.forEach(function(s,i){shown[s.id]=i<MAXCOLS})
+var narrow=typeof matchMedia==='function'&&matchMedia('(max-width:640px)').matches,MAXCOLS=narrow?0:6,shown={};scorers.forEach(function(s,i){shown[s.id]=i<MAXCOLS})
 var cols
 function columns(){cols=[{key:'#',label:'#'},{key:null,label:'id'},{key:null,label:'input'},{key:null,label:'output'}].concat(scorers.filter(function(s){return shown[s.id]}).map(function(s){return{key:s.id,label:s.gate?s.id+' (gate)':s.id,scorer:s}}));if(scorers.some(function(s){return!shown[s.id]}))cols.push({key:null,label:'other scores'})}
 columns()
@@ -365,7 +370,8 @@ document.getElementById('q').addEventListener('input',function(e){state.q=e.targ
 document.getElementById('errorsOnly').addEventListener('change',function(e){state.errorsOnly=e.target.checked;state.page=0;render()})
 document.getElementById('prev').addEventListener('click',function(){state.page--;render()})
 document.getElementById('next').addEventListener('click',function(){state.page++;render()})
-picker();render()})()
+function fit(){var t=document.getElementById('items'),box=t.parentNode,ids=scorers.filter(function(s){return shown[s.id]});if(!box)return;while(t.scrollWidth>box.clientWidth&&ids.length){shown[ids.pop().id]=false;columns();render()}}
+render();fit();picker()})()
 `
 
 const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64')
@@ -446,7 +452,8 @@ function scorerCard(s, { summary, scores, prices, gate }) {
  * summary: EvalRunResult (without items), items: EvalItemResult[] (slimItem'd or full),
  * prices?: { in?, out? } (dollars per 1M tokens), title?, prompts?: PromptTable (the table the
  * items' prompt references come from, when they were slimItem'd with one), spool?: ItemSpool
- * (the page's item data, then `items` need only be reportItem'd: they feed the scorer cards) }`.
+ * (the page's item data, then `items` need only be reportItem'd: they feed the scorer cards),
+ * back?: { href, label } (a link before the title: the viewer's way back to its run list) }`.
  */
 export function* htmlReportChunks(report) {
   const { header, summary } = report
@@ -466,7 +473,7 @@ export function* htmlReportChunks(report) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${CSS}</style></head><body>
-<header><h1>${escapeHtml(title)} <span class="${verdict === 'PASS' ? 'pass' : 'fail'}" id="verdict" title="${escapeHtml(outcome.meaning || outcome.status)}">${verdict}</span>${
+<header><h1>${report.back ? `<a id="back" href="${escapeHtml(report.back.href)}">← ${escapeHtml(report.back.label)}</a>` : ''}${escapeHtml(title)} <span class="${verdict === 'PASS' ? 'pass' : 'fail'}" id="verdict" title="${escapeHtml(outcome.meaning || outcome.status)}">${verdict}</span>${
     outcome.status === 'scored' ? ' <span class="kv" id="status">scored: a threshold was missed</span>' : ''
   }</h1>
 <div class="meta">${[
@@ -497,7 +504,7 @@ ${outcome.passed ? '' : `<div class="banner" id="reasons"><b>${escapeHtml(outcom
   yield `</div>
 ${turnsSection(summary)}<div class="toolbar"><input type="search" id="q" placeholder="Filter input, output, reasons…" aria-label="filter"><details id="columns"><summary>columns</summary><div class="pick" id="pick"></div></details>
 <label><input type="checkbox" id="errorsOnly"> errors only</label><span id="count" class="kv"></span></div>
-<table id="items"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table>
+<div class="tablewrap"><table id="items"><thead><tr id="head"></tr></thead><tbody id="rows"></tbody></table></div>
 <div class="pager"><button id="prev" type="button">‹ prev</button><span id="page" class="kv"></span><button id="next" type="button">next ›</button></div>
 <noscript>The item table needs JavaScript.</noscript>
 </main>

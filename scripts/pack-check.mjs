@@ -219,14 +219,21 @@ check('CJS require', cjs.ok, cjs.ok ? cjsSubpaths.map(spec).join(', ') : cjs.out
 const bin = sh(join(app.dir, 'node_modules', '.bin', 'oxeval'), ['--version'], { cwd: app.dir, env: consumerEnv })
 check('the CLI runs from the installed package (npx oxeval --version)', bin.ok && bin.stdout.trim() === mainPkg.version, bin.ok ? bin.stdout.trim() : bin.out.slice(-1000))
 
-// without its optional peer, a peer subpath fails at import with an error naming the peer
+// without its optional peer, a peer subpath fails at import with an error naming the peer; an
+// ESM-only subpath is not exported to require(). A pass prints each error's first line (the
+// children's stack traces only when the check fails).
+const errorLine = (out) => (out.split('\n').find((l) => /^\w*Error\b/.test(l.trim())) ?? out.trim().split('\n')[0] ?? '').trim().slice(0, 160)
 for (const [sub, peer] of Object.entries(PEER_SUBPATHS)) {
   if (!(sub in mainPkg.exports)) continue
+  const esmOnly = typeof mainPkg.exports[sub] === 'object' && !mainPkg.exports[sub].require && !mainPkg.exports[sub].default
   writeFileSync(join(app.dir, 'peer.cjs'), `require(${JSON.stringify(spec(sub))})`)
   writeFileSync(join(app.dir, 'peer.mjs'), `await import(${JSON.stringify(spec(sub))})`)
   const c = sh(process.execPath, ['peer.cjs'], { cwd: app.dir, env: consumerEnv })
   const m = sh(process.execPath, ['peer.mjs'], { cwd: app.dir, env: consumerEnv })
-  check(`${spec(sub)} without ${peer}: a clear error naming it (CJS and ESM)`, !c.ok && !m.ok && c.out.includes(peer) && m.out.includes(peer), `${c.out.slice(-500)}\n${m.out.slice(-500)}`)
+  const cjsOk = !c.ok && (esmOnly ? c.out.includes('ERR_PACKAGE_PATH_NOT_EXPORTED') : c.out.includes(peer))
+  const esmOk = !m.ok && m.out.includes(peer)
+  const name = esmOnly ? `${spec(sub)} without ${peer}: import fails naming it (require: ESM only, not exported)` : `${spec(sub)} without ${peer}: a clear error naming it (CJS and ESM)`
+  check(name, cjsOk && esmOk, cjsOk && esmOk ? `require: ${errorLine(c.out)} | import: ${errorLine(m.out)}` : `${c.out.slice(-500)}\n${m.out.slice(-500)}`)
 }
 
 // types: typescript and @types/node come from this checkout's node_modules, by path

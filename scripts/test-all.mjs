@@ -1,8 +1,10 @@
 // `npm test`: every suite, then ONE summary line `N passed, N failed` (read by CI).
-//   1. build the addon (debug)            2. Rust core tests (cargo test)
-//   3. Vitest: __test__/**/*.spec.ts, over ../index.js and testing/judge-server.mjs
-//   4. TypeScript consumer + README snippets (tsc --strict)
-//   5. generated files match the registry (scripts/generate.mjs --check)
+//   1. build the addon (debug)            2-3. Rust core tests (cargo test: build, then run)
+//   4. Vitest: __test__/**/*.spec.ts, over ../index.js and testing/judge-server.mjs
+//   5. TypeScript consumer + README snippets (tsc --strict)
+//   6. the matchers' types in two separate apps (scripts/typed-apps.mjs: tarball and checkout)
+//   7. generated files match the registry (scripts/generate.mjs --check)
+// Each step prints `[k/7] what …` before it starts and its time when it ends.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,8 +18,21 @@ let passed = 0
 let failed = 0
 const problems = []
 
+const STEPS = 7
+let stepNo = 0
+let stepStart = 0
+function endStep() {
+  if (stepNo) console.log(`[${stepNo}/${STEPS}] done in ${((performance.now() - stepStart) / 1000).toFixed(0)} s`)
+}
+function step(what) {
+  endStep()
+  stepNo += 1
+  stepStart = performance.now()
+  console.log(`\n[${stepNo}/${STEPS}] ${what} …`)
+}
+
 function run(cmd, args, opts = {}) {
-  console.log(`\n$ ${cmd} ${args.join(' ')}`)
+  console.log(`$ ${cmd} ${args.join(' ')}`)
   const r = spawnSync(cmd, args, { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...opts })
   if (r.stdout) process.stdout.write(r.stdout)
   if (r.stderr) process.stderr.write(r.stderr)
@@ -25,13 +40,18 @@ function run(cmd, args, opts = {}) {
 }
 
 // 1. build
+step('building the native addon (debug; cached when nothing changed)')
 const build = run('node', ['scripts/ensure-built.mjs'])
 if (build.status !== 0) {
   failed += 1
   problems.push('native build failed')
 }
 
-// 2. cargo test (core crate: all Rust tests live there)
+// 2-3. cargo test (core crate: all Rust tests live there): built first, so that the long silent
+// compile has its own line
+step('cargo test: compiling the Rust core tests (several minutes on a cold cache)')
+run('cargo', ['test', '-p', 'oxeval-core', '--target', TARGET, '--color', 'never', '--no-run', '--quiet'], { stdio: ['ignore', 'inherit', 'inherit'] })
+step('cargo test: running the Rust core tests')
 const cargo = run('cargo', ['test', '-p', 'oxeval-core', '--target', TARGET, '--color', 'never'])
 let cargoCounted = 0
 for (const m of `${cargo.stdout}\n${cargo.stderr}`.matchAll(/test result: \w+\. (\d+) passed; (\d+) failed/g)) {
@@ -44,7 +64,8 @@ if (cargo.status !== 0 && cargoCounted === 0) {
   problems.push('cargo test did not run (compile error?)')
 } else if (cargo.status !== 0) problems.push('cargo test failed')
 
-// 3. vitest
+// 4. vitest
+step('vitest: __test__/**/*.spec.ts')
 if (build.status === 0) {
   const dir = mkdtempSync(join(tmpdir(), 'oxeval-vitest-'))
   const out = join(dir, 'report.json')
@@ -65,7 +86,8 @@ if (build.status === 0) {
   rmSync(dir, { recursive: true, force: true })
 }
 
-// 4. TypeScript: the consumer (with negative cases) and the README's snippets, strict
+// 5. TypeScript: the consumer (with negative cases) and the README's snippets, strict
+step('tsc --strict: the type tests (__test__/types) and the README snippets')
 const tsc = run('npx', ['tsc', '-p', '__test__/types/tsconfig.json'])
 if (tsc.status === 0) passed += 1
 else {
@@ -79,7 +101,18 @@ else {
   problems.push('README snippets do not compile')
 }
 
-// 5. generated files (factory list, ESM exports, types) match the core's registry
+// 6. the matchers type-check in an app that installed the packed tarball and in one that
+// installed a checkout (each with its own Vitest; offline)
+step('tsc --strict: the Vitest matchers in two separate apps (tarball, checkout)')
+const apps = run('node', ['scripts/typed-apps.mjs'])
+if (apps.status === 0) passed += 1
+else {
+  failed += 1
+  problems.push('the matchers do not type-check in a separate app')
+}
+
+// 7. generated files (factory list, ESM exports, types) match the core's registry
+step('generated files match the registry')
 if (build.status === 0) {
   const gen = run('node', ['scripts/generate.mjs', '--check'])
   if (gen.status === 0) passed += 1
@@ -89,6 +122,7 @@ if (build.status === 0) {
   }
 }
 
+endStep()
 if (problems.length) console.log(`\nproblems: ${problems.join('; ')}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed > 0 ? 1 : 0)

@@ -1,3 +1,4 @@
+/// <reference path="./matchers.d.mts" />
 import type { RunEvalsOptions, RunEvalsResult, EvalItem, EvalVerdict, EvalThresholdResult, EvalTurnResult } from '../index.js'
 
 export type ExpectEvalsOptions = RunEvalsOptions
@@ -74,6 +75,18 @@ export interface EvalMatchers<R = unknown> {
   toAgreeWithLabels(minKappa: number, scorerId?: string): R
 }
 
+/** The matchers as asymmetric matchers: `expect.toHaveScoreAbove(0.5)` inside `toEqual` etc. */
+export interface EvalAsymmetricMatchers {
+  toHaveVerdict(verdict: EvalVerdict): any
+  toHaveScoreAbove(scorerId: string, min: number): any
+  toHaveScoreAbove(min: number): any
+  toHaveScoreBelow(scorerId: string, max: number): any
+  toHaveScoreBelow(max: number): any
+  toPassGates(): any
+  toPassThresholds(): any
+  toAgreeWithLabels(minKappa: number, scorerId?: string): any
+}
+
 type MatcherResult = { pass: boolean; message: () => string }
 export declare const evalMatchers: {
   toHaveVerdict(received: unknown, verdict: EvalVerdict): MatcherResult
@@ -87,7 +100,7 @@ export declare const evalMatchers: {
 /** Registers the matchers on Vitest's `expect` (or use `setupFiles: ['oxeval/vitest/setup']`). */
 export declare function registerEvalMatchers(): void
 
-/** Prints per-scorer means, intervals, coverage and the worst items after the test run. */
+/** Prints per-scorer means, intervals, coverage and the worst items after the test run, for each test that ran `expectEvals`/`expectEval` or gave a runEvals result to a registered matcher. */
 export declare class OxevalEvalsReporter {
   constructor(options?: { color?: boolean; write?: (text: string) => void })
   onTestRunEnd(testModules: ReadonlyArray<unknown>): void
@@ -95,8 +108,8 @@ export declare class OxevalEvalsReporter {
 }
 export { OxevalEvalsReporter as MastraEvalsReporter }
 
+// the matchers on `expect`: ./matchers.d.mts (global, so that it reaches the app's own Vitest)
 declare module 'vitest' {
-  interface Matchers<T = any> extends EvalMatchers<T> {}
   interface TaskMeta {
     oxevalEval?: OxevalEvalMeta
   }

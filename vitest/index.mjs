@@ -2,11 +2,15 @@
 // expectEvals / expectEval(...).toPass(minPassRate), the matchers (on a runEvals result, and
 // toHaveScoreAbove/Below also on a single scorer result), a setup file, and a reporter that
 // prints per-scorer means, coverage and the worst items at the end of the run.
-import { expect } from 'vitest'
+import * as vitest from 'vitest'
 import oxeval from '../index.js'
 import { agreementText, badness, directionOf, flattenScores, itemError, itemPasses, itemReason, itemScore, outcomeOf, scaleOf, scorerIdOf, turnError, turnReason, turnScore } from '../report/items.mjs'
 
 const { runEvals } = oxeval
+const { expect } = vitest
+// the running test: Vitest 4's TestRunner.getCurrentTest, else (3.x) vitest/suite's
+const suite = vitest.TestRunner?.getCurrentTest ? null : await import('vitest/suite').catch(() => null)
+const currentTest = vitest.TestRunner?.getCurrentTest ? () => vitest.TestRunner.getCurrentTest() : suite?.getCurrentTest
 const WORST = 5
 const REASON_CHARS = 160
 
@@ -291,7 +295,29 @@ function failedLines(result) {
 
 /** Registers the matchers on Vitest's `expect`. */
 export function registerEvalMatchers() {
-  expect.extend(evalMatchers)
+  // a matcher given a runEvals result also leaves its summary on the test, for the reporter
+  const noting = {}
+  for (const [name, matcher] of Object.entries(evalMatchers)) {
+    noting[name] = function (received, ...args) {
+      if (isRunResult(received)) noteRun(received)
+      return matcher.call(this, received, ...args)
+    }
+  }
+  expect.extend(noting)
+}
+
+const metaOf = new WeakMap()
+/** Puts a runEvals result's summary on the running test (`task.meta.oxevalEval`); outside a test, nothing. */
+function noteRun(result) {
+  try {
+    const task = currentTest?.()
+    if (!task || !task.meta) return
+    let meta = metaOf.get(result)
+    if (!meta) metaOf.set(result, (meta = toEvalMeta(result)))
+    task.meta.oxevalEval = meta
+  } catch {
+    // a result toEvalMeta cannot read: the matcher says what is wrong with it
+  }
 }
 
 /** Thrown by `.toPass()` when the eval does not pass. */
@@ -336,13 +362,7 @@ export function toEvalMeta(result) {
 }
 
 async function attachMeta(result) {
-  try {
-    const vitest = await import('vitest')
-    const task = vitest.TestRunner?.getCurrentTest?.() ?? (await import('vitest/suite').catch(() => ({}))).getCurrentTest?.()
-    if (task && task.meta) task.meta.oxevalEval = toEvalMeta(result)
-  } catch {
-    // outside a test: nothing to attach to
-  }
+  noteRun(result)
 }
 
 /** Throws EvalPassRateError unless the run's outcome (the core's decision) is a pass. */
@@ -388,8 +408,8 @@ const C = { green: '\x1b[32m', red: '\x1b[31m', yellow: '\x1b[33m', bold: '\x1b[
 const ANSI = /\u001b\[[0-9;]*m/g
 
 /**
- * Prints, after the run, one table per test that ran an eval (`expectEvals`/`expectEval`, or
- * any test that set `task.meta.oxevalEval`): per scorer mean, 95 % interval, coverage,
+ * Prints, after the run, one table per test that ran an eval (`expectEvals`/`expectEval`, a
+ * registered matcher given a runEvals result, or any test that set `task.meta.oxevalEval`): per scorer mean, 95 % interval, coverage,
  * threshold/gate marks, then the worst items with their reasons.
  * `vitest.config.ts`: `test: { reporters: ['default', new OxevalEvalsReporter()] }`.
  */

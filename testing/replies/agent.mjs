@@ -50,22 +50,57 @@ replies.prompt_alignment_analysis = (data) => {
   }
 }
 
-// rubric: a criterion is satisfied when the output shares most of its content words
+// A criterion of the rubric and multi-turn judge, judged as a careful reader would with word
+// lists: one about answering (answers / addresses / responds to the question, request or task)
+// holds when the text does not refuse and, where the task is known, covers most of its content
+// words; one about length ("one or two sentences", "at most 3 sentences") holds when the text
+// has no more sentences than the largest number named; any other holds when the text shares
+// most of the criterion's own content words.
+const ANSWERING = /\b(answers?|answering|address(es)?|respond(s)?|replies|reply|helps?|helpful)\b/i
+const REFUSAL = /\b(i cannot|i can't|i can not|i'm unable|i am unable|i won't|i don't know|cannot help|can't help)\b/i
+const NUMBER = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 }
+const LENGTH = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)(?:\s+(?:or|to|-)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten))?\s+sentences?\b/i
+const count = (w) => (w === undefined ? undefined : (NUMBER[w.toLowerCase()] ?? Number(w)))
+
+/** `{ satisfied, reasoning }` for one criterion over `text` (the task, when known, for answering). */
+export function judgeCriterion(criterion, text, task) {
+  const length = LENGTH.exec(criterion)
+  if (length) {
+    const max = Math.max(count(length[1]), count(length[2]) ?? 0)
+    const n = splitSentences(text).length
+    return n > 0 && n <= max ? { satisfied: true, reasoning: `${n} sentence${n === 1 ? '' : 's'}, within ${max}.` } : { satisfied: false, reasoning: `${n} sentences, more than ${max}.` }
+  }
+  if (ANSWERING.test(criterion)) {
+    if (!String(text).trim()) return { satisfied: false, reasoning: 'Nothing was said.' }
+    if (REFUSAL.test(text)) return { satisfied: false, reasoning: 'It declines instead of answering.' }
+    if (typeof task === 'string' && task.trim()) {
+      const o = overlap(task, contentWords(text, 3))
+      return o >= 0.5 ? { satisfied: true, reasoning: `It takes up the task (${Math.round(o * 100)}% of its content words).` } : { satisfied: false, reasoning: `It is off the task (${Math.round(o * 100)}% of its content words).` }
+    }
+    return { satisfied: true, reasoning: 'It answers without declining.' }
+  }
+  const o = overlap(criterion, contentWords(text, 3))
+  return o >= 0.5 ? { satisfied: true, reasoning: `It covers it (${Math.round(o * 100)}% of its content words).` } : { satisfied: false, reasoning: `It does not cover it (${Math.round(o * 100)}% of its content words).` }
+}
+
+// rubric: each criterion by judgeCriterion over the output (the task for answering criteria)
 replies.rubric_analysis = (data) => {
-  const out = contentWords(String(data.output ?? ''), 3)
+  const output = String(data.output ?? '')
   const criteria = (Array.isArray(data.criteria) ? data.criteria : []).map((c) => {
-    const satisfied = overlap(String(c.criterion ?? ''), out) >= 0.5
-    return { criterion: String(c.criterion ?? ''), satisfied, required: c.required !== false, reasoning: satisfied ? 'The output covers it.' : 'The output does not cover it.' }
+    const { satisfied, reasoning } = judgeCriterion(String(c.criterion ?? ''), output, data.task)
+    return { criterion: String(c.criterion ?? ''), satisfied, required: c.required !== false, reasoning }
   })
   const met = criteria.filter((c) => c.satisfied).length
   return { json: { criteria, overallAssessment: criteria.length ? `${met} of ${criteria.length} criteria met.` : 'No rubric was given; nothing to grade.' } }
 }
 
-// multi-turn judge: satisfied when the turns together share most of the criterion's content words
+// multi-turn judge: the criterion by judgeCriterion over the assistant's turns together (the
+// prompt carries no user turn, so an answering criterion fails only on a refusal)
 replies.multi_turn_judgement = (data) => {
   const turns = Array.isArray(data.turns) ? data.turns.map(String) : []
-  const o = overlap(String(data.criterion ?? ''), contentWords(turns.join(' '), 3))
-  return { json: { satisfied: o >= 0.5, reasoning: turns.length ? `${Math.round(o * 100)}% of the criterion's content words appear in the ${turns.length} assistant turns.` : 'The assistant said nothing.' } }
+  if (!turns.length) return { json: { satisfied: false, reasoning: 'The assistant said nothing.' } }
+  const { satisfied, reasoning } = judgeCriterion(String(data.criterion ?? ''), turns.join(' '))
+  return { json: { satisfied, reasoning: `${reasoning} (${turns.length} assistant turn${turns.length === 1 ? '' : 's'})` } }
 }
 
 // tool-call accuracy (LLM): a called tool is appropriate when the request shares a content
