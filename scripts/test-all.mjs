@@ -1,8 +1,9 @@
 // `npm test`: every suite, then ONE summary line `N passed, N failed` (read by CI).
 //   1. build the addon (debug)            2. Rust core tests (cargo test)
 //   3. Vitest: __test__/**/*.spec.ts, over ../index.js and testing/judge-server.mjs
-//   4. TypeScript consumer + README snippets (tsc --strict)
+//   4. TypeScript consumer + the README's and docs/' snippets (tsc --strict)
 //   5. generated files match the registry (scripts/generate.mjs --check)
+//   6. links: every relative link and #anchor of README.md, ARCHITECTURE.md, docs/ (check-links.mjs)
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -65,7 +66,7 @@ if (build.status === 0) {
   rmSync(dir, { recursive: true, force: true })
 }
 
-// 4. TypeScript: the consumer (with negative cases) and the README's snippets, strict
+// 4. TypeScript: the consumer (with negative cases) and the README's and docs/' snippets, strict
 const tsc = run('npx', ['tsc', '-p', '__test__/types/tsconfig.json'])
 if (tsc.status === 0) passed += 1
 else {
@@ -76,7 +77,7 @@ const snippets = run('node', ['scripts/check-readme-types.mjs'])
 if (snippets.status === 0) passed += 1
 else {
   failed += 1
-  problems.push('README snippets do not compile')
+  problems.push('README/docs snippets do not compile')
 }
 
 // 5. generated files (factory list, ESM exports, types) match the core's registry
@@ -87,6 +88,14 @@ if (build.status === 0) {
     failed += 1
     problems.push('generated files are out of date (npm run generate)')
   }
+}
+
+// 6. links between the pages (relative paths and #anchors)
+const links = run('node', ['scripts/check-links.mjs'])
+if (links.status === 0) passed += 1
+else {
+  failed += 1
+  problems.push('broken links in README.md, ARCHITECTURE.md or docs/')
 }
 
 if (problems.length) console.log(`\nproblems: ${problems.join('; ')}`)
