@@ -33,7 +33,7 @@ describe('check-links', () => {
     expect([...readPage('## The eval loop: `oxeval init`\n\n## A\n\n## A\n').anchors]).toEqual(['the-eval-loop-oxeval-init', 'a', 'a-1'])
   })
 
-  it('finds each broken link with its file, line and reason, and nothing else', () => {
+  it('finds each broken link with its file, line and reason, and each orphan page, and nothing else', () => {
     const { broken, checked } = check(pages(dir), dir)
     expect(pages(dir)).toEqual(['README.md', 'docs/a.md', 'docs/sub/b.md'])
     expect(broken).toEqual([
@@ -43,6 +43,8 @@ describe('check-links', () => {
       { file: 'docs/a.md', line: 9, url: '#repeat-2', why: 'no heading #repeat-2 in docs/a.md' },
       { file: 'docs/sub/b.md', line: 3, url: '../../ARCHITECTURE.md', why: 'no file ARCHITECTURE.md' },
       { file: 'docs/sub/b.md', line: 3, url: '../../../x.md', why: 'points outside the repository' },
+      // linked only as a folder: an orphan
+      { file: 'docs/sub/b.md', line: null, url: '', why: 'no other page links to it' },
     ])
     expect(checked).toBe(13)
   })

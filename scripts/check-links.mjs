@@ -1,7 +1,8 @@
 // The link check (run by `npm test`): every relative link and image in README.md,
 // ARCHITECTURE.md and docs/**/*.md must point at a file or folder of the repository, and every
 // #anchor at a heading of the target page (GitHub's slugs: lowercased, punctuation dropped,
-// spaces as hyphens, -1, -2 … for repeats) or an explicit `id`/`name` in its HTML. Web links
+// spaces as hyphens, -1, -2 … for repeats) or an explicit `id`/`name` in its HTML; and every
+// page but README.md must be linked from another page (none is an orphan). Web links
 // (http:, https:, mailto:) are not fetched. Prints one line per broken link, then
 // `links: N checked in M files, K broken`; exit code 0/1.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -78,6 +79,7 @@ export function check(files, base = root) {
     return cache.get(abs)
   }
   const broken = []
+  const linked = new Set()
   let checked = 0
   for (const file of files) {
     const abs = resolve(base, file)
@@ -97,10 +99,14 @@ export function check(files, base = root) {
         say(`no file ${relative(base, target)}`)
         continue
       }
+      if (target !== abs) linked.add(target)
       if (anchor === null || anchor === '') continue
       if (!target.endsWith('.md') || statSync(target).isDirectory()) continue // a line anchor of a source file, a folder
       if (!page(target).anchors.has(anchor)) say(`no heading #${anchor} in ${relative(base, target)}`)
     }
+  }
+  for (const file of files) {
+    if (file !== 'README.md' && !linked.has(resolve(base, file))) broken.push({ file, line: null, url: '', why: 'no other page links to it' })
   }
   return { broken, checked }
 }

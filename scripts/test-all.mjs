@@ -90,7 +90,7 @@ if (build.status === 0) {
   }
 }
 
-// 6. links between the pages (relative paths and #anchors)
+// 6. links between the pages (relative paths, #anchors, no orphan page)
 const links = run('node', ['scripts/check-links.mjs'])
 if (links.status === 0) passed += 1
 else {
