@@ -99,6 +99,12 @@ export declare function agentUtil(name: string, args: string): string
 export declare function batchInspect(cacheDir: string, model: string | undefined | null, cancel: boolean): Promise<Record<string, any>>
 
 /**
+ * `'debug'` for a build with debug assertions (`npm run build:debug`, the addon `npm test`
+ * and `npm run demo` build), else `'release'` (`npm run build`, the published packages).
+ */
+export declare function buildProfile(): string
+
+/**
  * `oxeval compare`'s statistics (see `oxeval_core::compare`): JSON text in, `{ ok, value }`
  * or a `{ ok: false, kind: 'type' }` outcome out.
  */

@@ -841,6 +841,7 @@ module.exports.NativeEvalAccumulator = nativeBinding.NativeEvalAccumulator
 module.exports.NativeScorer = nativeBinding.NativeScorer
 module.exports.agentUtil = nativeBinding.agentUtil
 module.exports.batchInspect = nativeBinding.batchInspect
+module.exports.buildProfile = nativeBinding.buildProfile
 module.exports.compareScores = nativeBinding.compareScores
 module.exports.createBatchSession = nativeBinding.createBatchSession
 module.exports.createCustomScorer = nativeBinding.createCustomScorer

@@ -135,7 +135,7 @@ export interface LLMScorerOptions {
   batch?: true | BatchOptions
 }
 
-/** Batch mode (runEvals' `batch`, a scorer's `batch`): see the README's "Batch mode". */
+/** Batch mode (runEvals' `batch`, a scorer's `batch`): see docs/batch.md. */
 export interface BatchOptions {
   /** The longest wait between two polls of a batch, ms (polls start at 1 s and double). Default 30 000. */
   pollMs?: number

@@ -3,7 +3,8 @@
 // ./oxeval.linux-x64-gnu.node first, then the platform package oxeval-<platform> that npm
 // installs as an optional dependency). When neither loads, napi's own message ("Cannot find
 // native binding ... npm has a bug ...") is replaced by one that names this platform and the two
-// ways out. napi's errors stay attached as `cause`. Nothing here runs on a successful load.
+// ways out. napi's errors stay attached as `cause`. On a successful load, `addonInfo()` (a
+// non-enumerable function on the binding) says which addon loaded: its build profile and path.
 
 // The prebuilt platform packages: package.json `napi.targets` (pack:check checks they agree).
 const PREBUILT = ['linux-x64-gnu', 'linux-arm64-gnu', 'linux-x64-musl', 'linux-arm64-musl', 'darwin-x64', 'darwin-arm64', 'win32-x64-msvc']
@@ -47,15 +48,35 @@ function loadError(cause) {
     '  2. Build it from source with Rust (cargo, https://rustup.rs): in an oxeval checkout run',
     '     `npm install && npm run build`, then install that checkout (npm install <path>) or point',
     `     NAPI_RS_NATIVE_LIBRARY_PATH at the built <checkout>/oxeval.${id}.node.`,
-    'The load errors are in this error\'s `cause`; the README\'s "Install" section has the details.',
+    'The load errors are in this error\'s `cause`; docs/install.md in the oxeval repository has the details.',
   ].join('\n')
   const error = new Error(message, { cause })
   error.code = 'OXEVAL_NATIVE_ADDON_NOT_FOUND'
   return error
 }
 
+let binding
 try {
-  module.exports = require('./binding.js')
+  binding = require('./binding.js')
 } catch (cause) {
   throw loadError(cause)
 }
+
+/**
+ * Which addon loaded: `{ profile: 'release' | 'debug' | 'unknown', path }`. The path is the
+ * `.node` file Node loaded (a local build beside binding.js, the platform package's, or
+ * NAPI_RS_NATIVE_LIBRARY_PATH's); null if Node's module cache does not show it.
+ */
+function addonInfo() {
+  let path = null
+  for (const m of Object.values(require.cache)) {
+    if (m && m.exports === binding && typeof m.filename === 'string' && m.filename.endsWith('.node')) {
+      path = m.filename
+      break
+    }
+  }
+  const profile = typeof binding.buildProfile === 'function' ? binding.buildProfile() : 'unknown'
+  return { profile, path }
+}
+Object.defineProperty(binding, 'addonInfo', { value: addonInfo, enumerable: false, configurable: true })
+module.exports = binding

@@ -11,7 +11,7 @@ const { runEvals, createContextPrecisionScorer, createHallucinationScorer, Score
 
 const server = useJudgeServer({ handler: heuristicJudge })
 
-/** The bound this spec holds runEvals to after abort() (README: at once, or within the 1 s
+/** The bound this spec holds runEvals to after abort() (docs/run-evals.md: at once, or within the 1 s
  * onItemComplete grace). */
 const ABORT_BOUND_MS = 1500
 

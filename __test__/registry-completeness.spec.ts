@@ -1,5 +1,5 @@
 // Registry-driven: every factory in generated/scorers.js (generated from the core's scorer
-// registry) has its Vitest spec, its Rust HTTP test, its decision table and its README row, and
+// registry) has its Vitest spec, its Rust HTTP test, its decision table and its docs row (README.md or a page of docs/), and
 // every judge step schema it sends has a default reply in the scripted judge. The names follow
 // the tree's conventions (see `expected` below); a scorer that has one under another name is a
 // row of EXCEPTIONS, never a skip.
@@ -32,14 +32,14 @@ interface Where {
   rust?: string | null
   /** The Rust type its HTTP test builds. */
   rustType?: string
-  /** Its README entry: a table row (default), or its own section (`Scorer: id \`<id>\``). */
+  /** Its entry in README.md or docs/: a table row (default), or its own section (`Scorer: id \`<id>\``). */
   readme?: 'row' | 'section'
   /** Why, for the reader. */
   why: string
 }
 
 const EXCEPTIONS: Record<string, Where> = {
-  createAnswerRelevancyScorer: { readme: 'section', why: 'the first scorer: README documents it in its own section, not a table row' },
+  createAnswerRelevancyScorer: { readme: 'section', why: 'the first scorer: docs/scorers-mastra.md documents it in its own section, not a table row' },
   createFactualCorrectnessScorer: { rust: 'ragas_http.rs', why: 'the four Ragas scorers share one HTTP test' },
   createAnswerAccuracyScorer: { rust: 'ragas_http.rs', why: 'the four Ragas scorers share one HTTP test' },
   createContextRelevanceScorer: { name: 'context-relevance', rust: 'ragas_http.rs', why: "NVIDIA's context relevance: id nv-context-relevance-scorer, files named context-relevance" },
@@ -59,7 +59,10 @@ const EXCEPTIONS: Record<string, Where> = {
   createToneScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
 }
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+/** README.md and the pages of docs/ (where the scorers' rows live; not the decision tables). */
+const readme = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))]
+  .map((p) => readFileSync(p, 'utf8'))
+  .join('\n')
 const RUST_TESTS = join(ROOT, 'crates', 'oxeval-core', 'tests')
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const word = (w: string) => new RegExp(`(?<![A-Za-z0-9_])${escape(w)}(?![A-Za-z0-9_])`)
@@ -69,7 +72,7 @@ const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : 
  * The conventions: spec and decision table named by the id, with or without its `-scorer`
  * suffix (`faithfulness-scorer.spec.ts`, `answer-relevancy.md`); the Rust HTTP test
  * `<that name in snake_case>_http.rs`, naming the scorer's Rust type (the factory without
- * `create`, `Scorer` and a trailing `LLM`) or its id; the README row starting "| `<factory>(".
+ * `create`, `Scorer` and a trailing `LLM`) or its id; the docs row starting "| `<factory>(".
  */
 export function expected(spec: Spec) {
   const w = EXCEPTIONS[spec.factory]
@@ -99,12 +102,12 @@ export function missing(spec: Spec): string[] {
   const table = e.tables.map((p) => read(join(ROOT, p))).find((t) => t !== undefined)
   if (table === undefined || !/^# \S/.test(table)) out.push(`decision table: none of ${e.tables.join(', ')} (with a "# " title)`)
   if (e.readme === 'row') {
-    if (!new RegExp(`^\\| \`${escape(spec.factory)}[(\`]`, 'm').test(readme)) out.push(`README row: no table row starting "| \`${spec.factory}("`)
-  } else if (!readme.includes(`Scorer: id \`${spec.id}\``)) out.push(`README section: no "Scorer: id \`${spec.id}\`"`)
+    if (!new RegExp(`^\\| \`${escape(spec.factory)}[(\`]`, 'm').test(readme)) out.push(`docs row: no table row starting "| \`${spec.factory}("`)
+  } else if (!readme.includes(`Scorer: id \`${spec.id}\``)) out.push(`docs section: no "Scorer: id \`${spec.id}\`"`)
   return out
 }
 
-describe('every registered factory has its spec, HTTP test, decision table and README row', () => {
+describe('every registered factory has its spec, HTTP test, decision table and docs row', () => {
   it('the registry lists the factories (generated/scorers.js)', () => {
     expect(REGISTRY.length).toBeGreaterThanOrEqual(13)
     expect(new Set(REGISTRY.map((s) => s.factory)).size).toBe(REGISTRY.length)
@@ -127,7 +130,7 @@ describe('every registered factory has its spec, HTTP test, decision table and R
       'Vitest spec: none of __test__/made-up-scorer.spec.ts, __test__/made-up.spec.ts',
       'Rust HTTP test: no crates/oxeval-core/tests/made_up_http.rs',
       'decision table: none of docs/decision-tables/made-up-scorer.md, docs/decision-tables/made-up.md (with a "# " title)',
-      'README row: no table row starting "| `createMadeUpScorer("',
+      'docs row: no table row starting "| `createMadeUpScorer("',
     ])
   })
 
@@ -137,7 +140,7 @@ describe('every registered factory has its spec, HTTP test, decision table and R
     expect(lacks).toEqual([
       'Vitest spec: __test__/answer-relevancy-scorer.spec.ts / __test__/answer-relevancy.spec.ts never calls createAnswerRelevancyV2Scorer',
       'Rust HTTP test: answer_relevancy_http.rs names neither AnswerRelevancyV2 nor "answer-relevancy-scorer"',
-      'README row: no table row starting "| `createAnswerRelevancyV2Scorer("',
+      'docs row: no table row starting "| `createAnswerRelevancyV2Scorer("',
     ])
   })
 

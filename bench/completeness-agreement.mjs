@@ -1,4 +1,4 @@
-// The measurement behind completeness's design (README "Mastra's text code scorers"): how close
+// The measurement behind completeness's design (docs/scorers-code.md, "Mastra's text code scorers"): how close
 // a tagger-free reading of a text (what a Rust port without compromise's lexicon, tagger and
 // conjugations would see: every word, lowercased, deduped) comes to compromise's elements, on
 // 400 varied sentences (20 hand-written, 380 from templates of subjects, verbs in every tense

@@ -9,6 +9,7 @@ import { VIEW_HELP, view } from './view.mjs'
 import { WATCH_HELP, watch } from './watch.mjs'
 import { BATCH_HELP, batch } from './batch.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
+import { addonInfo, addonLine } from './addon.mjs'
 import { ignoreClosedPipe, safeText } from './terminal.mjs'
 
 // a reader that goes away (`oxeval run … | head -1`) must not cost the run: EPIPE is ignored
@@ -62,7 +63,15 @@ async function main(argv) {
     return cmd === undefined ? 2 : 0
   }
   if (cmd === '--version' || cmd === '-v' || cmd === '-V') {
+    // the version alone on stdout (for scripts); which addon loads, on stderr
     process.stdout.write(`${VERSION}\n`)
+    let line
+    try {
+      line = addonLine(addonInfo())
+    } catch (e) {
+      line = `the native addon did not load: ${String((e && e.message) || e).split('\n')[0]}`
+    }
+    process.stderr.write(`oxeval: ${safeText(line)}\n`)
     return 0
   }
   const commands = { run, merge, compare, init, view, watch, batch }

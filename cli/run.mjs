@@ -15,6 +15,7 @@ import { JsonlWriter, checkDistinct, checkWritable, encodeItem, promptMode, publ
 import { sayer } from './terminal.mjs'
 import { checkId, createCheck, isCheckExpression, parseCheckExpression } from './checks.mjs'
 import { Progress } from './progress.mjs'
+import { addonInfo, addonLine, debugWarning } from './addon.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
@@ -444,6 +445,10 @@ async function runResolved(values, extra, io) {
   if (cfg.shard && scan.shardRows === 0) say(`oxeval: shard ${cfg.shard.index}/${cfg.shard.count} has no items`)
 
   const oxeval = loadOxeval()
+  const addon = addonInfo()
+  if (cfg.progress) say(`oxeval ${VERSION}: ${addonLine(addon)}`)
+  const slow = debugWarning(addon, scan.shardRows)
+  if (slow) say(slow)
   const scorerEntries = cfg.scorers.map((s) => {
     const scorer = s.check ? createCheck(oxeval, s.check, '--scorer') : createScorer(oxeval, s.spec, cfg, s.options)
     return s.threshold !== undefined ? { scorer, threshold: s.threshold } : scorer

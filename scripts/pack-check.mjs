@@ -218,6 +218,9 @@ check('CJS require', cjs.ok, cjs.ok ? cjsSubpaths.map(spec).join(', ') : cjs.out
 
 const bin = sh(join(app.dir, 'node_modules', '.bin', 'oxeval'), ['--version'], { cwd: app.dir, env: consumerEnv })
 check('the CLI runs from the installed package (npx oxeval --version)', bin.ok && bin.stdout.trim() === mainPkg.version, bin.ok ? bin.stdout.trim() : bin.out.slice(-1000))
+// and names the addon it loaded: the platform package's release build
+const addonLine = (bin.stderr ?? '').trim()
+check('the CLI names the release addon of the platform package', addonLine.startsWith('oxeval: release addon, loaded from ') && addonLine.includes(join('node_modules', `oxeval-${HOST}`)), addonLine)
 
 // without its optional peer, a peer subpath fails at import with an error naming the peer; an
 // ESM-only subpath is not exported to require(). A pass prints each error's first line (the

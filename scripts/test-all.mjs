@@ -1,10 +1,11 @@
 // `npm test`: every suite, then ONE summary line `N passed, N failed` (read by CI).
 //   1. build the addon (debug)            2-3. Rust core tests (cargo test: build, then run)
 //   4. Vitest: __test__/**/*.spec.ts, over ../index.js and testing/judge-server.mjs
-//   5. TypeScript consumer + README snippets (tsc --strict)
+//   5. TypeScript consumer + the README's and docs/' snippets (tsc --strict)
 //   6. the matchers' types in two separate apps (scripts/typed-apps.mjs: tarball and checkout)
 //   7. generated files match the registry (scripts/generate.mjs --check)
-// Each step prints `[k/7] what …` before it starts and its time when it ends.
+//   8. links: every relative link and #anchor of README.md, ARCHITECTURE.md, docs/ (check-links.mjs)
+// Each step prints `[k/8] what …` before it starts and its time when it ends.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,7 +19,7 @@ let passed = 0
 let failed = 0
 const problems = []
 
-const STEPS = 7
+const STEPS = 8
 let stepNo = 0
 let stepStart = 0
 function endStep() {
@@ -86,8 +87,8 @@ if (build.status === 0) {
   rmSync(dir, { recursive: true, force: true })
 }
 
-// 5. TypeScript: the consumer (with negative cases) and the README's snippets, strict
-step('tsc --strict: the type tests (__test__/types) and the README snippets')
+// 5. TypeScript: the consumer (with negative cases) and the README's and docs/' snippets, strict
+step('tsc --strict: the type tests (__test__/types) and the README/docs snippets')
 const tsc = run('npx', ['tsc', '-p', '__test__/types/tsconfig.json'])
 if (tsc.status === 0) passed += 1
 else {
@@ -98,7 +99,7 @@ const snippets = run('node', ['scripts/check-readme-types.mjs'])
 if (snippets.status === 0) passed += 1
 else {
   failed += 1
-  problems.push('README snippets do not compile')
+  problems.push('README/docs snippets do not compile')
 }
 
 // 6. the matchers type-check in an app that installed the packed tarball and in one that
@@ -120,6 +121,15 @@ if (build.status === 0) {
     failed += 1
     problems.push('generated files are out of date (npm run generate)')
   }
+}
+
+// 8. links between the pages (relative paths, #anchors, no orphan page)
+step('links: README.md, ARCHITECTURE.md and docs/')
+const links = run('node', ['scripts/check-links.mjs'])
+if (links.status === 0) passed += 1
+else {
+  failed += 1
+  problems.push('broken links in README.md, ARCHITECTURE.md or docs/')
 }
 
 endStep()

@@ -8,6 +8,7 @@ mod agent;
 mod batch;
 mod error;
 mod evals;
+mod info;
 mod model;
 mod registry;
 mod scorer;

@@ -5,7 +5,7 @@
 //! [`EvalAccumulator::summary`]. Every surface a user reads (runEvals' result, the CLI's exit
 //! status and summary line, the HTML badge, JUnit, the Vitest helpers) reads `outcome`.
 //!
-//! Decisions (see the README's runEvals section):
+//! Decisions (see docs/run-evals.md, "What fails a run"):
 //! - An errored run never becomes a 0 or a NaN: an item is *scored* for a scorer when at least
 //!   one of its trials produced a score; its item score is the mean of those trials. Failed
 //!   runs are counted in `errors`, and `coverage` says how many items were scored.
