@@ -36,34 +36,24 @@ use crate::agreement::{Label, Labels};
 use crate::error::{type_name, InvalidArgument};
 use crate::scorers::Direction;
 use indexmap::IndexMap;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
+mod early_stop;
+mod outcome;
 mod plan;
+mod stats;
 mod turns;
+mod usage;
+
+pub use early_stop::{persistent_failure, EARLY_STOP_RUNS};
+use outcome::reason;
+pub use outcome::{Policy, Threshold};
+pub use stats::{bounded_ci, stats, t_critical, wilson, Stats};
+use usage::count;
+pub use usage::UsageTotals;
 
 /// Largest `trials` accepted.
 pub const MAX_TRIALS: u64 = 1000;
-
-/// A scorer's pass/fail threshold: a number is a minimum; `{ min?, max? }` bounds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Threshold {
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-    /// As the user gave it (echoed in `thresholdResults`).
-    pub raw: Value,
-}
-
-fn bound(v: &Value, label: &str, id: &str) -> Result<f64, InvalidArgument> {
-    match v.as_f64() {
-        Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(InvalidArgument::options(format!(
-            "the {label} threshold of scorer \"{id}\" must be a finite number in [0, 1], got {}",
-            describe(v)
-        ))),
-    }
-}
 
 fn describe(v: &Value) -> String {
     match v {
@@ -73,338 +63,9 @@ fn describe(v: &Value) -> String {
     }
 }
 
-impl Threshold {
-    /// Mastra's threshold rules: a number in [0, 1], or an object with at least one of
-    /// `min`/`max` in [0, 1] and `min <= max`.
-    pub fn parse(v: &Value, id: &str) -> Result<Threshold, InvalidArgument> {
-        match v {
-            Value::Number(_) | Value::String(_) => {
-                let min = bound(v, "minimum", id)?;
-                Ok(Threshold {
-                    min: Some(min),
-                    max: None,
-                    raw: v.clone(),
-                })
-            }
-            Value::Object(o) => {
-                let get = |k: &str| o.get(k).filter(|v| !v.is_null());
-                let min = get("min").map(|v| bound(v, "minimum", id)).transpose()?;
-                let max = get("max").map(|v| bound(v, "maximum", id)).transpose()?;
-                if min.is_none() && max.is_none() {
-                    return Err(InvalidArgument::options(format!(
-                        "the threshold of scorer \"{id}\" must give min, max or both"
-                    )));
-                }
-                if let (Some(a), Some(b)) = (min, max) {
-                    if a > b {
-                        return Err(InvalidArgument::options(format!(
-                            "the threshold of scorer \"{id}\" has min ({a}) above max ({b})"
-                        )));
-                    }
-                }
-                Ok(Threshold {
-                    min,
-                    max,
-                    raw: v.clone(),
-                })
-            }
-            other => Err(InvalidArgument::options(format!(
-                "the threshold of scorer \"{id}\" must be a number or {{ min?, max? }}, got {}",
-                describe(other)
-            ))),
-        }
-    }
-
-    /// The threshold as a person reads it: `>= 0.7`, `<= 0.3`, `0.2..0.8`.
-    pub fn text(&self) -> String {
-        match (self.min, self.max) {
-            (Some(a), Some(b)) => format!("{}..{}", num(a), num(b)),
-            (Some(a), None) => format!(">= {}", num(a)),
-            (None, Some(b)) => format!("<= {}", num(b)),
-            (None, None) => String::new(),
-        }
-    }
-
-    /// Why `mean` misses this threshold, in words that say which side it missed on.
-    pub fn missed(&self, id: &str, mean: Option<f64>) -> String {
-        let Some(m) = mean else {
-            return format!(
-                "\"{id}\" has no mean (no item was scored), so it cannot meet its threshold {}",
-                self.text()
-            );
-        };
-        match (self.min, self.max) {
-            (Some(min), _) if m < min => {
-                format!("\"{id}\" mean {} is below the minimum {}", num(m), num(min))
-            }
-            (_, Some(max)) if m > max => {
-                format!("\"{id}\" mean {} is above the maximum {}", num(m), num(max))
-            }
-            _ => format!(
-                "\"{id}\" mean {} misses its threshold {}",
-                num(m),
-                self.text()
-            ),
-        }
-    }
-
-    /// Whether `score` passes (a non-finite score never does).
-    pub fn passed(&self, score: f64) -> bool {
-        score.is_finite()
-            && self.min.is_none_or(|m| score >= m)
-            && self.max.is_none_or(|m| score <= m)
-    }
-}
-
-/// Mean, spread and interval of some scores.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Stats {
-    pub n: u64,
-    pub mean: Option<f64>,
-    pub std: Option<f64>,
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-    pub ci95: Option<[f64; 2]>,
-}
-
-/// The two-sided 95 % Student-t critical value for `df` degrees of freedom.
-pub fn t_critical(df: u64) -> f64 {
-    match StudentsT::new(0.0, 1.0, df as f64) {
-        Ok(t) => t.inverse_cdf(0.975),
-        Err(_) => f64::NAN,
-    }
-}
-
-/// The two-sided 95 % normal quantile.
-const Z95: f64 = 1.959_963_984_540_054;
-
-/// The Wilson score interval of a proportion `p` over `n` (effective) observations: always
-/// inside `[0, 1]`, and sensible at 0 and 1 where the normal interval collapses.
-pub fn wilson(p: f64, n: f64) -> [f64; 2] {
-    if n.is_nan() || n <= 0.0 || !p.is_finite() {
-        return [0.0, 1.0];
-    }
-    if n.is_infinite() {
-        return [p, p];
-    }
-    let z2 = Z95 * Z95;
-    let denom = 1.0 + z2 / n;
-    let centre = (p + z2 / (2.0 * n)) / denom;
-    let half = Z95 / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt();
-    [(centre - half).max(0.0), (centre + half).min(1.0)]
-}
-
-/// The 95 % interval of the mean of scores that lie in `[0, scale]`: the Wilson score
-/// interval with the effective sample size `n* = n · p(1 − p) / v` (`p` the mean and `v` the
-/// population variance of the scores divided by `scale`). For 0/1 scores `v = p(1 − p)`, so
-/// `n* = n` and this is exactly Wilson's interval; for scores in between, `n* ≥ n` (a bounded
-/// score can vary no more than a 0/1 one with the same mean) and the interval narrows with
-/// the spread. Every score at 0 (or at `scale`) uses `n* = n`. The interval never leaves
-/// `[0, scale]`; `None` below two scores.
-pub fn bounded_ci(xs: &[f64], scale: f64) -> Option<[f64; 2]> {
-    if xs.len() < 2 {
-        return None;
-    }
-    let scale = if scale.is_finite() && scale > 0.0 {
-        scale
-    } else {
-        1.0
-    };
-    let n = xs.len() as f64;
-    // a score outside [0, scale] (a scorer that does not keep to its range) widens the range
-    let hi = xs.iter().copied().fold(scale, f64::max);
-    let lo = xs.iter().copied().fold(0.0, f64::min);
-    let width = hi - lo;
-    let us: Vec<f64> = xs.iter().map(|x| (x - lo) / width).collect();
-    let p = us.iter().sum::<f64>() / n;
-    let v = us.iter().map(|u| (u - p).powi(2)).sum::<f64>() / n;
-    let pq = p * (1.0 - p);
-    let n_eff = if pq <= 1e-15 {
-        n
-    } else if v <= 1e-15 {
-        f64::INFINITY
-    } else {
-        (pq * n / v).max(n)
-    };
-    let [a, b] = wilson(p.clamp(0.0, 1.0), n_eff);
-    Some([lo + a * width, lo + b * width])
-}
-
-/// Statistics of `xs` (summed in the given order) for scores in `[0, scale]`: mean, sample
-/// standard deviation, range and the bounded 95 % interval ([`bounded_ci`]).
-pub fn stats(xs: &[f64], scale: f64) -> Stats {
-    let n = xs.len() as u64;
-    if xs.is_empty() {
-        return Stats {
-            n,
-            mean: None,
-            std: None,
-            min: None,
-            max: None,
-            ci95: None,
-        };
-    }
-    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let std = (xs.len() >= 2).then(|| {
-        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
-    });
-    Stats {
-        n,
-        mean: Some(mean),
-        std,
-        min: Some(min),
-        max: Some(max),
-        ci95: bounded_ci(xs, scale),
-    }
-}
-
-/// Judge usage summed over a scorer's runs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UsageTotals {
-    pub calls: u64,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub total_tokens: u64,
-    pub reasoning_tokens: u64,
-    pub cached_input_tokens: u64,
-    /// Batch mode: the calls (and their tokens) answered through a provider batch (billed
-    /// at half price); absent when none was.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub batch_calls: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub batch_input_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub batch_output_tokens: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub batch_total_tokens: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// A token count as a non-negative integer (estimates such as 12.5 round; negatives, NaN and
-/// absurd values count as 0).
-fn count(v: Option<&Value>) -> u64 {
-    match v.and_then(Value::as_f64) {
-        Some(x) if x.is_finite() && x > 0.0 && x < 9.0e15 => x.round() as u64,
-        _ => 0,
-    }
-}
-
-impl UsageTotals {
-    /// Adds a totals object (as [`UsageTotals`] serializes).
-    pub fn add_totals(&mut self, u: &Value) {
-        let n = |k: &str| count(u.get(k));
-        self.calls += n("calls");
-        self.input_tokens += n("inputTokens");
-        self.output_tokens += n("outputTokens");
-        self.total_tokens += n("totalTokens");
-        self.reasoning_tokens += n("reasoningTokens");
-        self.cached_input_tokens += n("cachedInputTokens");
-        self.batch_calls += n("batchCalls");
-        self.batch_input_tokens += n("batchInputTokens");
-        self.batch_output_tokens += n("batchOutputTokens");
-        self.batch_total_tokens += n("batchTotalTokens");
-    }
-
-    fn add(&mut self, o: &UsageTotals) {
-        self.calls += o.calls;
-        self.input_tokens += o.input_tokens;
-        self.output_tokens += o.output_tokens;
-        self.total_tokens += o.total_tokens;
-        self.reasoning_tokens += o.reasoning_tokens;
-        self.cached_input_tokens += o.cached_input_tokens;
-        self.batch_calls += o.batch_calls;
-        self.batch_input_tokens += o.batch_input_tokens;
-        self.batch_output_tokens += o.batch_output_tokens;
-        self.batch_total_tokens += o.batch_total_tokens;
-    }
-
-    /// Adds every execution of a result's `judge` record (`{ step: { executions: [...] } }`):
-    /// `modelCallCount` requests and each execution's `usage`.
-    pub fn add_judge(&mut self, judge: &Value) {
-        let Some(steps) = judge.as_object() else {
-            return;
-        };
-        for step in steps.values() {
-            for ex in step
-                .get("executions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                self.calls += count(ex.get("modelCallCount"));
-                // batch mode: the execution names the batch that answered it
-                let batched = ex.get("batch").is_some_and(Value::is_string);
-                if batched {
-                    self.batch_calls += count(ex.get("modelCallCount"));
-                }
-                if let Some(u) = ex.get("usage") {
-                    self.input_tokens += count(u.get("inputTokens"));
-                    self.output_tokens += count(u.get("outputTokens"));
-                    self.total_tokens += count(u.get("totalTokens"));
-                    self.reasoning_tokens += count(u.get("reasoningTokens"));
-                    self.cached_input_tokens += count(u.get("cachedInputTokens"));
-                    if batched {
-                        self.batch_input_tokens += count(u.get("inputTokens"));
-                        self.batch_output_tokens += count(u.get("outputTokens"));
-                        self.batch_total_tokens += count(u.get("totalTokens"));
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Mastra's own ids of scorers where a lower score is better (used when a scorer object does
 /// not say its direction, e.g. a Mastra scorer mixed into oxeval's runEvals).
 const LOWER_IS_BETTER_IDS: &[&str] = &["hallucination-scorer", "bias-scorer", "toxicity-scorer"];
-
-/// How many of a scorer's runs in a row must fail alike before the run stops early.
-pub const EARLY_STOP_RUNS: usize = 5;
-
-/// An error that will fail every call of the run the same way (no key, no judge at that
-/// address, a rejected key, an unknown model or endpoint): its signature, else `None`.
-/// Transient failures (429, 5xx, timeouts, a garbled reply) never stop a run.
-pub fn persistent_failure(err: &Value) -> Option<String> {
-    let code = err.get("code").and_then(Value::as_str)?;
-    let status = err.get("status").and_then(Value::as_u64);
-    match code {
-        "OXEVAL_MISSING_API_KEY" => Some(code.to_string()),
-        "OXEVAL_JUDGE_HTTP" | "OXEVAL_JUDGE_MODEL" => match status {
-            Some(s @ (401 | 403 | 404)) => Some(format!("{code} (HTTP {s})")),
-            _ => None,
-        },
-        "OXEVAL_JUDGE_NETWORK" => {
-            let m = err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            const UNREACHABLE: &[(&str, &str)] = &[
-                ("connection refused", "connection refused"),
-                ("dns error", "the host name does not resolve"),
-                ("failed to lookup address", "the host name does not resolve"),
-                (
-                    "name or service not known",
-                    "the host name does not resolve",
-                ),
-                ("no route to host", "no route to host"),
-                ("network is unreachable", "network unreachable"),
-                ("certificate", "TLS certificate rejected"),
-            ];
-            UNREACHABLE
-                .iter()
-                .find(|(needle, _)| m.contains(needle))
-                .map(|(_, what)| format!("{code} ({what})"))
-        }
-        _ => None,
-    }
-}
 
 /// The first error seen of some kind, for messages.
 #[derive(Debug, Clone)]
@@ -660,60 +321,6 @@ impl Counter<'_> {
     }
 }
 
-/// One reason of the outcome: `{ kind, scorer?, turn?, message }` (`turn`: the turn index of
-/// a per-turn assertion).
-fn reason(kind: &str, scorer: Option<&str>, turn: Option<u64>, message: String) -> Value {
-    let mut r = json!({ "kind": kind, "message": message });
-    if let Some(s) = scorer {
-        r["scorer"] = json!(s);
-    }
-    if let Some(t) = turn {
-        r["turn"] = json!(t);
-    }
-    r
-}
-
-/// What the summary says of one tally (a scorer or gate, top-level or of one turn).
-struct Judged {
-    stats: Stats,
-    coverage: Value,
-    gate_result: Option<Value>,
-    threshold_result: Option<Value>,
-    /// Reasons that fail the run.
-    reasons: Vec<Value>,
-    /// Missed thresholds (the run is then `scored`).
-    threshold_reasons: Vec<Value>,
-}
-
-/// What the run allows and how it is judged (see the module docs).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Policy {
-    /// Items that may go unscored before the run fails (default 0).
-    pub max_errors: u64,
-    /// The least share of items each scorer must score (optional).
-    pub min_coverage: Option<f64>,
-    /// The least average a gate needs to pass (Mastra: 1).
-    pub gate_pass_rate: f64,
-    /// One shard of a larger run: only what a part can decide is decided (gates at pass
-    /// rate 1, errors against `max_errors`, replay misses); means, thresholds, coverage and
-    /// "nothing scored" are left to the merge.
-    pub partial: bool,
-    /// Stop when a scorer's runs fail the same persistent way several times in a row.
-    pub stop_early: bool,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            max_errors: 0,
-            min_coverage: None,
-            gate_pass_rate: 1.0,
-            partial: false,
-            stop_early: true,
-        }
-    }
-}
-
 /// How a scorer of the categorized form (`scorers: { agent, trajectory }`, Mastra's
 /// `AgentScorerConfig`) is filed: its mean goes under `scores.agent` or `scores.trajectory`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -802,59 +409,6 @@ fn facts_of(s: &Value, at: &str, id: &str) -> Result<(Direction, f64), InvalidAr
         },
     };
     Ok((direction, scale))
-}
-
-fn fraction(config: &Value, key: &str) -> Result<Option<f64>, InvalidArgument> {
-    match config.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_f64() {
-            Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(Some(x)),
-            _ => Err(InvalidArgument::options(format!(
-                "{key} must be a number in [0, 1], got {}",
-                describe(v)
-            ))),
-        },
-    }
-}
-
-impl Policy {
-    /// `maxErrors` (an integer ≥ 0), `minCoverage` and `gatePassRate` (in [0, 1]), `partial`
-    /// and `stopEarly` (booleans) from the runEvals configuration.
-    pub fn from_config(config: &Value) -> Result<Policy, InvalidArgument> {
-        let mut p = Policy::default();
-        match config.get("maxErrors") {
-            None | Some(Value::Null) => {}
-            Some(v) => match v.as_f64() {
-                Some(x) if x >= 0.0 && x.fract() == 0.0 && x <= 9.0e15 => p.max_errors = x as u64,
-                _ => {
-                    return Err(InvalidArgument::options(format!(
-                    "maxErrors must be a whole number ≥ 0 (items allowed to go unscored), got {}",
-                    describe(v)
-                )))
-                }
-            },
-        }
-        p.min_coverage = fraction(config, "minCoverage")?;
-        if let Some(r) = fraction(config, "gatePassRate")? {
-            p.gate_pass_rate = r;
-        }
-        for (key, slot) in [
-            ("partial", &mut p.partial),
-            ("stopEarly", &mut p.stop_early),
-        ] {
-            match config.get(key) {
-                None | Some(Value::Null) => {}
-                Some(Value::Bool(b)) => *slot = *b,
-                Some(v) => {
-                    return Err(InvalidArgument::options(format!(
-                        "{key} must be a boolean, got {}",
-                        describe(v)
-                    )))
-                }
-            }
-        }
-        Ok(p)
-    }
 }
 
 /// A scorer's `type` as its config entry gives it (Mastra's metadata: `'agent'`,
@@ -1234,19 +788,7 @@ impl EvalAccumulator {
         let turns = self.turns.summary(&self.policy);
         reasons.extend(turns.reasons);
         threshold_reasons.extend(turns.threshold_reasons);
-        let status = if !reasons.is_empty() {
-            "failed"
-        } else if !threshold_reasons.is_empty() {
-            "scored"
-        } else {
-            "passed"
-        };
-        let meaning = match status {
-            "passed" if partial => "passed: this shard's items were scored and its gates passed (thresholds are decided by oxeval merge)",
-            "passed" => "passed: every item was scored and every gate and threshold was met",
-            "scored" => "scored: every item was scored and the gates passed, but a scorer missed its threshold; this is not a pass",
-            _ => "failed: see the reasons",
-        };
+        let (status, meaning) = outcome::status(&reasons, &threshold_reasons, partial);
         reasons.extend(threshold_reasons);
         let mut out = json!({
             "scores": scores,
@@ -1350,32 +892,6 @@ impl EvalAccumulator {
 }
 
 impl Tally {
-    /// Counts one run toward the dead-judge stop: a score or a failure that retrying can
-    /// change ends the streak; a persistent failure extends it when it is the same failure.
-    /// Returns the failure's signature when the streak has just reached [`EARLY_STOP_RUNS`].
-    fn note_run(&mut self, scored: bool, error: Option<&Value>) -> Option<String> {
-        if scored {
-            self.scored_runs += 1;
-            self.streak = None;
-            return None;
-        }
-        let Some(sig) = error.and_then(persistent_failure) else {
-            self.streak = None;
-            return None;
-        };
-        let count = match &mut self.streak {
-            Some((s, n)) if *s == sig => {
-                *n += 1;
-                *n
-            }
-            _ => {
-                self.streak = Some((sig.clone(), 1));
-                1
-            }
-        };
-        (count == EARLY_STOP_RUNS).then_some(sig)
-    }
-
     fn new(threshold: Option<Threshold>, gate: bool, direction: Direction, scale: f64) -> Tally {
         Tally {
             threshold,
@@ -1393,121 +909,6 @@ impl Tally {
             streak: None,
             scored_runs: 0,
             labels: Labels::default(),
-        }
-    }
-
-    /// What the summary says of this tally under `policy`: its statistics and coverage, its
-    /// gate or threshold result, and the reasons it fails the run. `turn`: the turn index of
-    /// a per-turn assertion (its messages name the turn).
-    fn judge(&self, id: &str, policy: &Policy, turn: Option<u64>) -> Judged {
-        let partial = policy.partial;
-        let at = turn.map_or(String::new(), |k| format!("turn {k}: "));
-        let mut sorted = self.scores.clone();
-        sorted.sort_by_key(|(i, _)| *i);
-        let xs: Vec<f64> = sorted.iter().map(|(_, s)| *s).collect();
-        let st = stats(&xs, self.scale);
-        let mut reasons = Vec::new();
-        let mut threshold_reasons = Vec::new();
-        let plural = |n: u64| if n == 1 { "" } else { "s" };
-        if !partial && self.total == 0 && self.not_scorable > 0 {
-            // nothing was scorable: never a pass (Mastra omits such a gate or threshold)
-            reasons.push(reason(
-                "nothing-scored",
-                Some(id),
-                turn,
-                format!(
-                    "{at}\"{id}\" found none of its {} item{} scorable",
-                    self.not_scorable,
-                    plural(self.not_scorable)
-                ),
-            ));
-        }
-        if !partial && self.total > 0 && xs.is_empty() {
-            reasons.push(reason(
-                "nothing-scored",
-                Some(id),
-                turn,
-                format!(
-                    "{at}\"{id}\" scored none of its {} item{}",
-                    self.total,
-                    plural(self.total)
-                ),
-            ));
-        }
-        if let (false, Some(floor)) = (partial, policy.min_coverage) {
-            let share = if self.total == 0 {
-                0.0
-            } else {
-                xs.len() as f64 / self.total as f64
-            };
-            if share < floor && !xs.is_empty() {
-                reasons.push(reason(
-                    "coverage",
-                    Some(id),
-                    turn,
-                    format!(
-                        "{at}\"{id}\" scored {} of {} items ({}%), below the coverage floor of {}%",
-                        xs.len(),
-                        self.total,
-                        num(share * 100.0),
-                        num(floor * 100.0)
-                    ),
-                ));
-            }
-        }
-        // a gate or threshold none of whose runs was scorable is left out (as Mastra)
-        let all_not_scorable = self.total == 0 && self.not_scorable > 0;
-        let mut gate_result = None;
-        let mut threshold_result = None;
-        if self.gate && !all_not_scorable {
-            let mut g = self.gate_scores.clone();
-            g.sort_by_key(|(i, _)| *i);
-            let gs: Vec<f64> = g.iter().map(|(_, s)| *s).collect();
-            let avg = stats(&gs, 1.0).mean.unwrap_or(0.0);
-            // an empty shard has nothing against its gates; an empty run fails (no-items)
-            let passed = if gs.is_empty() {
-                partial
-            } else {
-                avg >= policy.gate_pass_rate
-            };
-            // a shard decides a gate only when every item must pass
-            let decided = !partial || policy.gate_pass_rate >= 1.0;
-            if !passed && decided {
-                reasons.push(reason(
-                    "gate",
-                    Some(id),
-                    turn,
-                    format!(
-                        "{at}gate \"{id}\" passed {}% of items (required: {}%)",
-                        num(avg * 100.0),
-                        num(policy.gate_pass_rate * 100.0)
-                    ),
-                ));
-            }
-            gate_result = Some(json!({ "id": id, "passed": passed, "score": avg }));
-        } else if !self.gate {
-            if let Some(th) = self.threshold.as_ref().filter(|_| !all_not_scorable) {
-                let passed = st.mean.is_some_and(|m| th.passed(m));
-                if !passed && !partial {
-                    threshold_reasons.push(reason(
-                        "threshold",
-                        Some(id),
-                        turn,
-                        format!("{at}{}", th.missed(id, st.mean)),
-                    ));
-                }
-                threshold_result = Some(json!({
-                    "id": id, "passed": passed, "averageScore": st.mean, "threshold": th.raw,
-                }));
-            }
-        }
-        Judged {
-            coverage: json!({ "scored": xs.len(), "total": self.total }),
-            stats: st,
-            gate_result,
-            threshold_result,
-            reasons,
-            threshold_reasons,
         }
     }
 
@@ -1541,125 +942,6 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
-    }
-
-    #[test]
-    fn t_critical_values_match_the_table() {
-        // two-sided 95 % (Student's table)
-        for (df, t) in [
-            (1, 12.706),
-            (2, 4.303),
-            (4, 2.776),
-            (9, 2.262),
-            (29, 2.045),
-            (1000, 1.962),
-        ] {
-            assert!(
-                (t_critical(df) - t).abs() < 1e-3,
-                "df {df}: {}",
-                t_critical(df)
-            );
-        }
-    }
-
-    #[test]
-    fn stats_table() {
-        let s = stats(&[], 1.0);
-        assert_eq!((s.n, s.mean, s.std, s.ci95), (0, None, None, None));
-        let s = stats(&[0.5], 1.0);
-        assert_eq!((s.n, s.mean, s.std, s.ci95), (1, Some(0.5), None, None));
-        let s = stats(&[1.0, 0.0], 1.0);
-        assert!(close(s.mean.unwrap(), 0.5));
-        assert!(close(s.std.unwrap(), std::f64::consts::FRAC_1_SQRT_2));
-        // 0/1 scores: exactly Wilson's interval for 1 of 2 (the t interval was ±6.35)
-        let [lo, hi] = s.ci95.unwrap();
-        assert!(
-            (lo - 0.094_531).abs() < 1e-5 && (hi - 0.905_469).abs() < 1e-5,
-            "{lo} {hi}"
-        );
-        let s = stats(&[0.2, 0.4, 0.6, 0.8, 1.0], 1.0);
-        assert!(close(s.mean.unwrap(), 0.6));
-        assert!(close(s.std.unwrap(), 0.1f64.sqrt())); // variance 0.1
-        assert_eq!((s.min, s.max), (Some(0.2), Some(1.0)));
-        // population variance 0.08 → n* = 5 · 0.24 / 0.08 = 15: Wilson(0.6, 15)
-        assert_eq!(s.ci95, Some(wilson(0.6, 15.0)));
-        let same = stats(&[0.7, 0.7, 0.7], 1.0);
-        assert!(same.std.unwrap() < 1e-12);
-        let [lo, hi] = same.ci95.unwrap();
-        assert!(close(lo, 0.7) && close(hi, 0.7));
-    }
-
-    #[test]
-    fn intervals_never_leave_the_range() {
-        // the two intervals the issue saw leave [0, 1] with Student's t
-        for xs in [
-            vec![0.0, 0.0, 0.4, 1.0, 0.8, 0.0, 0.1],
-            vec![1.0, 1.0, 0.9, 1.0, 0.94, 1.0],
-            vec![1.0, 1.0, 1.0, 1.0, 1.0],
-            vec![0.0, 0.0],
-            vec![0.0, 1.0, 1.0, 1.0],
-        ] {
-            let [lo, hi] = bounded_ci(&xs, 1.0).unwrap();
-            let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-            assert!(
-                (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi),
-                "{xs:?}: [{lo}, {hi}]"
-            );
-            assert!(
-                lo <= mean + 1e-12 && mean <= hi + 1e-12,
-                "{xs:?}: [{lo}, {hi}]"
-            );
-        }
-        // every score at 1 of 5 is Wilson's 5 of 5, not a zero-width interval
-        let [lo, hi] = bounded_ci(&[1.0; 5], 1.0).unwrap();
-        assert!((lo - 0.565_509).abs() < 1e-5 && close(hi, 1.0), "{lo}");
-        // a scale of 10: the same interval, ten times wider
-        let a = bounded_ci(&[0.2, 0.5, 0.9], 1.0).unwrap();
-        let b = bounded_ci(&[2.0, 5.0, 9.0], 10.0).unwrap();
-        assert!(close(a[0] * 10.0, b[0]) && close(a[1] * 10.0, b[1]));
-        // a score outside its range widens the range instead of breaking the interval
-        let [lo, hi] = bounded_ci(&[0.5, 1.5], 1.0).unwrap();
-        assert!(lo >= 0.0 && hi <= 1.5);
-        // many items close together: narrower than 0/1 data with the same mean
-        let tight: Vec<f64> = (0..100).map(|i| 0.5 + (i % 3) as f64 * 0.01).collect();
-        let [lo, hi] = bounded_ci(&tight, 1.0).unwrap();
-        assert!(hi - lo < 0.01, "{lo} {hi}");
-    }
-
-    #[test]
-    fn wilson_matches_published_values() {
-        // Wilson (1927) / Newcombe (1998) table: 81 of 263 → [0.2553, 0.3662]
-        let [lo, hi] = wilson(81.0 / 263.0, 263.0);
-        assert!(
-            (lo - 0.2553).abs() < 1e-4 && (hi - 0.3662).abs() < 1e-4,
-            "{lo} {hi}"
-        );
-        // 0 of 10 → [0, 0.2775]
-        let [lo, hi] = wilson(0.0, 10.0);
-        assert!(close(lo, 0.0) && (hi - 0.2775).abs() < 1e-4, "{hi}");
-    }
-
-    #[test]
-    fn thresholds_follow_mastras_rules() {
-        let t = |v: Value| Threshold::parse(&v, "s");
-        assert!(t(json!(0.7)).unwrap().passed(0.7));
-        assert!(!t(json!(0.7)).unwrap().passed(0.69));
-        assert!(!t(json!(0.0)).unwrap().passed(f64::NAN));
-        let band = t(json!({"min": 0.2, "max": 0.4})).unwrap();
-        assert!(band.passed(0.3) && !band.passed(0.5) && !band.passed(0.1));
-        assert!(t(json!({"max": 0.1})).unwrap().passed(0.0));
-        for bad in [
-            json!(1.5),
-            json!(-0.1),
-            json!({}),
-            json!({"min": 0.5, "max": 0.4}),
-            json!([0.5]),
-            json!(true),
-            json!({"min": "x"}),
-        ] {
-            let e = t(bad.clone()).unwrap_err();
-            assert!(e.message.contains("\"s\""), "{bad}: {}", e.message);
-        }
     }
 
     fn acc(config: Value) -> EvalAccumulator {
@@ -1882,49 +1164,6 @@ mod tests {
         assert!(a.add_item(&json!({"index": -1})).is_err());
         assert!(a.add_item(&json!({"index": 1.5})).is_err());
         assert!(a.add_item(&json!({})).is_err());
-    }
-
-    #[test]
-    fn usage_counts_the_batch_share() {
-        let mut u = UsageTotals::default();
-        u.add_judge(&json!({
-            "a": {"executions": [
-                {"modelCallCount": 1, "batch": "batch_1", "usage": {"inputTokens": 10, "outputTokens": 2, "totalTokens": 12}},
-                {"modelCallCount": 2, "usage": {"inputTokens": 5, "outputTokens": 1, "totalTokens": 6}}
-            ]}
-        }));
-        assert_eq!((u.calls, u.batch_calls), (3, 1));
-        assert_eq!(
-            (u.total_tokens, u.batch_total_tokens, u.batch_input_tokens),
-            (18, 12, 10)
-        );
-        let v = serde_json::to_value(&u).unwrap();
-        assert_eq!(v["batchCalls"], 1);
-        let mut back = UsageTotals::default();
-        back.add_totals(&v);
-        assert_eq!(back, u);
-        assert!(serde_json::to_value(UsageTotals::default())
-            .unwrap()
-            .get("batchCalls")
-            .is_none());
-    }
-
-    #[test]
-    fn usage_sums_every_execution() {
-        let mut a = acc(json!({"scorers": [{"id": "s"}]}));
-        let judge = json!({
-            "preprocess": {"executions": [{"modelCallCount": 2, "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15}}]},
-            "analyze": {"executions": [{"modelCallCount": 1, "usage": {"inputTokens": 7, "reasoningTokens": 3}}, {"modelCallCount": 0, "usage": {}}]},
-        });
-        a.add_item(&json!({"index": 0, "runs": {"s": [{"score": 1, "judge": judge}]}}))
-            .unwrap();
-        // a failed run's partial judge record still counts
-        a.add_item(&json!({"index": 1, "runs": {"s": [{"judge": {"x": {"executions": [{"modelCallCount": 1, "usage": {"totalTokens": 4}}]}}}]}})).unwrap();
-        let u = &a.summary(&Value::Null)["usage"]["s"];
-        assert_eq!(
-            u,
-            &json!({"calls": 4, "inputTokens": 17, "outputTokens": 5, "totalTokens": 19, "reasoningTokens": 3, "cachedInputTokens": 0})
-        );
     }
 
     fn kinds(s: &Value) -> Vec<String> {
@@ -2229,15 +1468,5 @@ mod tests {
         ] {
             assert!(EvalAccumulator::new(&bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn estimated_token_counts_are_normalised() {
-        let mut u = UsageTotals::default();
-        u.add_judge(&json!({"a": {"executions": [{"modelCallCount": 1, "usage": {"inputTokens": 12.5, "outputTokens": -1, "totalTokens": 1e20}}]}}));
-        assert_eq!(
-            (u.calls, u.input_tokens, u.output_tokens, u.total_tokens),
-            (1, 13, 0, 0)
-        );
     }
 }
