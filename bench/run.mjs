@@ -1,6 +1,6 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch,store|all]
 //        [--batch-items 10000] [--batch-delay-ms 3000] [--batch-poll-ms 250] [--batch-concurrency 64]
 //        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300] [--agent-evals-items 200]
 //        [--rag-runs 300]
@@ -207,6 +207,12 @@ if (want('batch')) {
   console.log(`CPU per item, batch / direct with the same disk cache = ${(bt.cpuMsPerItem / res['direct-cache'].cpuMsPerItem).toFixed(2)}× (/ direct without a cache: ${(bt.cpuMsPerItem / res.direct.cpuMsPerItem).toFixed(2)}×)`)
   console.log(`billed tokens, batch / direct = ${(billed(bt.usage) / billed(res.direct.usage)).toFixed(3)}`)
   console.log(`scores: batch ${JSON.stringify(bt.scores)}, direct ${JSON.stringify(res.direct.scores)}`)
+}
+
+// the results store (bench/store.mjs): recording overhead on a large runEvals, history reads
+if (suites.includes('store')) {
+  const r = spawnSync('node', ['bench/store.mjs', '--items', String(flag('store-items', 100000)), '--runs', String(flag('store-runs', 1000))], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) process.exitCode = 1
 }
 
 if (want('runevals')) {

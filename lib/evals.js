@@ -14,8 +14,10 @@ const { PREPARED, Scorer } = require('./scorer.js')
 const { onAbort } = require('./abort.js')
 const { batchMode } = require('./batch.js')
 const conv = require('./conversation.js')
+const store = require('./store.js')
 
 const OPT = 'OXEVAL_INVALID_OPTIONS'
+const VERSION = require('../package.json').version
 
 function check(cond, message) {
   if (!cond) throw typeError(`runEvals: ${message}`, OPT)
@@ -206,6 +208,10 @@ async function runEvals(config) {
     ...policyOf(config),
   })
   const trials = Number(config.trials ?? 1)
+  // the results store (lib/store.js): `store` or $OXEVAL_STORE; a store that cannot be written
+  // never costs the run (result.store says why)
+  const storeSpec = store.storeOption(config.store)
+  const runFacts = storeSpec ? store.apiRun(config, scorers, gates, VERSION) : null
   // Mastra's routing (the core's): the scorers under scorers.trajectory and the trajectory
   // gates receive the item's trajectory as their output
   const routed = new Set(acc.routes().trajectory)
@@ -214,6 +220,7 @@ async function runEvals(config) {
   let memoryChecked = false
   // batch mode (lib/batch.js): every item in flight, the runs in one batch session
   const batching = batchMode(config, all, concurrency)
+  const recorder = storeSpec ? store.startRecording(storeSpec, runFacts) : null
   const started = performance.now()
   const items = []
   let stop = false
@@ -519,6 +526,7 @@ async function runEvals(config) {
       })
     }
     r.durationMs = performance.now() - t0
+    if (recorder) recorder.item(r)
     if (keepItems) items.push(r)
     if (onItemComplete) {
       const view = Object.assign(Object.create(null), r)
@@ -602,8 +610,13 @@ async function runEvals(config) {
       Promise.resolve(invoke(() => it.return())).catch(() => {})
     }
   }
-  if (failure) throw failure.error
+  if (failure) {
+    if (recorder) recorder.finish({ aborted: true })
+    throw failure.error
+  }
   const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
+  if (aborted) result.aborted = true
+  if (recorder) result.store = recorder.finish(result)
   if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
   if (warnings.length > 0) result.warnings = warnings
   result.durationMs = performance.now() - started

@@ -11,3 +11,4 @@ mod evals;
 mod model;
 mod registry;
 mod scorer;
+mod store;

@@ -40,7 +40,10 @@ fn new_run(header: &Value, key: String, tags: &[String]) -> NewRun {
     }
     NewRun {
         id: new_run_id(),
-        started_at_ms: header["startedAt"].as_str().and_then(parse_iso).unwrap_or_else(now_ms),
+        started_at_ms: header["startedAt"]
+            .as_str()
+            .and_then(parse_iso)
+            .unwrap_or_else(now_ms),
         tags: tags.to_vec(),
         dataset_fingerprint: header["dataset"]["sha256"].as_str().map(str::to_string),
         version: header["version"].as_str().map(str::to_string),
@@ -54,7 +57,8 @@ fn new_run(header: &Value, key: String, tags: &[String]) -> NewRun {
 
 /// Import one `--out` file.
 pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> StoreResult<Imported> {
-    let file = std::fs::File::open(path).map_err(|e| StoreError::invalid(format!("{}: cannot read: {e}", path.display())))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| StoreError::invalid(format!("{}: cannot read: {e}", path.display())))?;
     let mut lines = BufReader::new(file).lines().enumerate();
     let (header_text, header) = loop {
         let Some((k, line)) = lines.next() else {
@@ -64,15 +68,24 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = serde_json::from_str(&line).map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(&line).map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
         if v["type"] != "run" {
-            return Err(bad(path, k + 1, "the first line is not a run header ({\"type\":\"run\"}): not an oxeval --out file"));
+            return Err(bad(
+                path,
+                k + 1,
+                "the first line is not a run header ({\"type\":\"run\"}): not an oxeval --out file",
+            ));
         }
         break (line, v);
     };
     let key = format!("file:{}", prompt_digest(&header_text));
     if let Some(id) = store.run_by_import_key(&key)? {
-        return Ok(Imported { run_id: id, items: 0, already: true });
+        return Ok(Imported {
+            run_id: id,
+            items: 0,
+            already: true,
+        });
     }
     let run = new_run(&header, key, tags);
     let keep = run.store_prompts;
@@ -85,7 +98,8 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
         if line.trim().is_empty() {
             continue;
         }
-        let mut v: Value = serde_json::from_str(&line).map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
+        let mut v: Value =
+            serde_json::from_str(&line).map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
         let kind = v["type"].as_str().unwrap_or_default().to_string();
         if let Some(o) = v.as_object_mut() {
             o.remove("type");
@@ -100,7 +114,13 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
                 }
             }
             "summary" => summary = Some(v),
-            _ => return Err(bad(path, k + 1, format!("unknown line type {:?}", v["type"]))),
+            _ => {
+                return Err(bad(
+                    path,
+                    k + 1,
+                    format!("unknown line type {:?}", v["type"]),
+                ))
+            }
         }
     }
     store.add_items(&run.id, &batch, keep)?;
@@ -109,7 +129,11 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
         Some(s) => store.finish_run(&run.id, &s, ended(&s))?,
         None => store.finish_run(&run.id, &json!({ "aborted": true }), run.started_at_ms)?,
     }
-    Ok(Imported { run_id: run.id, items, already: false })
+    Ok(Imported {
+        run_id: run.id,
+        items,
+        already: false,
+    })
 }
 
 /// Write one run as an `--out` file (JSON lines) to `out`.
@@ -120,5 +144,6 @@ pub fn export_to(store: &mut dyn Store, run_id: &str, out: &mut dyn Write) -> St
             .and_then(|()| out.write_all(b"\n").map_err(serde_json::Error::io))
             .map_err(|e| StoreError::write(format!("store {name}: cannot write the export: {e}")))
     })?;
-    out.flush().map_err(|e| StoreError::write(format!("cannot write the export: {e}")))
+    out.flush()
+        .map_err(|e| StoreError::write(format!("cannot write the export: {e}")))
 }

@@ -140,7 +140,11 @@ pub trait Store: Send {
     fn run_info(&mut self, run_id: &str) -> StoreResult<Value>;
     /// One run in the `--out` format: header, items (prompts in full), summary; `emit` is
     /// called once per line in order.
-    fn export_run(&mut self, run_id: &str, emit: &mut dyn FnMut(Value) -> StoreResult<()>) -> StoreResult<()>;
+    fn export_run(
+        &mut self,
+        run_id: &str,
+        emit: &mut dyn FnMut(Value) -> StoreResult<()>,
+    ) -> StoreResult<()>;
     /// The run an import key was recorded under, if any.
     fn run_by_import_key(&mut self, key: &str) -> StoreResult<Option<String>>;
     /// Remove runs (and prompts no run uses any more) → how many runs went.
@@ -160,7 +164,9 @@ pub fn open(spec: &str) -> StoreResult<Box<dyn Store>> {
             crate::redact::strip_userinfo(spec)
         )));
     }
-    Ok(Box::new(sqlite::SqliteStore::open(std::path::Path::new(spec))?))
+    Ok(Box::new(sqlite::SqliteStore::open(std::path::Path::new(
+        spec,
+    ))?))
 }
 
 /// A new run id: 12 hex characters (random).

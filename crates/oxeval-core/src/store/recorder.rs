@@ -6,13 +6,17 @@
 //!
 //! A write that fails never stops the run: the first failure is kept, later items are
 //! dropped, and `finish` returns that failure (the caller says so and exits with status 2).
+//! While no item arrives the thread refreshes the run's heartbeat every [`HEARTBEAT_MS`], so a
+//! slow run is never taken for a dead one ([`super::status`]).
 //! The queue is bounded ([`QUEUE`] items): a store slower than the run holds the run back
 //! rather than letting memory grow.
 
+use super::status::HEARTBEAT_MS;
 use super::{open, NewRun, Store, StoreError, StoreResult};
 use serde_json::Value;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// Items written per transaction (at most).
 pub const BATCH: usize = 512;
@@ -75,14 +79,20 @@ impl Recorder {
     /// Write the summary after every queued item; the first failure of the whole recording.
     pub fn finish(mut self, summary: String, ended_at_ms: i64) -> StoreResult<()> {
         let Some(tx) = self.tx.take() else {
-            return Err(StoreError::write(format!("store {}: the writer thread could not start", self.describe)));
+            return Err(StoreError::write(format!(
+                "store {}: the writer thread could not start",
+                self.describe
+            )));
         };
         let _ = tx.send(Msg::Finish(summary, ended_at_ms));
         drop(tx);
         match self.thread.take().map(JoinHandle::join) {
             Some(Ok(None)) => Ok(()),
             Some(Ok(Some(e))) => Err(e),
-            _ => Err(StoreError::write(format!("store {}: the writer thread failed", self.describe))),
+            _ => Err(StoreError::write(format!(
+                "store {}: the writer thread failed",
+                self.describe
+            ))),
         }
     }
 }
@@ -98,18 +108,37 @@ impl Drop for Recorder {
     }
 }
 
-fn write_loop(mut store: Box<dyn Store>, run_id: &str, keep: bool, rx: Receiver<Msg>) -> Option<StoreError> {
+fn write_loop(
+    mut store: Box<dyn Store>,
+    run_id: &str,
+    keep: bool,
+    rx: Receiver<Msg>,
+) -> Option<StoreError> {
     let mut failed: Option<StoreError> = None;
     let mut batch: Vec<Value> = Vec::with_capacity(BATCH);
-    let flush = |batch: &mut Vec<Value>, store: &mut Box<dyn Store>, failed: &mut Option<StoreError>| {
-        if failed.is_none() && !batch.is_empty() {
-            if let Err(e) = store.add_items(run_id, batch, keep) {
-                *failed = Some(e);
+    let flush =
+        |batch: &mut Vec<Value>, store: &mut Box<dyn Store>, failed: &mut Option<StoreError>| {
+            if failed.is_none() && !batch.is_empty() {
+                if let Err(e) = store.add_items(run_id, batch, keep) {
+                    *failed = Some(e);
+                }
             }
-        }
-        batch.clear();
-    };
-    while let Ok(msg) = rx.recv() {
+            batch.clear();
+        };
+    loop {
+        let msg = match rx.recv_timeout(Duration::from_millis(HEARTBEAT_MS as u64)) {
+            Ok(m) => m,
+            // no item for a while (slow targets): the heartbeat says the run is alive
+            Err(RecvTimeoutError::Timeout) => {
+                if failed.is_none() {
+                    if let Err(e) = store.add_items(run_id, &[], keep) {
+                        failed = Some(e);
+                    }
+                }
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
         let mut next = Some(msg);
         while let Some(m) = next.take() {
             match m {
@@ -117,7 +146,12 @@ fn write_loop(mut store: Box<dyn Store>, run_id: &str, keep: bool, rx: Receiver<
                     if failed.is_none() {
                         match serde_json::from_str(&text) {
                             Ok(v) => batch.push(v),
-                            Err(e) => failed = Some(StoreError::invalid(format!("store {}: an item is not JSON: {e}", store.describe()))),
+                            Err(e) => {
+                                failed = Some(StoreError::invalid(format!(
+                                    "store {}: an item is not JSON: {e}",
+                                    store.describe()
+                                )))
+                            }
                         }
                     }
                     if batch.len() >= BATCH {

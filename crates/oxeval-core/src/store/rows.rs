@@ -51,7 +51,15 @@ pub fn prompt_digest(text: &str) -> String {
 /// A redactor for the secrets in the environment: the values of variables whose names say
 /// they hold a credential.
 pub fn env_redactor() -> Redactor {
-    const MARKS: [&str; 7] = ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"];
+    const MARKS: [&str; 7] = [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "AUTH",
+    ];
     let secrets = std::env::vars_os().filter_map(|(k, v)| {
         let k = k.to_str()?.to_ascii_uppercase();
         let v = v.into_string().ok()?;
@@ -104,9 +112,16 @@ fn digest_ref(text: &str, prompts: &mut Vec<(String, String)>) -> Value {
     Value::Object(m)
 }
 
-fn encode_judge(v: &mut Value, steps: &Map<String, Value>, keep: bool, prompts: &mut Vec<(String, String)>) {
+fn encode_judge(
+    v: &mut Value,
+    steps: &Map<String, Value>,
+    keep: bool,
+    prompts: &mut Vec<(String, String)>,
+) {
     match v {
-        Value::Array(a) => a.iter_mut().for_each(|x| encode_judge(x, steps, keep, prompts)),
+        Value::Array(a) => a
+            .iter_mut()
+            .for_each(|x| encode_judge(x, steps, keep, prompts)),
         Value::Object(o) => {
             if let Some(Value::String(key)) = o.remove("promptRef") {
                 if let Some(text) = steps.get(&key) {
@@ -153,12 +168,21 @@ pub fn item_rows(item: &Value, redactor: &Redactor, keep_prompts: bool) -> Store
     if let Some(turns) = obj.get_mut("turns").and_then(Value::as_array_mut) {
         for t in turns {
             if let Some(rs) = t.get_mut("results").and_then(Value::as_object_mut) {
-                rs.values_mut().for_each(|r| encode_result(r, keep_prompts, &mut prompts));
+                rs.values_mut()
+                    .for_each(|r| encode_result(r, keep_prompts, &mut prompts));
             }
         }
     }
-    let errors = obj.get("errors").and_then(Value::as_object).cloned().unwrap_or_default();
-    let usage = obj.get("usage").and_then(Value::as_object).cloned().unwrap_or_default();
+    let errors = obj
+        .get("errors")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let usage = obj
+        .get("usage")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let latency = obj.get("durationMs").and_then(Value::as_f64);
     let mut rows: Vec<ResultRow> = Vec::new();
     if let Some(rs) = results.as_object_mut() {
@@ -262,13 +286,20 @@ mod tests {
         // P1 (twice: two scorers, and a promptRef) and P2: two distinct texts
         assert_eq!(rows.prompts.len(), 2);
         let faith = rows.results.iter().find(|r| r.scorer == "faith").unwrap();
-        assert_eq!((faith.score, faith.reason.as_deref()), (Some(0.5), Some("half")));
+        assert_eq!(
+            (faith.score, faith.reason.as_deref()),
+            (Some(0.5), Some("half"))
+        );
         assert_eq!(faith.usage.as_deref(), Some(r#"{"totalTokens":10}"#));
         assert!(!faith.result.as_ref().unwrap().contains("P1"));
         let rel = rows.results.iter().find(|r| r.scorer == "rel").unwrap();
         assert!(rel.score.is_none() && rel.error.as_ref().unwrap().contains("boom"));
         let texts: std::collections::HashMap<_, _> = rows.prompts.iter().cloned().collect();
-        let results: Vec<_> = rows.results.iter().map(|r| (r.scorer.clone(), r.result.clone())).collect();
+        let results: Vec<_> = rows
+            .results
+            .iter()
+            .map(|r| (r.scorer.clone(), r.result.clone()))
+            .collect();
         let mut back = item_json(&rows.record, &results).unwrap();
         restore_prompts(&mut back, &mut |d| texts.get(d).cloned());
         let ex = &back["results"]["faith"]["judge"]["analyze"]["executions"];
@@ -281,7 +312,10 @@ mod tests {
     fn no_prompts_when_told() {
         let rows = item_rows(&item(), &Redactor::default(), false).unwrap();
         assert!(rows.prompts.is_empty());
-        assert!(rows.results.iter().all(|r| r.result.as_deref().is_none_or(|t| !t.contains("Prompt") && !t.contains("\"prompt\""))));
+        assert!(rows.results.iter().all(|r| r
+            .result
+            .as_deref()
+            .is_none_or(|t| !t.contains("Prompt") && !t.contains("\"prompt\""))));
     }
 
     #[test]

@@ -45,8 +45,8 @@ pub fn effective_status(
         "interrupted" => "interrupted",
         _ => {
             let stale = heartbeat_at.is_none_or(|h| now_ms - h > STALE_MS);
-            let dead = owner_host == Some(this_host)
-                && owner_pid.and_then(pid_alive) == Some(false);
+            let dead =
+                owner_host == Some(this_host) && owner_pid.and_then(pid_alive) == Some(false);
             if stale || dead {
                 "interrupted"
             } else {
@@ -64,12 +64,48 @@ mod tests {
     fn a_running_run_whose_owner_is_gone_is_interrupted() {
         let me = std::process::id() as i64;
         let now = 1_000_000_000;
-        assert_eq!(effective_status("running", Some("h"), Some(me), Some(now), now, "h"), "running");
-        assert_eq!(effective_status("running", Some("h"), Some(me), Some(now - STALE_MS - 1), now, "h"), "interrupted");
-        assert_eq!(effective_status("running", Some("other"), Some(i32::MAX as i64), Some(now), now, "h"), "running");
+        assert_eq!(
+            effective_status("running", Some("h"), Some(me), Some(now), now, "h"),
+            "running"
+        );
+        assert_eq!(
+            effective_status(
+                "running",
+                Some("h"),
+                Some(me),
+                Some(now - STALE_MS - 1),
+                now,
+                "h"
+            ),
+            "interrupted"
+        );
+        assert_eq!(
+            effective_status(
+                "running",
+                Some("other"),
+                Some(i32::MAX as i64),
+                Some(now),
+                now,
+                "h"
+            ),
+            "running"
+        );
         if cfg!(target_os = "linux") {
-            assert_eq!(effective_status("running", Some("h"), Some(i32::MAX as i64), Some(now), now, "h"), "interrupted");
+            assert_eq!(
+                effective_status(
+                    "running",
+                    Some("h"),
+                    Some(i32::MAX as i64),
+                    Some(now),
+                    now,
+                    "h"
+                ),
+                "interrupted"
+            );
         }
-        assert_eq!(effective_status("finished", None, None, None, now, "h"), "finished");
+        assert_eq!(
+            effective_status("finished", None, None, None, now, "h"),
+            "finished"
+        );
     }
 }

@@ -32,7 +32,15 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
 }
 
 /// Epoch ms as ISO 8601 UTC text with milliseconds.
@@ -77,7 +85,10 @@ pub fn parse_iso(s: &str) -> Option<i64> {
 pub fn parse_duration(s: &str) -> Option<i64> {
     let s = s.trim();
     let unit = s.chars().last()?;
-    let n: i64 = s[..s.len() - unit.len_utf8()].parse().ok().filter(|n| *n >= 0)?;
+    let n: i64 = s[..s.len() - unit.len_utf8()]
+        .parse()
+        .ok()
+        .filter(|n| *n >= 0)?;
     let per = match unit {
         's' => 1000,
         'm' => 60_000,
@@ -104,7 +115,13 @@ mod tests {
             assert_eq!(parse_iso(text), Some(ms));
         }
         assert_eq!(parse_iso("2026-12-07T18:20:00Z"), Some(1_796_667_600_000));
-        for bad in ["", "yesterday", "2026-13-01T00:00:00Z", "2026-12-07 18:20:00Z", "2026-12-07T18:20:00.x1Z"] {
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-12-07 18:20:00Z",
+            "2026-12-07T18:20:00.x1Z",
+        ] {
             assert_eq!(parse_iso(bad), None, "{bad}");
         }
     }

@@ -29,9 +29,17 @@ pub struct SqliteStore {
 }
 
 /// A SQLite failure as a store error naming the file: a damaged or foreign file is said so.
-fn sql_error(name: &str, what: &str, e: rusqlite::Error, make: fn(String) -> StoreError) -> StoreError {
+fn sql_error(
+    name: &str,
+    what: &str,
+    e: rusqlite::Error,
+    make: fn(String) -> StoreError,
+) -> StoreError {
     let code = e.sqlite_error_code();
-    if matches!(code, Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt)) {
+    if matches!(
+        code,
+        Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt)
+    ) {
         return StoreError::new(
             "OXEVAL_STORE_CORRUPT",
             format!("store {name}: the file is not an oxeval store or is damaged ({e}); move it away or point --store at another file"),
@@ -46,10 +54,14 @@ impl SqliteStore {
         let name = path.display().to_string();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                StoreError::open(format!("store {name}: cannot create its directory {}: {e}", dir.display()))
+                StoreError::open(format!(
+                    "store {name}: cannot create its directory {}: {e}",
+                    dir.display()
+                ))
             })?;
         }
-        let conn = Connection::open(path).map_err(|e| sql_error(&name, "cannot open", e, StoreError::open))?;
+        let conn = Connection::open(path)
+            .map_err(|e| sql_error(&name, "cannot open", e, StoreError::open))?;
         let mut s = SqliteStore {
             conn,
             name,
@@ -69,7 +81,9 @@ impl SqliteStore {
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| self.err("cannot set the busy timeout", e))?;
         // a read-only file keeps its journal mode: reads still work, writes fail later
-        let _ = self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0));
+        let _ = self
+            .conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0));
         self.conn
             .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             .map_err(|e| self.err("cannot configure", e))?;
@@ -90,7 +104,14 @@ impl SqliteStore {
         }
         self.conn
             .query_row("SELECT MAX(version) FROM schema_version", [], |r| r.get(0))
-            .map_err(|e| sql_error(&self.name, "cannot read the schema version", e, StoreError::open))
+            .map_err(|e| {
+                sql_error(
+                    &self.name,
+                    "cannot read the schema version",
+                    e,
+                    StoreError::open,
+                )
+            })
     }
 
     /// Run the migrations above the store's version (each in its own transaction, the
@@ -98,7 +119,10 @@ impl SqliteStore {
     fn migrate(&mut self) -> StoreResult<()> {
         let found = self.version()?;
         if found.unwrap_or(0) > SCHEMA_VERSION {
-            return Err(StoreError::newer(newer_message(&self.name, found.unwrap_or(0))));
+            return Err(StoreError::newer(newer_message(
+                &self.name,
+                found.unwrap_or(0),
+            )));
         }
         if found == Some(SCHEMA_VERSION) {
             return Ok(());
@@ -112,7 +136,11 @@ impl SqliteStore {
         tx.execute_batch("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             .map_err(fail)?;
         let at: i64 = tx
-            .query_row("SELECT COALESCE(MAX(version), 0) FROM schema_version", [], |r| r.get(0))
+            .query_row(
+                "SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                [],
+                |r| r.get(0),
+            )
             .map_err(fail)?;
         if at > SCHEMA_VERSION {
             return Err(StoreError::newer(newer_message(&self.name, at)));
@@ -120,8 +148,11 @@ impl SqliteStore {
         for (k, sql) in MIGRATIONS.iter().enumerate().skip(at as usize) {
             tx.execute_batch(sql).map_err(fail)?;
             tx.execute("DELETE FROM schema_version", []).map_err(fail)?;
-            tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [k as i64 + 1])
-                .map_err(fail)?;
+            tx.execute(
+                "INSERT INTO schema_version (version) VALUES (?1)",
+                [k as i64 + 1],
+            )
+            .map_err(fail)?;
         }
         tx.commit().map_err(fail)
     }
@@ -134,7 +165,9 @@ impl SqliteStore {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
         {
-            let mut del = tx.prepare_cached("DELETE FROM results WHERE run_id = ?1 AND idx = ?2").map_err(fail)?;
+            let mut del = tx
+                .prepare_cached("DELETE FROM results WHERE run_id = ?1 AND idx = ?2")
+                .map_err(fail)?;
             let mut item = tx
                 .prepare_cached("INSERT OR REPLACE INTO items (run_id, idx, item_id, record) VALUES (?1, ?2, ?3, ?4)")
                 .map_err(fail)?;
@@ -147,14 +180,28 @@ impl SqliteStore {
                 .prepare_cached("INSERT OR IGNORE INTO prompts (digest, text) VALUES (?1, ?2)")
                 .map_err(fail)?;
             let mut uses = tx
-                .prepare_cached("INSERT OR IGNORE INTO run_prompts (run_id, digest) VALUES (?1, ?2)")
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO run_prompts (run_id, digest) VALUES (?1, ?2)",
+                )
                 .map_err(fail)?;
             for it in rows {
                 del.execute(params![run_id, it.index]).map_err(fail)?;
-                item.execute(params![run_id, it.index, it.item_id, it.record]).map_err(fail)?;
+                item.execute(params![run_id, it.index, it.item_id, it.record])
+                    .map_err(fail)?;
                 for r in &it.results {
                     result
-                        .execute(params![run_id, it.index, it.item_id, r.scorer, r.score, r.reason, r.error, r.usage, r.latency_ms, r.result])
+                        .execute(params![
+                            run_id,
+                            it.index,
+                            it.item_id,
+                            r.scorer,
+                            r.score,
+                            r.reason,
+                            r.error,
+                            r.usage,
+                            r.latency_ms,
+                            r.result
+                        ])
                         .map_err(fail)?;
                 }
                 for (d, text) in &it.prompts {
@@ -162,11 +209,21 @@ impl SqliteStore {
                     uses.execute(params![run_id, d]).map_err(fail)?;
                 }
             }
-            tx.execute("UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1", params![run_id, now_ms()])
-                .map_err(fail)?;
+            tx.execute(
+                "UPDATE runs SET heartbeat_at = ?2 WHERE id = ?1",
+                params![run_id, now_ms()],
+            )
+            .map_err(fail)?;
         }
         tx.commit().map_err(fail)
     }
+}
+
+/// A run's item ids, sorted (the digest of a run without a dataset fingerprint).
+fn item_ids(c: &Connection, run_id: &str) -> rusqlite::Result<Vec<String>> {
+    let mut st = c.prepare("SELECT item_id FROM items WHERE run_id = ?1 ORDER BY item_id")?;
+    let ids = st.query_map([run_id], |r| r.get(0))?.collect();
+    ids
 }
 
 /// The per-scorer statistics of a summary: `(scorer, mean, ci95, n)`.
@@ -177,8 +234,16 @@ fn summary_stats(summary: &Value) -> Vec<(String, Option<f64>, Option<(f64, f64)
     stats
         .iter()
         .map(|(id, s)| {
-            let ci = s.get("ci95").and_then(Value::as_array).and_then(|a| Some((a.first()?.as_f64()?, a.get(1)?.as_f64()?)));
-            (id.clone(), s.get("mean").and_then(Value::as_f64), ci, s.get("n").and_then(Value::as_i64).unwrap_or(0))
+            let ci = s
+                .get("ci95")
+                .and_then(Value::as_array)
+                .and_then(|a| Some((a.first()?.as_f64()?, a.get(1)?.as_f64()?)));
+            (
+                id.clone(),
+                s.get("mean").and_then(Value::as_f64),
+                ci,
+                s.get("n").and_then(Value::as_i64).unwrap_or(0),
+            )
         })
         .collect()
 }
@@ -220,8 +285,11 @@ impl Store for SqliteStore {
         )
         .map_err(fail)?;
         for t in &run.tags {
-            tx.execute("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?1, ?2)", params![run.id, t])
-                .map_err(fail)?;
+            tx.execute(
+                "INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?1, ?2)",
+                params![run.id, t],
+            )
+            .map_err(fail)?;
         }
         tx.commit().map_err(fail)
     }
@@ -236,37 +304,53 @@ impl Store for SqliteStore {
 
     fn finish_run(&mut self, run_id: &str, summary: &Value, ended_at_ms: i64) -> StoreResult<()> {
         let name = self.name.clone();
-        let fail = |e| sql_error(&name, "cannot record the run's summary", e, StoreError::write);
+        let fail = |e| {
+            sql_error(
+                &name,
+                "cannot record the run's summary",
+                e,
+                StoreError::write,
+            )
+        };
         let mut summary = summary.clone();
         if let Some(o) = summary.as_object_mut() {
             o.remove("items");
         }
         self.redactor.scrub_value(&mut summary);
-        let status = if summary.get("aborted") == Some(&Value::Bool(true)) { "interrupted" } else { "finished" };
+        let status = if summary.get("aborted") == Some(&Value::Bool(true)) {
+            "interrupted"
+        } else {
+            "finished"
+        };
         let outcome = summary.get("outcome").map(Value::to_string);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
         let models: Option<String> = tx
-            .query_row("SELECT judge_models FROM runs WHERE id = ?1", [run_id], |r| r.get(0))
+            .query_row(
+                "SELECT judge_models FROM runs WHERE id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
             .optional()
             .map_err(fail)?
-            .ok_or_else(|| StoreError::not_found(format!("store {}: no run {run_id}", self.name)))?;
-        let models: Value = models.and_then(|m| serde_json::from_str(&m).ok()).unwrap_or(Value::Null);
+            .ok_or_else(|| {
+                StoreError::not_found(format!("store {}: no run {run_id}", self.name))
+            })?;
+        let models: Value = models
+            .and_then(|m| serde_json::from_str(&m).ok())
+            .unwrap_or(Value::Null);
         // a run without a dataset fingerprint (runEvals over an array): its item ids' digest
-        let ids: Vec<String> = {
-            let mut st = tx.prepare("SELECT item_id FROM items WHERE run_id = ?1 ORDER BY item_id").map_err(fail)?;
-            let ids = st.query_map([run_id], |r| r.get(0)).map_err(fail)?.collect::<Result<_, _>>().map_err(fail)?;
-            ids
-        };
+        let ids = item_ids(&tx, run_id).map_err(fail)?;
         let ids_fp = format!("ids:{}", super::rows::prompt_digest(&ids.join("\n")));
         tx.execute(
             "UPDATE runs SET status = ?2, ended_at = ?3, outcome = ?4, summary = ?5, heartbeat_at = ?3, dataset_fp = COALESCE(dataset_fp, ?6) WHERE id = ?1",
             params![run_id, status, ended_at_ms, outcome, summary.to_string(), ids_fp],
         )
         .map_err(fail)?;
-        tx.execute("DELETE FROM run_scorers WHERE run_id = ?1", [run_id]).map_err(fail)?;
+        tx.execute("DELETE FROM run_scorers WHERE run_id = ?1", [run_id])
+            .map_err(fail)?;
         for (id, mean, ci, n) in summary_stats(&summary) {
             let model = models.get(&id).and_then(Value::as_str);
             tx.execute(
@@ -298,13 +382,19 @@ impl Store for SqliteStore {
         read::run_info(self, run_id)
     }
 
-    fn export_run(&mut self, run_id: &str, emit: &mut dyn FnMut(Value) -> StoreResult<()>) -> StoreResult<()> {
+    fn export_run(
+        &mut self,
+        run_id: &str,
+        emit: &mut dyn FnMut(Value) -> StoreResult<()>,
+    ) -> StoreResult<()> {
         read::export_run(self, run_id, emit)
     }
 
     fn run_by_import_key(&mut self, key: &str) -> StoreResult<Option<String>> {
         self.conn
-            .query_row("SELECT id FROM runs WHERE import_key = ?1", [key], |r| r.get(0))
+            .query_row("SELECT id FROM runs WHERE import_key = ?1", [key], |r| {
+                r.get(0)
+            })
             .optional()
             .map_err(|e| sql_error(&self.name, "cannot read", e, StoreError::read))
     }

@@ -29,7 +29,8 @@ struct RunRow {
 const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at";
 
 fn json_col(text: Option<String>) -> Value {
-    text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
 }
 
 fn run_row(r: &Row, host: &str, now: i64) -> rusqlite::Result<RunRow> {
@@ -39,7 +40,14 @@ fn run_row(r: &Row, host: &str, now: i64) -> rusqlite::Result<RunRow> {
         id: r.get(0)?,
         started_at: r.get(1)?,
         ended_at: r.get(2)?,
-        status: effective_status(&status, owner_host.as_deref(), r.get(12)?, r.get(13)?, now, host),
+        status: effective_status(
+            &status,
+            owner_host.as_deref(),
+            r.get(12)?,
+            r.get(13)?,
+            now,
+            host,
+        ),
         outcome: json_col(r.get(4)?),
         commit: r.get(5)?,
         branch: r.get(6)?,
@@ -65,7 +73,9 @@ fn runs(s: &SqliteStore, q: &RunQuery, extra: &str, arg: Option<&str>) -> StoreR
     let (host, now) = (s.host.clone(), now_ms());
     let mut st = s.conn.prepare_cached(&sql).map_err(rerr(s))?;
     let rows = st
-        .query_map(params![q.branch, q.tag, q.dataset, limit, arg], |r| run_row(r, &host, now))
+        .query_map(params![q.branch, q.tag, q.dataset, limit, arg], |r| {
+            run_row(r, &host, now)
+        })
         .map_err(rerr(s))?
         .collect::<Result<Vec<_>, _>>()
         .map_err(rerr(s))?;
@@ -73,13 +83,22 @@ fn runs(s: &SqliteStore, q: &RunQuery, extra: &str, arg: Option<&str>) -> StoreR
 }
 
 fn tags_of(s: &SqliteStore, id: &str) -> StoreResult<Vec<String>> {
-    let mut st = s.conn.prepare_cached("SELECT tag FROM run_tags WHERE run_id = ?1 ORDER BY tag").map_err(rerr(s))?;
-    let tags = st.query_map([id], |r| r.get(0)).map_err(rerr(s))?.collect::<Result<_, _>>().map_err(rerr(s))?;
+    let mut st = s
+        .conn
+        .prepare_cached("SELECT tag FROM run_tags WHERE run_id = ?1 ORDER BY tag")
+        .map_err(rerr(s))?;
+    let tags = st
+        .query_map([id], |r| r.get(0))
+        .map_err(rerr(s))?
+        .collect::<Result<_, _>>()
+        .map_err(rerr(s))?;
     Ok(tags)
 }
 
 fn scale_of(header: &Value, scorer: &str) -> f64 {
-    header["scorerInfo"][scorer]["scale"].as_f64().unwrap_or(1.0)
+    header["scorerInfo"][scorer]["scale"]
+        .as_f64()
+        .unwrap_or(1.0)
 }
 
 /// Per-scorer `{ id, mean, ci95, n }`: a finished run's from its summary, any other's
@@ -108,7 +127,11 @@ fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
         .prepare_cached("SELECT scorer, score FROM results WHERE run_id = ?1 AND score IS NOT NULL ORDER BY idx")
         .map_err(rerr(s))?;
     let mut by: Vec<(String, Vec<f64>)> = Vec::new();
-    let rows = st.query_map([&run.id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?))).map_err(rerr(s))?;
+    let rows = st
+        .query_map([&run.id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?))
+        })
+        .map_err(rerr(s))?;
     for r in rows {
         let (id, x) = r.map_err(rerr(s))?;
         match by.iter_mut().find(|(k, _)| *k == id) {
@@ -160,15 +183,32 @@ pub(super) fn history(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
 }
 
 pub(super) fn item_history(s: &mut SqliteStore, item: &str, q: &RunQuery) -> StoreResult<Value> {
-    let runs = runs(s, &RunQuery { last: None, ..q.clone() }, "AND id IN (SELECT run_id FROM results WHERE item_id = ?5)", Some(item))?;
+    let runs = runs(
+        s,
+        &RunQuery {
+            last: None,
+            ..q.clone()
+        },
+        "AND id IN (SELECT run_id FROM results WHERE item_id = ?5)",
+        Some(item),
+    )?;
     let mut st = s
         .conn
-        .prepare_cached("SELECT scorer, score FROM results WHERE item_id = ?1 AND run_id = ?2 ORDER BY scorer")
+        .prepare_cached(
+            "SELECT scorer, score FROM results WHERE item_id = ?1 AND run_id = ?2 ORDER BY scorer",
+        )
         .map_err(rerr(s))?;
     let mut out = Vec::new();
-    for run in runs.iter().take(q.last.map(|n| n as usize).unwrap_or(usize::MAX)) {
+    for run in runs
+        .iter()
+        .take(q.last.map(|n| n as usize).unwrap_or(usize::MAX))
+    {
         let mut scores = Map::new();
-        let rows = st.query_map([item, &run.id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<f64>>(1)?))).map_err(rerr(s))?;
+        let rows = st
+            .query_map([item, &run.id], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<f64>>(1)?))
+            })
+            .map_err(rerr(s))?;
         for r in rows {
             let (sc, x) = r.map_err(rerr(s))?;
             if q.scorer.as_ref().is_none_or(|f| *f == sc) {
@@ -190,7 +230,12 @@ fn passes(header: &Value, scorer: &str, score: f64) -> bool {
     match t {
         Some(Value::Number(n)) => score >= n.as_f64().unwrap_or(0.0),
         Some(Value::Object(o)) => {
-            o.get("min").and_then(Value::as_f64).is_none_or(|m| score >= m) && o.get("max").and_then(Value::as_f64).is_none_or(|m| score <= m)
+            o.get("min")
+                .and_then(Value::as_f64)
+                .is_none_or(|m| score >= m)
+                && o.get("max")
+                    .and_then(Value::as_f64)
+                    .is_none_or(|m| score <= m)
         }
         _ => score >= 0.5 * scale_of(header, scorer),
     }
@@ -208,14 +253,32 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
     let Some(dataset) = dataset else {
         return Ok(json!({ "dataset": null, "runs": [], "items": [] }));
     };
-    let q2 = RunQuery { dataset: Some(dataset.clone()), last: Some(q.last.unwrap_or(10)), scorer: None, ..q.clone() };
+    let q2 = RunQuery {
+        dataset: Some(dataset.clone()),
+        last: Some(q.last.unwrap_or(10)),
+        scorer: None,
+        ..q.clone()
+    };
     let mut runs = runs(s, &q2, "AND (?5 IS NULL)", None)?;
     runs.reverse();
-    let mut cells: HashMap<(String, String), Vec<Option<(Option<f64>, &'static str)>>> = HashMap::new();
-    let mut st = s.conn.prepare_cached("SELECT item_id, scorer, score, error IS NOT NULL FROM results WHERE run_id = ?1").map_err(rerr(s))?;
+    let mut cells: HashMap<(String, String), Vec<Option<(Option<f64>, &'static str)>>> =
+        HashMap::new();
+    let mut st = s
+        .conn
+        .prepare_cached(
+            "SELECT item_id, scorer, score, error IS NOT NULL FROM results WHERE run_id = ?1",
+        )
+        .map_err(rerr(s))?;
     for (k, run) in runs.iter().enumerate() {
         let rows = st
-            .query_map([&run.id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<f64>>(2)?, r.get::<_, bool>(3)?)))
+            .query_map([&run.id], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<f64>>(2)?,
+                    r.get::<_, bool>(3)?,
+                ))
+            })
             .map_err(rerr(s))?;
         for r in rows {
             let (item, scorer, score, errored) = r.map_err(rerr(s))?;
@@ -228,7 +291,9 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
                 None if errored => "error",
                 None => continue,
             };
-            cells.entry((item, scorer)).or_insert_with(|| vec![None; runs.len()])[k] = Some((score, verdict));
+            cells
+                .entry((item, scorer))
+                .or_insert_with(|| vec![None; runs.len()])[k] = Some((score, verdict));
         }
     }
     let mut items: Vec<Value> = cells
@@ -245,7 +310,13 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
             })
         })
         .collect();
-    items.sort_by(|a, b| b["flips"].as_u64().cmp(&a["flips"].as_u64()).then_with(|| a["item"].as_str().cmp(&b["item"].as_str())).then_with(|| a["scorer"].as_str().cmp(&b["scorer"].as_str())));
+    items.sort_by(|a, b| {
+        b["flips"]
+            .as_u64()
+            .cmp(&a["flips"].as_u64())
+            .then_with(|| a["item"].as_str().cmp(&b["item"].as_str()))
+            .then_with(|| a["scorer"].as_str().cmp(&b["scorer"].as_str()))
+    });
     items.truncate(100);
     let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
     Ok(json!({ "dataset": dataset, "runs": ids, "items": items }))
@@ -254,31 +325,64 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
 /// A run id given in full or by a unique prefix.
 fn run_by_prefix(s: &SqliteStore, id: &str) -> StoreResult<String> {
     let like = format!("{}%", id.replace(['%', '_'], ""));
-    let mut st = s.conn.prepare_cached("SELECT id FROM runs WHERE id = ?1 OR id LIKE ?2 LIMIT 2").map_err(rerr(s))?;
-    let found: Vec<String> = st.query_map([id, &like], |r| r.get(0)).map_err(rerr(s))?.collect::<Result<_, _>>().map_err(rerr(s))?;
+    let mut st = s
+        .conn
+        .prepare_cached("SELECT id FROM runs WHERE id = ?1 OR id LIKE ?2 LIMIT 2")
+        .map_err(rerr(s))?;
+    let found: Vec<String> = st
+        .query_map([id, &like], |r| r.get(0))
+        .map_err(rerr(s))?
+        .collect::<Result<_, _>>()
+        .map_err(rerr(s))?;
     match found.as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err(StoreError::not_found(format!("store {}: no run {id}", s.name))),
+        [] => Err(StoreError::not_found(format!(
+            "store {}: no run {id}",
+            s.name
+        ))),
         _ if found.iter().any(|f| f == id) => Ok(id.to_string()),
-        _ => Err(StoreError::invalid(format!("store {}: more than one run starts with {id}; give more of the id", s.name))),
+        _ => Err(StoreError::invalid(format!(
+            "store {}: more than one run starts with {id}; give more of the id",
+            s.name
+        ))),
     }
 }
 
-pub(super) fn resolve_run(s: &mut SqliteStore, spec: &str, dataset: Option<&str>) -> StoreResult<String> {
+pub(super) fn resolve_run(
+    s: &mut SqliteStore,
+    spec: &str,
+    dataset: Option<&str>,
+) -> StoreResult<String> {
     if let Some(id) = spec.strip_prefix("run:") {
         return run_by_prefix(s, id);
     }
     let (branch, tag) = match spec.split_once(':') {
         Some(("tag", t)) => (None, Some(t.to_string())),
         Some(("branch", b)) => (Some(b.to_string()), None),
-        Some(_) => return Err(StoreError::invalid(format!("a baseline is a branch name (main), branch:B, run:ID or tag:T; got \"{spec}\""))),
+        Some(_) => {
+            return Err(StoreError::invalid(format!(
+                "a baseline is a branch name (main), branch:B, run:ID or tag:T; got \"{spec}\""
+            )))
+        }
         None => (Some(spec.to_string()), None),
     };
-    let q = RunQuery { branch, tag, dataset: dataset.map(str::to_string), ..RunQuery::default() };
+    let q = RunQuery {
+        branch,
+        tag,
+        dataset: dataset.map(str::to_string),
+        ..RunQuery::default()
+    };
     let found = runs(s, &q, "AND status = 'finished' AND (?5 IS NULL)", None)?;
     found.into_iter().next().map(|r| r.id).ok_or_else(|| {
-        let same = if dataset.is_some() { " with this run's dataset" } else { "" };
-        StoreError::not_found(format!("store {}: no finished run for baseline {spec}{same}", s.name))
+        let same = if dataset.is_some() {
+            " with this run's dataset"
+        } else {
+            ""
+        };
+        StoreError::not_found(format!(
+            "store {}: no finished run for baseline {spec}{same}",
+            s.name
+        ))
     })
 }
 
@@ -287,7 +391,11 @@ pub(super) fn run_info(s: &mut SqliteStore, run_id: &str) -> StoreResult<Value> 
     let (host, now) = (s.host.clone(), now_ms());
     let run = s
         .conn
-        .query_row(&format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"), [&id], |r| run_row(r, &host, now))
+        .query_row(
+            &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
+            [&id],
+            |r| run_row(r, &host, now),
+        )
         .map_err(rerr(s))?;
     let extra: (Option<String>, Option<String>, Option<String>, Option<String>, i64) = s
         .conn
@@ -307,32 +415,59 @@ pub(super) fn run_info(s: &mut SqliteStore, run_id: &str) -> StoreResult<Value> 
     Ok(v)
 }
 
-pub(super) fn export_run(s: &mut SqliteStore, run_id: &str, emit: &mut dyn FnMut(Value) -> StoreResult<()>) -> StoreResult<()> {
+pub(super) fn export_run(
+    s: &mut SqliteStore,
+    run_id: &str,
+    emit: &mut dyn FnMut(Value) -> StoreResult<()>,
+) -> StoreResult<()> {
     let id = run_by_prefix(s, run_id)?;
     let (header, summary, started): (Option<String>, Option<String>, i64) = s
         .conn
-        .query_row("SELECT header, summary, started_at FROM runs WHERE id = ?1", [&id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row(
+            "SELECT header, summary, started_at FROM runs WHERE id = ?1",
+            [&id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .map_err(rerr(s))?;
     let mut header = match json_col(header) {
         Value::Object(o) => o,
         _ => Map::new(),
     };
     header.insert("type".into(), json!("run"));
-    header.entry("startedAt").or_insert_with(|| json!(iso(started)));
+    header
+        .entry("startedAt")
+        .or_insert_with(|| json!(iso(started)));
     // prompts are put back in full: a file without `prompts` says so
     header.remove("prompts");
-    let mut header = Value::Object(header);
-    header.as_object_mut().map(|o| o.insert("storeRun".into(), json!(id)));
+    header.insert("storeRun".into(), json!(id));
+    let header = Value::Object(header);
     emit(header)?;
     let mut texts: HashMap<String, Option<String>> = HashMap::new();
-    let mut prompt = s.conn.prepare("SELECT text FROM prompts WHERE digest = ?1").map_err(rerr(s))?;
-    let mut items = s.conn.prepare("SELECT idx, record FROM items WHERE run_id = ?1 ORDER BY idx").map_err(rerr(s))?;
-    let mut results = s.conn.prepare("SELECT idx, scorer, result FROM results WHERE run_id = ?1 ORDER BY idx, rowid").map_err(rerr(s))?;
+    let mut prompt = s
+        .conn
+        .prepare("SELECT text FROM prompts WHERE digest = ?1")
+        .map_err(rerr(s))?;
+    let mut items = s
+        .conn
+        .prepare("SELECT idx, record FROM items WHERE run_id = ?1 ORDER BY idx")
+        .map_err(rerr(s))?;
+    let mut results = s
+        .conn
+        .prepare("SELECT idx, scorer, result FROM results WHERE run_id = ?1 ORDER BY idx, rowid")
+        .map_err(rerr(s))?;
     let mut rs = results
-        .query_map([&id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)))
+        .query_map([&id], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })
         .map_err(rerr(s))?
         .peekable();
-    let it = items.query_map([&id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).map_err(rerr(s))?;
+    let it = items
+        .query_map([&id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .map_err(rerr(s))?;
     for row in it {
         let (idx, record) = row.map_err(rerr(s))?;
         let mut mine = Vec::new();
@@ -349,7 +484,13 @@ pub(super) fn export_run(s: &mut SqliteStore, run_id: &str, emit: &mut dyn FnMut
         restore_prompts(&mut item, &mut |d| {
             texts
                 .entry(d.to_string())
-                .or_insert_with(|| prompt.query_row([d], |r| r.get(0)).optional().ok().flatten())
+                .or_insert_with(|| {
+                    prompt
+                        .query_row([d], |r| r.get(0))
+                        .optional()
+                        .ok()
+                        .flatten()
+                })
                 .clone()
         });
         let mut line = Map::new();
@@ -368,21 +509,34 @@ pub(super) fn export_run(s: &mut SqliteStore, run_id: &str, emit: &mut dyn FnMut
 
 pub(super) fn prune(s: &mut SqliteStore, p: &Prune) -> StoreResult<u64> {
     if p.keep.is_none() && p.before_ms.is_none() {
-        return Err(StoreError::invalid("prune needs --keep N or --older-than DURATION"));
+        return Err(StoreError::invalid(
+            "prune needs --keep N or --older-than DURATION",
+        ));
     }
     let all = runs(s, &RunQuery::default(), "AND (?5 IS NULL)", None)?;
     let doomed: Vec<String> = all
         .iter()
         .enumerate()
-        .filter(|(k, r)| r.status != "running" && (p.keep.is_some_and(|n| *k >= n as usize) || p.before_ms.is_some_and(|b| r.started_at < b)))
+        .filter(|(k, r)| {
+            r.status != "running"
+                && (p.keep.is_some_and(|n| *k >= n as usize)
+                    || p.before_ms.is_some_and(|b| r.started_at < b))
+        })
         .map(|(_, r)| r.id.clone())
         .collect();
     let name = s.name.clone();
     let fail = |e| sql_error(&name, "cannot prune", e, StoreError::write);
-    let tx = s.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(fail)?;
+    let tx = s
+        .conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(fail)?;
     for chunk in doomed.chunks(200) {
         let marks = vec!["?"; chunk.len()].join(",");
-        tx.execute(&format!("DELETE FROM runs WHERE id IN ({marks})"), params_from_iter(chunk)).map_err(fail)?;
+        tx.execute(
+            &format!("DELETE FROM runs WHERE id IN ({marks})"),
+            params_from_iter(chunk),
+        )
+        .map_err(fail)?;
     }
     tx.execute("DELETE FROM prompts WHERE NOT EXISTS (SELECT 1 FROM run_prompts WHERE run_prompts.digest = prompts.digest)", [])
         .map_err(fail)?;

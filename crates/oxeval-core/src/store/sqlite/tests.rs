@@ -51,7 +51,11 @@ fn summary(scores: &[f64]) -> Value {
 
 fn record(store: &mut SqliteStore, id: &str, at: i64, branch: &str, scores: &[f64]) {
     store.begin_run(&run(id, at, branch, &["nightly"])).unwrap();
-    let items: Vec<Value> = scores.iter().enumerate().map(|(k, s)| item(k as i64, *s)).collect();
+    let items: Vec<Value> = scores
+        .iter()
+        .enumerate()
+        .map(|(k, s)| item(k as i64, *s))
+        .collect();
     store.add_items(id, &items, true).unwrap();
     store.finish_run(id, &summary(scores), at + 5).unwrap();
 }
@@ -70,14 +74,34 @@ fn a_run_round_trips_through_history_item_history_and_export() {
     assert_eq!(runs[1]["outcome"], "passed");
     assert_eq!(runs[1]["tags"], json!(["nightly"]));
     let sc = &runs[1]["scorers"][0];
-    assert_eq!((sc["id"].as_str(), sc["n"].as_i64()), (Some("faith"), Some(3)));
+    assert_eq!(
+        (sc["id"].as_str(), sc["n"].as_i64()),
+        (Some("faith"), Some(3))
+    );
     assert!((sc["mean"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
     assert_eq!(sc["ci95"].as_array().unwrap().len(), 2);
-    let only_main = s.history(&RunQuery { branch: Some("main".into()), ..RunQuery::default() }).unwrap();
+    let only_main = s
+        .history(&RunQuery {
+            branch: Some("main".into()),
+            ..RunQuery::default()
+        })
+        .unwrap();
     assert_eq!(only_main["runs"].as_array().unwrap().len(), 1);
-    let last = s.history(&RunQuery { last: Some(1), ..RunQuery::default() }).unwrap();
+    let last = s
+        .history(&RunQuery {
+            last: Some(1),
+            ..RunQuery::default()
+        })
+        .unwrap();
     assert_eq!(last["runs"][0]["id"], "bbb222");
-    assert_eq!(s.history(&RunQuery { scorer: Some("nope".into()), ..RunQuery::default() }).unwrap()["runs"], json!([]));
+    assert_eq!(
+        s.history(&RunQuery {
+            scorer: Some("nope".into()),
+            ..RunQuery::default()
+        })
+        .unwrap()["runs"],
+        json!([])
+    );
 
     let ih = s.item_history("q1", &RunQuery::default()).unwrap();
     assert_eq!(ih["item"], "q1");
@@ -86,16 +110,29 @@ fn a_run_round_trips_through_history_item_history_and_export() {
 
     let mut out = Vec::new();
     export_to(&mut s, "aaa", &mut out).unwrap();
-    let lines: Vec<Value> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0]["type"], "run");
     assert_eq!(lines[2]["type"], "item");
     assert_eq!(lines[2]["results"]["faith"]["score"], 0.0);
-    assert_eq!(lines[2]["results"]["faith"]["analyzePrompt"], "PROMPT shared");
-    assert_eq!(lines[2]["results"]["faith"]["judge"]["analyze"]["executions"][0]["prompt"], "PROMPT 1");
+    assert_eq!(
+        lines[2]["results"]["faith"]["analyzePrompt"],
+        "PROMPT shared"
+    );
+    assert_eq!(
+        lines[2]["results"]["faith"]["judge"]["analyze"]["executions"][0]["prompt"],
+        "PROMPT 1"
+    );
     assert_eq!(lines[4]["type"], "summary");
     // the shared prompt is kept once: 1 shared + 3 per-item texts
-    let n: i64 = s.conn.query_row("SELECT COUNT(*) FROM prompts", [], |r| r.get(0)).unwrap();
+    let n: i64 = s
+        .conn
+        .query_row("SELECT COUNT(*) FROM prompts", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 4);
 }
 
@@ -104,10 +141,16 @@ fn a_run_whose_process_died_is_interrupted_with_its_items() {
     let dir = Dir::new();
     let mut s = SqliteStore::open(&dir.db()).unwrap();
     s.begin_run(&run("dead", 1_000, "main", &[])).unwrap();
-    s.add_items("dead", &[item(0, 1.0), item(1, 0.0)], true).unwrap();
+    s.add_items("dead", &[item(0, 1.0), item(1, 0.0)], true)
+        .unwrap();
     s.begin_run(&run("alive", 2_000, "main", &[])).unwrap();
     // the owner of "dead" is a pid that does not exist (as after a SIGKILL)
-    s.conn.execute("UPDATE runs SET owner_pid = 2147483646 WHERE id = 'dead'", []).unwrap();
+    s.conn
+        .execute(
+            "UPDATE runs SET owner_pid = 2147483646 WHERE id = 'dead'",
+            [],
+        )
+        .unwrap();
     let h = s.history(&RunQuery::default()).unwrap();
     assert_eq!(h["runs"][0]["status"], "running");
     if cfg!(target_os = "linux") {
@@ -124,11 +167,16 @@ fn a_newer_schema_is_refused_and_a_damaged_file_is_an_error() {
     let dir = Dir::new();
     drop(SqliteStore::open(&dir.db()).unwrap());
     let c = Connection::open(dir.db()).unwrap();
-    c.execute("UPDATE schema_version SET version = 99", []).unwrap();
+    c.execute("UPDATE schema_version SET version = 99", [])
+        .unwrap();
     drop(c);
     let e = SqliteStore::open(&dir.db()).err().unwrap();
     assert_eq!(e.code, "OXEVAL_STORE_NEWER");
-    assert!(e.message.contains("version 99") && e.message.contains("newer oxeval"), "{}", e.message);
+    assert!(
+        e.message.contains("version 99") && e.message.contains("newer oxeval"),
+        "{}",
+        e.message
+    );
 
     let junk = dir.0.join("junk.db");
     std::fs::write(&junk, b"this is not a database, it is a text file of some length ....................................").unwrap();
@@ -152,7 +200,13 @@ fn a_fixture_of_every_previous_version_migrates() {
     record(&mut s, "r1", 1, "main", &[1.0]);
     drop(s);
     let mut again = SqliteStore::open(&dir.db()).unwrap();
-    assert_eq!(again.history(&RunQuery::default()).unwrap()["runs"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        again.history(&RunQuery::default()).unwrap()["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -182,7 +236,14 @@ fn concurrent_writers_each_get_a_complete_run() {
     let h = s.history(&RunQuery::default()).unwrap();
     assert_eq!(h["runs"].as_array().unwrap().len(), 4);
     for t in 0..4 {
-        let n: i64 = s.conn.query_row("SELECT COUNT(*) FROM items WHERE run_id = ?1", [format!("w{t}")], |r| r.get(0)).unwrap();
+        let n: i64 = s
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM items WHERE run_id = ?1",
+                [format!("w{t}")],
+                |r| r.get(0),
+            )
+            .unwrap();
         assert_eq!(n, 300);
         assert_eq!(s.run_info(&format!("w{t}")).unwrap()["status"], "finished");
     }
@@ -199,9 +260,18 @@ fn baselines_by_name() {
     assert_eq!(s.resolve_run("branch:feature", None).unwrap(), "f1");
     assert_eq!(s.resolve_run("tag:nightly", None).unwrap(), "f1");
     assert_eq!(s.resolve_run("run:m1", None).unwrap(), "m1old");
-    assert_eq!(s.resolve_run("run:m", None).unwrap_err().code, "OXEVAL_STORE_INVALID");
-    assert_eq!(s.resolve_run("main", Some("other-data")).unwrap_err().code, "OXEVAL_STORE_NOT_FOUND");
-    assert_eq!(s.resolve_run("what:x", None).unwrap_err().code, "OXEVAL_STORE_INVALID");
+    assert_eq!(
+        s.resolve_run("run:m", None).unwrap_err().code,
+        "OXEVAL_STORE_INVALID"
+    );
+    assert_eq!(
+        s.resolve_run("main", Some("other-data")).unwrap_err().code,
+        "OXEVAL_STORE_NOT_FOUND"
+    );
+    assert_eq!(
+        s.resolve_run("what:x", None).unwrap_err().code,
+        "OXEVAL_STORE_INVALID"
+    );
 }
 
 #[test]
@@ -217,9 +287,15 @@ fn flaky_items_are_the_ones_whose_verdict_flips() {
     assert_eq!(f["runs"], json!(["r1", "r2", "r3"]));
     let items = f["items"].as_array().unwrap();
     assert_eq!(items.len(), 2);
-    assert_eq!((items[0]["item"].as_str(), items[0]["flips"].as_u64()), (Some("q0"), Some(2)));
+    assert_eq!(
+        (items[0]["item"].as_str(), items[0]["flips"].as_u64()),
+        (Some("q0"), Some(2))
+    );
     assert_eq!(items[0]["verdicts"], json!(["pass", "fail", "pass"]));
-    assert_eq!((items[1]["item"].as_str(), items[1]["flips"].as_u64()), (Some("q1"), Some(1)));
+    assert_eq!(
+        (items[1]["item"].as_str(), items[1]["flips"].as_u64()),
+        (Some("q1"), Some(1))
+    );
 }
 
 #[test]
@@ -227,18 +303,56 @@ fn prune_keeps_the_newest_and_drops_unused_prompts() {
     let dir = Dir::new();
     let mut s = SqliteStore::open(&dir.db()).unwrap();
     for k in 0..5 {
-        record(&mut s, &format!("r{k}"), k * 86_400_000, "main", &[1.0, 0.0]);
+        record(
+            &mut s,
+            &format!("r{k}"),
+            k * 86_400_000,
+            "main",
+            &[1.0, 0.0],
+        );
     }
-    assert_eq!(s.prune(&Prune { keep: Some(3), before_ms: None }).unwrap(), 2);
-    assert_eq!(s.prune(&Prune { keep: None, before_ms: Some(3 * 86_400_000) }).unwrap(), 1);
-    let ids: Vec<String> = s.history(&RunQuery::default()).unwrap()["runs"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(
+        s.prune(&Prune {
+            keep: Some(3),
+            before_ms: None
+        })
+        .unwrap(),
+        2
+    );
+    assert_eq!(
+        s.prune(&Prune {
+            keep: None,
+            before_ms: Some(3 * 86_400_000)
+        })
+        .unwrap(),
+        1
+    );
+    let ids: Vec<String> = s.history(&RunQuery::default()).unwrap()["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(ids, ["r4", "r3"]);
-    let orphans: i64 = s.conn.query_row("SELECT COUNT(*) FROM results WHERE run_id NOT IN (SELECT id FROM runs)", [], |r| r.get(0)).unwrap();
+    let orphans: i64 = s
+        .conn
+        .query_row(
+            "SELECT COUNT(*) FROM results WHERE run_id NOT IN (SELECT id FROM runs)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     assert_eq!(orphans, 0);
     // prompts still used are kept (the shared one and two per-item ones)
-    let n: i64 = s.conn.query_row("SELECT COUNT(*) FROM prompts", [], |r| r.get(0)).unwrap();
+    let n: i64 = s
+        .conn
+        .query_row("SELECT COUNT(*) FROM prompts", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 3);
-    assert_eq!(s.prune(&Prune::default()).unwrap_err().code, "OXEVAL_STORE_INVALID");
+    assert_eq!(
+        s.prune(&Prune::default()).unwrap_err().code,
+        "OXEVAL_STORE_INVALID"
+    );
 }
 
 #[test]
@@ -264,11 +378,22 @@ fn import_is_idempotent_and_a_file_without_summary_is_interrupted() {
     assert!(text.contains(r#""executions":[{"prompt":"P"}]"#), "{text}");
 
     let partial = dir.0.join("partial.jsonl");
-    std::fs::write(&partial, format!("{}\n{it}\n", json!({ "type": "run", "startedAt": "2026-12-02T10:00:00.000Z" }))).unwrap();
+    std::fs::write(
+        &partial,
+        format!(
+            "{}\n{it}\n",
+            json!({ "type": "run", "startedAt": "2026-12-02T10:00:00.000Z" })
+        ),
+    )
+    .unwrap();
     let p = import_file(&mut s, &partial, &[]).unwrap();
     assert_eq!(s.run_info(&p.run_id).unwrap()["status"], "interrupted");
 
     std::fs::write(&partial, "{\"type\":\"item\"}\n").unwrap();
     let e = import_file(&mut s, &partial, &[]).unwrap_err();
-    assert!(e.message.contains("partial.jsonl:1") && e.message.contains("not a run header"), "{}", e.message);
+    assert!(
+        e.message.contains("partial.jsonl:1") && e.message.contains("not a run header"),
+        "{}",
+        e.message
+    );
 }
