@@ -84,7 +84,7 @@ function historyText(h, store) {
   }
   lines.push('')
   for (const r of h.runs) {
-    const where = [r.branch, r.commit ? r.commit.slice(0, 8) : null].filter(Boolean).join('@') || '-'
+    const where = ([r.branch, r.commit ? r.commit.slice(0, 8) : null].filter(Boolean).join('@') || '-') + (r.dirty ? ' (dirty)' : '')
     const tags = r.tags.length ? ` [${r.tags.map((t) => safeText(t)).join(', ')}]` : ''
     lines.push(`${r.id}  ${r.startedAt.replace('T', ' ').slice(0, 19)}  ${r.status.padEnd(11)} ${String(r.outcome ?? '-').padEnd(7)} ${safeText(where)}${r.name ? ` "${safeText(r.name)}"` : ''}${tags}`)
     for (const s of r.scorers) lines.push(`    ${safeText(s.id).padEnd(28)} mean ${num(s.mean)} ${ci(s.ci95)}  n=${s.n}`)

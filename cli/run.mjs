@@ -19,7 +19,7 @@ import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
 import { applyTurnScorers, conversationCache, scorersOption, turnScorers } from './agents.mjs'
-import { STORE_OPTIONS, baselineFile, exportRun, startCliRecording, storeFailureText, storeSpec } from './store.mjs'
+import { STORE_OPTIONS, exportRun, resolveBaseline, startCliRecording, storeFailureText, storeSpec } from './store.mjs'
 
 const require = createRequire(import.meta.url)
 const { judgeModelOf } = require('../lib/store.js')
@@ -475,6 +475,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
   // the results store: the run is recorded as its items finish (lib/store.js, the core's store)
   const store = storeSpec(values, { configPath })
   const judgeModels = Object.fromEntries([...scorerEntries.map((e) => e.scorer || e), ...gateScorers].map((sc) => [sc.id, judgeModelOf(sc) ?? (header.model && (header.model.id || header.model)) ?? null]))
+  const base = cfg.base ? resolveBaseline(cfg.base, store, { dataset: header.dataset && header.dataset.sha256 }) : null
   const recorder = store ? startCliRecording(store, header, values, { judgeModels, cwd: configPath ? dirname(configPath) : process.cwd() }) : null
   let storeFailed = false
   if (recorder && recorder.error) {
@@ -604,8 +605,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     // what changed since the base run (oxeval compare BASE OUT); the exit status stays the run's
     const { compareText } = await import('./compare.mjs')
     const head = cfg.out ?? (recorder && recorder.runId ? exportRun(store, recorder.runId) : usage('--base needs --out FILE or the results store'))
-    const base = baselineFile(cfg.base, store, { dataset: header.dataset && header.dataset.sha256 })
-    io.stdout.write(`\n${await compareText(base, head)}`)
+    io.stdout.write(`\n${await compareText(typeof base === 'string' ? base : exportRun(store, base.runId), head)}`)
   }
   return { code: verdictExitCode(summary, { shard: cfg.shard }) }
 }

@@ -68,20 +68,25 @@ export function storeFailureText(spec, error) {
 const isStoreRef = (s) => /^(run|tag|branch):/.test(s)
 
 /**
- * A baseline as a file: an existing file as it is; else a name in the store (`main`,
- * `branch:B`, `run:ID`, `tag:T`) exported to a temporary `--out` file.
+ * A baseline: an existing file (its path); else a name in the store (`main`, `branch:B`,
+ * `run:ID`, `tag:T`) → `{ runId }`. Resolved before a run starts (a typo costs no judge call,
+ * and the run being recorded is never its own baseline).
  */
-export function baselineFile(spec, store, { flag = '--base', dataset } = {}) {
+export function resolveBaseline(spec, store, { flag = '--base', dataset } = {}) {
   if (existsSync(spec) && !isStoreRef(spec)) return resolve(spec)
   if (!isStoreRef(spec) && /[\\/]|\.jsonl?$/.test(spec)) throw new UsageError(`${flag} ${spec}: no such file`)
   if (!store) throw new UsageError(`${flag} ${spec}: no such file, and the results store is off (--no-store)`)
-  let id
   try {
-    id = lib.storeQuery(store, { kind: 'resolve', spec, dataset })
+    return { runId: lib.storeQuery(store, { kind: 'resolve', spec, dataset }) }
   } catch (e) {
     throw new UsageError(`${flag} ${spec}: ${e.message}`)
   }
-  return exportRun(store, id)
+}
+
+/** A baseline as a file: a resolved run exported to a temporary `--out` file. */
+export function baselineFile(spec, store, opts = {}) {
+  const b = resolveBaseline(spec, store, opts)
+  return typeof b === 'string' ? b : exportRun(store, b.runId)
 }
 
 /** One stored run exported to a temporary `--out` file → its path. */

@@ -154,6 +154,26 @@ fn query(q: &Value) -> StoreResult<RunQuery> {
     })
 }
 
+/// A read of a store file that does not exist yet: nothing recorded (an empty answer, or
+/// not found), without creating the file. `None`: open it.
+fn missing_store(spec: &str, r: &Value) -> StoreResult<Option<Value>> {
+    if spec.contains("://") || std::path::Path::new(spec).exists() {
+        return Ok(None);
+    }
+    Ok(Some(match r["kind"].as_str().unwrap_or_default() {
+        "import" => return Ok(None),
+        "history" => json!({ "runs": [] }),
+        "item" => json!({ "item": r["item"], "runs": [] }),
+        "flaky" => json!({ "dataset": null, "runs": [], "items": [] }),
+        "prune" => json!({ "removed": 0 }),
+        _ => {
+            return Err(StoreError::not_found(format!(
+                "store {spec} does not exist (no run was recorded there yet)"
+            )))
+        }
+    }))
+}
+
 /// The store's reads and maintenance: `request` is JSON text `{ kind, … }` with kind
 /// `history` (scorer?, branch?, tag?, last?), `item` (item, …), `flaky` (…), `resolve`
 /// (spec, dataset?), `show` (run), `export` (run, out: a file path), `import` (files, tags?),
@@ -162,6 +182,9 @@ fn query(q: &Value) -> StoreResult<RunQuery> {
 pub fn store_query(spec: String, request: String) -> Value {
     guarded(|| {
         let r = parse(&request, "the store request")?;
+        if let Some(v) = missing_store(&spec, &r)? {
+            return Ok(v);
+        }
         let mut store = open(&spec)?;
         match r["kind"].as_str().unwrap_or_default() {
             "history" => store.history(&query(&r)?),

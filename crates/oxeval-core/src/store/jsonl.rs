@@ -109,8 +109,7 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
                 batch.push(v);
                 items += 1;
                 if batch.len() >= super::recorder::BATCH {
-                    store.add_items(&run.id, &batch, keep)?;
-                    batch.clear();
+                    store.add_items(&run.id, std::mem::take(&mut batch), keep)?;
                 }
             }
             "summary" => summary = Some(v),
@@ -123,7 +122,7 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
             }
         }
     }
-    store.add_items(&run.id, &batch, keep)?;
+    store.add_items(&run.id, batch, keep)?;
     let ended = |s: &Value| run.started_at_ms + s["durationMs"].as_f64().unwrap_or(0.0) as i64;
     match summary {
         Some(s) => store.finish_run(&run.id, &s, ended(&s))?,

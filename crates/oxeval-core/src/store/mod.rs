@@ -123,7 +123,12 @@ pub trait Store: Send {
     fn begin_run(&mut self, run: &NewRun) -> StoreResult<()>;
     /// Add items (each an item's JSON, as runEvals gives it) in one transaction; refreshes
     /// the run's heartbeat. An item already recorded (same index) is replaced.
-    fn add_items(&mut self, run_id: &str, items: &[Value], store_prompts: bool) -> StoreResult<()>;
+    fn add_items(
+        &mut self,
+        run_id: &str,
+        items: Vec<Value>,
+        store_prompts: bool,
+    ) -> StoreResult<()>;
     /// Write the run's summary (its outcome, per-scorer statistics) and mark it
     /// `finished` (or `interrupted` when the summary says the run was aborted).
     fn finish_run(&mut self, run_id: &str, summary: &Value, ended_at_ms: i64) -> StoreResult<()>;

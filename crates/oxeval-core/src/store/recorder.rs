@@ -119,7 +119,7 @@ fn write_loop(
     let flush =
         |batch: &mut Vec<Value>, store: &mut Box<dyn Store>, failed: &mut Option<StoreError>| {
             if failed.is_none() && !batch.is_empty() {
-                if let Err(e) = store.add_items(run_id, batch, keep) {
+                if let Err(e) = store.add_items(run_id, std::mem::take(batch), keep) {
                     *failed = Some(e);
                 }
             }
@@ -131,7 +131,7 @@ fn write_loop(
             // no item for a while (slow targets): the heartbeat says the run is alive
             Err(RecvTimeoutError::Timeout) => {
                 if failed.is_none() {
-                    if let Err(e) = store.add_items(run_id, &[], keep) {
+                    if let Err(e) = store.add_items(run_id, Vec::new(), keep) {
                         failed = Some(e);
                     }
                 }

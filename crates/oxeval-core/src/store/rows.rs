@@ -151,8 +151,11 @@ fn text_of(v: Option<&Value>) -> Option<String> {
 }
 
 /// An item's JSON as rows (secrets scrubbed, prompts by digest or dropped).
-pub fn item_rows(item: &Value, redactor: &Redactor, keep_prompts: bool) -> StoreResult<ItemRows> {
-    let mut item = item.clone();
+pub fn item_rows(
+    mut item: Value,
+    redactor: &Redactor,
+    keep_prompts: bool,
+) -> StoreResult<ItemRows> {
     let index = item
         .get("index")
         .and_then(Value::as_i64)
@@ -280,7 +283,7 @@ mod tests {
 
     #[test]
     fn prompts_once_by_digest_and_back() {
-        let rows = item_rows(&item(), &Redactor::default(), true).unwrap();
+        let rows = item_rows(item(), &Redactor::default(), true).unwrap();
         assert_eq!(rows.index, 3);
         assert_eq!(rows.item_id, "q-7");
         // P1 (twice: two scorers, and a promptRef) and P2: two distinct texts
@@ -310,7 +313,7 @@ mod tests {
 
     #[test]
     fn no_prompts_when_told() {
-        let rows = item_rows(&item(), &Redactor::default(), false).unwrap();
+        let rows = item_rows(item(), &Redactor::default(), false).unwrap();
         assert!(rows.prompts.is_empty());
         assert!(rows.results.iter().all(|r| r
             .result
@@ -320,13 +323,13 @@ mod tests {
 
     #[test]
     fn secrets_are_scrubbed() {
-        let rows = item_rows(&item(), &Redactor::new(["sk-secret-value-123"]), true).unwrap();
+        let rows = item_rows(item(), &Redactor::new(["sk-secret-value-123"]), true).unwrap();
         assert!(!rows.record.contains("sk-secret") && rows.record.contains("[redacted]"));
     }
 
     #[test]
     fn an_item_without_index_is_refused() {
-        let e = item_rows(&json!({ "id": 1 }), &Redactor::default(), true).unwrap_err();
+        let e = item_rows(json!({ "id": 1 }), &Redactor::default(), true).unwrap_err();
         assert_eq!(e.code, "OXEVAL_STORE_INVALID");
         assert_eq!(item_id_of(&json!({}), 4), "#4");
         assert_eq!(item_id_of(&json!({ "id": 9 }), 4), "9");

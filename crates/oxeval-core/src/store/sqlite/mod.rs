@@ -226,8 +226,11 @@ fn item_ids(c: &Connection, run_id: &str) -> rusqlite::Result<Vec<String>> {
     ids
 }
 
-/// The per-scorer statistics of a summary: `(scorer, mean, ci95, n)`.
-fn summary_stats(summary: &Value) -> Vec<(String, Option<f64>, Option<(f64, f64)>, i64)> {
+/// One scorer's statistics: `(scorer, mean, ci95, n)`.
+type ScorerStats = (String, Option<f64>, Option<(f64, f64)>, i64);
+
+/// The per-scorer statistics of a summary.
+fn summary_stats(summary: &Value) -> Vec<ScorerStats> {
     let Some(stats) = summary.get("stats").and_then(Value::as_object) else {
         return Vec::new();
     };
@@ -294,9 +297,14 @@ impl Store for SqliteStore {
         tx.commit().map_err(fail)
     }
 
-    fn add_items(&mut self, run_id: &str, items: &[Value], store_prompts: bool) -> StoreResult<()> {
+    fn add_items(
+        &mut self,
+        run_id: &str,
+        items: Vec<Value>,
+        store_prompts: bool,
+    ) -> StoreResult<()> {
         let rows = items
-            .iter()
+            .into_iter()
             .map(|i| item_rows(i, &self.redactor, store_prompts))
             .collect::<StoreResult<Vec<_>>>()?;
         self.insert_items(run_id, &rows)

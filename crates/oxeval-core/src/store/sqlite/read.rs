@@ -82,6 +82,45 @@ fn runs(s: &SqliteStore, q: &RunQuery, extra: &str, arg: Option<&str>) -> StoreR
     Ok(rows)
 }
 
+/// Rows of `select … WHERE run_id IN (…)` for many runs (in chunks), grouped by run id (the
+/// first column).
+fn by_run<T>(
+    s: &SqliteStore,
+    select: &str,
+    order: &str,
+    ids: &[&str],
+    f: impl Fn(&Row) -> rusqlite::Result<T>,
+) -> StoreResult<HashMap<String, Vec<T>>> {
+    let mut out: HashMap<String, Vec<T>> = HashMap::new();
+    for chunk in ids.chunks(500) {
+        let marks = vec!["?"; chunk.len()].join(",");
+        let sql = format!("{select} WHERE run_id IN ({marks}) {order}");
+        let mut st = s.conn.prepare_cached(&sql).map_err(rerr(s))?;
+        let rows = st
+            .query_map(params_from_iter(chunk), |r| {
+                Ok((r.get::<_, String>(0)?, f(r)?))
+            })
+            .map_err(rerr(s))?;
+        for r in rows {
+            let (id, v) = r.map_err(rerr(s))?;
+            out.entry(id).or_default().push(v);
+        }
+    }
+    Ok(out)
+}
+
+/// A finished run's scorer statistics row (columns 1..=5 of `run_scorers`).
+fn scorer_row(r: &Row) -> rusqlite::Result<Value> {
+    let (lo, hi): (Option<f64>, Option<f64>) = (r.get(3)?, r.get(4)?);
+    let ci = lo
+        .zip(hi)
+        .map(|(a, b)| json!([a, b]))
+        .unwrap_or(Value::Null);
+    Ok(
+        json!({ "id": r.get::<_, String>(1)?, "mean": r.get::<_, Option<f64>>(2)?, "ci95": ci, "n": r.get::<_, i64>(5)? }),
+    )
+}
+
 fn tags_of(s: &SqliteStore, id: &str) -> StoreResult<Vec<String>> {
     let mut st = s
         .conn
@@ -106,21 +145,14 @@ fn scale_of(header: &Value, scorer: &str) -> f64 {
 fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
     let mut out = Vec::new();
     if run.status == "finished" {
-        let mut st = s
-            .conn
-            .prepare_cached("SELECT scorer, mean, ci_lo, ci_hi, n FROM run_scorers WHERE run_id = ?1 ORDER BY rowid")
-            .map_err(rerr(s))?;
-        let rows = st
-            .query_map([&run.id], |r| {
-                let (lo, hi): (Option<f64>, Option<f64>) = (r.get(2)?, r.get(3)?);
-                let ci = lo.zip(hi).map(|(a, b)| json!([a, b])).unwrap_or(Value::Null);
-                Ok(json!({ "id": r.get::<_, String>(0)?, "mean": r.get::<_, Option<f64>>(1)?, "ci95": ci, "n": r.get::<_, i64>(4)? }))
-            })
-            .map_err(rerr(s))?;
-        for r in rows {
-            out.push(r.map_err(rerr(s))?);
-        }
-        return Ok(out);
+        let mut found = by_run(
+            s,
+            "SELECT run_id, scorer, mean, ci_lo, ci_hi, n FROM run_scorers",
+            "ORDER BY rowid",
+            &[run.id.as_str()],
+            scorer_row,
+        )?;
+        return Ok(found.remove(&run.id).unwrap_or_default());
     }
     let mut st = s
         .conn
@@ -146,8 +178,8 @@ fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
     Ok(out)
 }
 
-fn run_json(s: &SqliteStore, run: &RunRow, scorers: Vec<Value>) -> StoreResult<Value> {
-    Ok(json!({
+fn run_json(run: &RunRow, tags: Vec<String>, scorers: Vec<Value>) -> Value {
+    json!({
         "id": run.id,
         "name": run.name,
         "startedAt": iso(run.started_at),
@@ -157,10 +189,10 @@ fn run_json(s: &SqliteStore, run: &RunRow, scorers: Vec<Value>) -> StoreResult<V
         "branch": run.branch,
         "commit": run.commit,
         "dirty": run.dirty,
-        "tags": tags_of(s, &run.id)?,
+        "tags": tags,
         "datasetFingerprint": run.dataset,
         "scorers": scorers,
-    }))
+    })
 }
 
 pub(super) fn history(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
@@ -171,13 +203,37 @@ pub(super) fn history(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
         ),
         None => ("AND (?5 IS NULL)", None),
     };
-    let mut out = Vec::new();
-    for run in runs(s, q, extra, arg)? {
-        let mut scorers = scorers_of(s, &run)?;
+    let found = runs(s, q, extra, arg)?;
+    // tags and finished runs' statistics in a few queries, not two per run
+    let ids: Vec<&str> = found.iter().map(|r| r.id.as_str()).collect();
+    let mut tags = by_run(
+        s,
+        "SELECT run_id, tag FROM run_tags",
+        "ORDER BY tag",
+        &ids,
+        |r| r.get::<_, String>(1),
+    )?;
+    let mut stats = by_run(
+        s,
+        "SELECT run_id, scorer, mean, ci_lo, ci_hi, n FROM run_scorers",
+        "ORDER BY rowid",
+        &ids,
+        scorer_row,
+    )?;
+    let mut out = Vec::with_capacity(found.len());
+    for run in &found {
+        let mut scorers = match run.status {
+            "finished" => stats.remove(&run.id).unwrap_or_default(),
+            _ => scorers_of(s, run)?,
+        };
         if let Some(sc) = &q.scorer {
             scorers.retain(|x| x["id"] == sc.as_str());
         }
-        out.push(run_json(s, &run, scorers)?);
+        out.push(run_json(
+            run,
+            tags.remove(&run.id).unwrap_or_default(),
+            scorers,
+        ));
     }
     Ok(json!({ "runs": out }))
 }
@@ -192,29 +248,35 @@ pub(super) fn item_history(s: &mut SqliteStore, item: &str, q: &RunQuery) -> Sto
         "AND id IN (SELECT run_id FROM results WHERE item_id = ?5)",
         Some(item),
     )?;
+    // every score of the item in one query (the results_item index), then by run
+    let mut scores_by: HashMap<String, Vec<(String, Option<f64>)>> = HashMap::new();
     let mut st = s
         .conn
-        .prepare_cached(
-            "SELECT scorer, score FROM results WHERE item_id = ?1 AND run_id = ?2 ORDER BY scorer",
-        )
+        .prepare_cached("SELECT run_id, scorer, score FROM results WHERE item_id = ?1")
         .map_err(rerr(s))?;
+    let rows = st
+        .query_map([item], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<f64>>(2)?,
+            ))
+        })
+        .map_err(rerr(s))?;
+    for r in rows {
+        let (run, sc, x) = r.map_err(rerr(s))?;
+        if q.scorer.as_ref().is_none_or(|f| *f == sc) {
+            scores_by.entry(run).or_default().push((sc, x));
+        }
+    }
     let mut out = Vec::new();
     for run in runs
         .iter()
         .take(q.last.map(|n| n as usize).unwrap_or(usize::MAX))
     {
-        let mut scores = Map::new();
-        let rows = st
-            .query_map([item, &run.id], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Option<f64>>(1)?))
-            })
-            .map_err(rerr(s))?;
-        for r in rows {
-            let (sc, x) = r.map_err(rerr(s))?;
-            if q.scorer.as_ref().is_none_or(|f| *f == sc) {
-                scores.insert(sc, json!(x));
-            }
-        }
+        let mut mine = scores_by.remove(&run.id).unwrap_or_default();
+        mine.sort_by(|a, b| a.0.cmp(&b.0));
+        let scores: Map<String, Value> = mine.into_iter().map(|(k, x)| (k, json!(x))).collect();
         out.push(json!({ "id": run.id, "startedAt": iso(run.started_at), "status": run.status, "branch": run.branch, "scores": scores }));
     }
     Ok(json!({ "item": item, "runs": out }))
@@ -241,6 +303,9 @@ fn passes(header: &Value, scorer: &str, score: f64) -> bool {
     }
 }
 
+/// One item × scorer in one run: its score and verdict (`pass`, `fail`, `error`).
+type Cell = (Option<f64>, &'static str);
+
 pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
     let dataset = match &q.dataset {
         Some(d) => Some(d.clone()),
@@ -261,8 +326,7 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
     };
     let mut runs = runs(s, &q2, "AND (?5 IS NULL)", None)?;
     runs.reverse();
-    let mut cells: HashMap<(String, String), Vec<Option<(Option<f64>, &'static str)>>> =
-        HashMap::new();
+    let mut cells: HashMap<(String, String), Vec<Option<Cell>>> = HashMap::new();
     let mut st = s
         .conn
         .prepare_cached(
@@ -406,7 +470,7 @@ pub(super) fn run_info(s: &mut SqliteStore, run_id: &str) -> StoreResult<Value> 
         )
         .map_err(rerr(s))?;
     let scorers = scorers_of(s, &run)?;
-    let mut v = run_json(s, &run, scorers)?;
+    let mut v = run_json(&run, tags_of(s, &run.id)?, scorers);
     v["outcomeDetail"] = json_col(extra.3);
     v["configFingerprint"] = json!(extra.0);
     v["version"] = json!(extra.1);

@@ -56,7 +56,7 @@ fn record(store: &mut SqliteStore, id: &str, at: i64, branch: &str, scores: &[f6
         .enumerate()
         .map(|(k, s)| item(k as i64, *s))
         .collect();
-    store.add_items(id, &items, true).unwrap();
+    store.add_items(id, items, true).unwrap();
     store.finish_run(id, &summary(scores), at + 5).unwrap();
 }
 
@@ -141,7 +141,7 @@ fn a_run_whose_process_died_is_interrupted_with_its_items() {
     let dir = Dir::new();
     let mut s = SqliteStore::open(&dir.db()).unwrap();
     s.begin_run(&run("dead", 1_000, "main", &[])).unwrap();
-    s.add_items("dead", &[item(0, 1.0), item(1, 0.0)], true)
+    s.add_items("dead", vec![item(0, 1.0), item(1, 0.0)], true)
         .unwrap();
     s.begin_run(&run("alive", 2_000, "main", &[])).unwrap();
     // the owner of "dead" is a pid that does not exist (as after a SIGKILL)
