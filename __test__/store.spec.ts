@@ -195,6 +195,32 @@ describe('the store commands', () => {
     expect(existsSync(join(cwd, '.oxeval'))).toBe(false)
   })
 
+  it('several processes record into one store at once: every run complete and separate', async () => {
+    const cwd = t.p('many')
+    mkdirSync(cwd, { recursive: true })
+    writeFileSync(join(cwd, 'data.jsonl'), items(Array.from({ length: 40 }, (_, k) => (k % 2 ? 'Paris' : 'Rome'))))
+    const runs = await Promise.all([1, 2, 3, 4].map((k) => runCli(['run', '--data', 'data.jsonl', '--scorer', PARIS, '--name', `p${k}`, '--no-progress'], { cwd, env: { OXEVAL_STORE: undefined } })))
+    for (const r of runs) expect(r.code, r.stderr).toBe(0)
+    const h = await json(['history'], cwd)
+    expect(h.runs.map((r: Any) => r.name).sort()).toEqual(['p1', 'p2', 'p3', 'p4'])
+    for (const r of h.runs) expect([r.status, r.scorers[0].n, r.scorers[0].mean]).toEqual(['finished', 40, 0.5])
+  })
+
+  it('oxeval merge records the whole run of its shards', async () => {
+    const cwd = t.p('shards')
+    mkdirSync(cwd, { recursive: true })
+    writeFileSync(join(cwd, 'data.jsonl'), items(['Paris', 'Rome', 'Paris', 'Paris', 'Rome']))
+    for (const k of [1, 2]) {
+      const r = await runCli(['run', '--data', 'data.jsonl', '--scorer', PARIS, '--shard', `${k}/2`, '--out', `s${k}.jsonl`, '--no-store', '--no-progress'], { cwd })
+      expect(r.code, r.stderr).toBe(0)
+    }
+    const m = await runCli(['merge', 's1.jsonl', 's2.jsonl', '--tag', 'merged'], { cwd, env: { OXEVAL_STORE: undefined } })
+    expect(m.code, m.stderr).toBe(0)
+    const h = await json(['history'], cwd)
+    expect(h.runs).toHaveLength(1)
+    expect(h.runs[0]).toMatchObject({ status: 'finished', tags: ['merged'], scorers: [{ id: ID, mean: 0.6, n: 5 }] })
+  })
+
   it('a damaged store file is a clear error (exit 2), not a crash', async () => {
     const cwd = t.p('damaged')
     mkdirSync(join(cwd, '.oxeval'), { recursive: true })
