@@ -81,60 +81,68 @@ fn is_prompt_key(k: &str, v: &Value) -> bool {
     k.ends_with("Prompt") && v.is_string()
 }
 
-/// Replace the prompts of one scorer result by digests (or drop them), collecting the texts.
-fn encode_result(r: &mut Value, keep: bool, prompts: &mut Vec<(String, String)>) {
-    let Some(obj) = r.as_object_mut() else { return };
-    // the step keys first: an `--out` file's promptRef names one of them
-    let steps: Map<String, Value> = obj
-        .iter()
-        .filter(|(k, v)| is_prompt_key(k, v))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Some(judge) = obj.get_mut("judge") {
-        encode_judge(judge, &steps, keep, prompts);
+/// The prompts met in one item: `(digest, text)`, each text once (moved, never copied).
+type Prompts = Vec<(String, String)>;
+
+/// Keep `text` once → its digest. A text equal to one already kept (a judge execution's
+/// prompt is usually its step's) is found by comparison, without hashing it again.
+fn keep_prompt(text: String, prompts: &mut Prompts) -> String {
+    if let Some((d, _)) = prompts.iter().find(|(_, t)| *t == text) {
+        return d.clone();
     }
-    for (k, v) in steps {
-        if keep {
-            obj.insert(k, digest_ref(v.as_str().unwrap_or_default(), prompts));
-        } else {
-            obj.remove(&k);
-        }
-    }
+    let d = prompt_digest(&text);
+    prompts.push((d.clone(), text));
+    d
 }
 
-fn digest_ref(text: &str, prompts: &mut Vec<(String, String)>) -> Value {
-    let d = prompt_digest(text);
-    if !prompts.iter().any(|(x, _)| *x == d) {
-        prompts.push((d.clone(), text.to_string()));
-    }
+fn digest_value(d: &str) -> Value {
     let mut m = Map::new();
-    m.insert(PROMPT_KEY.into(), Value::String(d));
+    m.insert(PROMPT_KEY.into(), Value::String(d.to_string()));
     Value::Object(m)
 }
 
-fn encode_judge(
-    v: &mut Value,
-    steps: &Map<String, Value>,
-    keep: bool,
-    prompts: &mut Vec<(String, String)>,
-) {
+/// Replace the prompts of one scorer result by digests (or drop them), collecting the texts.
+fn encode_result(r: &mut Value, keep: bool, prompts: &mut Prompts) {
+    let Some(obj) = r.as_object_mut() else { return };
+    // the step keys first: an `--out` file's promptRef names one of them (key → digest)
+    let keys: Vec<String> = obj
+        .iter()
+        .filter(|(k, v)| is_prompt_key(k, v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut steps: Vec<(String, String)> = Vec::with_capacity(keys.len());
+    for k in keys {
+        if !keep {
+            obj.remove(&k);
+            continue;
+        }
+        if let Some(Value::String(text)) = obj.get_mut(&k).map(Value::take) {
+            let d = keep_prompt(text, prompts);
+            obj.insert(k.clone(), digest_value(&d));
+            steps.push((k, d));
+        }
+    }
+    if let Some(judge) = obj.get_mut("judge") {
+        encode_judge(judge, &steps, keep, prompts);
+    }
+}
+
+fn encode_judge(v: &mut Value, steps: &[(String, String)], keep: bool, prompts: &mut Prompts) {
     match v {
         Value::Array(a) => a
             .iter_mut()
             .for_each(|x| encode_judge(x, steps, keep, prompts)),
         Value::Object(o) => {
             if let Some(Value::String(key)) = o.remove("promptRef") {
-                if let Some(text) = steps.get(&key) {
-                    o.insert("prompt".into(), text.clone());
+                if let Some((_, d)) = steps.iter().find(|(k, _)| *k == key) {
+                    o.insert("prompt".into(), digest_value(d));
                 }
             }
-            if let Some(Value::String(p)) = o.get("prompt") {
-                if keep {
-                    let r = digest_ref(&p.clone(), prompts);
-                    o.insert("prompt".into(), r);
-                } else {
-                    o.remove("prompt");
-                }
+            if !keep {
+                o.remove("prompt");
+            } else if let Some(Value::String(text)) = o.get_mut("prompt") {
+                let text = std::mem::take(text);
+                o.insert("prompt".into(), digest_value(&keep_prompt(text, prompts)));
             }
             for (k, x) in o.iter_mut() {
                 if k != "prompt" {
