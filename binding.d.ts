@@ -177,7 +177,7 @@ export declare function scorerBatchReady(scorer: NativeScorer): Record<string, a
  * (spec, dataset?), `show` (run), `export` (run, out: a file path), `import` (files, tags?),
  * `prune` (keep?, olderThan?: '30d') → `{ ok, value }` or `{ ok: false, code, message }`.
  */
-export declare function storeQuery(spec: string, request: string): Record<string, any>
+export declare function storeQuery(spec: string, request: string): string
 
 /**
  * Open the store `spec` (a path) and record a run as running → a recorder, or

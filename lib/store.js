@@ -102,7 +102,7 @@ function startRecording(spec, run) {
 
 /** A read or maintenance request to the store (see src/store.rs `store_query`) → value, or throws a StoreError-coded Error. */
 function storeQuery(spec, request) {
-  const r = native.storeQuery(spec, JSON.stringify(request))
+  const r = JSON.parse(native.storeQuery(spec, JSON.stringify(request)))
   if (r.ok) return r.value
   const e = new Error(r.message)
   e.code = r.code

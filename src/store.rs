@@ -178,8 +178,9 @@ fn missing_store(spec: &str, r: &Value) -> StoreResult<Option<Value>> {
 /// `history` (scorer?, branch?, tag?, last?), `item` (item, …), `flaky` (…), `resolve`
 /// (spec, dataset?), `show` (run), `export` (run, out: a file path), `import` (files, tags?),
 /// `prune` (keep?, olderThan?: '30d') → `{ ok, value }` or `{ ok: false, code, message }`.
-#[napi(catch_unwind, ts_return_type = "Record<string, any>")]
-pub fn store_query(spec: String, request: String) -> Value {
+#[napi(catch_unwind)]
+pub fn store_query(spec: String, request: String) -> String {
+    // JSON text: `JSON.parse` builds a large history faster than N-API object by object
     guarded(|| {
         let r = parse(&request, "the store request")?;
         if let Some(v) = missing_store(&spec, &r)? {
@@ -237,4 +238,5 @@ pub fn store_query(spec: String, request: String) -> Value {
             ))),
         }
     })
+    .to_string()
 }

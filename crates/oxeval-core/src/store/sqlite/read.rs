@@ -23,7 +23,8 @@ struct RunRow {
     dirty: Option<bool>,
     name: Option<String>,
     dataset: Option<String>,
-    header: Value,
+    /// The `--out` header as stored (parsed only where a read needs it: scales, thresholds).
+    header: Option<String>,
 }
 
 const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at";
@@ -54,7 +55,7 @@ fn run_row(r: &Row, host: &str, now: i64) -> rusqlite::Result<RunRow> {
         dirty: r.get(7)?,
         name: r.get(8)?,
         dataset: r.get(9)?,
-        header: json_col(r.get(10)?),
+        header: r.get(10)?,
     })
 }
 
@@ -158,6 +159,7 @@ fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
         .conn
         .prepare_cached("SELECT scorer, score FROM results WHERE run_id = ?1 AND score IS NOT NULL ORDER BY idx")
         .map_err(rerr(s))?;
+    let header = json_col(run.header.clone());
     let mut by: Vec<(String, Vec<f64>)> = Vec::new();
     let rows = st
         .query_map([&run.id], |r| {
@@ -172,7 +174,7 @@ fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
         }
     }
     for (id, xs) in by {
-        let st = stats(&xs, scale_of(&run.header, &id));
+        let st = stats(&xs, scale_of(&header, &id));
         out.push(json!({ "id": id, "mean": st.mean, "ci95": st.ci95, "n": st.n }));
     }
     Ok(out)
@@ -334,6 +336,7 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
         )
         .map_err(rerr(s))?;
     for (k, run) in runs.iter().enumerate() {
+        let header = json_col(run.header.clone());
         let rows = st
             .query_map([&run.id], |r| {
                 Ok((
@@ -350,7 +353,7 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
                 continue;
             }
             let verdict = match score {
-                Some(x) if passes(&run.header, &scorer, x) => "pass",
+                Some(x) if passes(&header, &scorer, x) => "pass",
                 Some(_) => "fail",
                 None if errored => "error",
                 None => continue,
