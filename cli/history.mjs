@@ -77,10 +77,11 @@ function historyText(h, store) {
   lines.push('')
   lines.push('trend (oldest → newest):')
   const oldestFirst = [...h.runs].reverse()
+  const width = Math.max(28, ...ids.map((id) => safeText(id).length))
   for (const id of ids) {
     const means = oldestFirst.map((r) => (r.scorers.find((s) => s.id === id) || {}).mean ?? null)
     const latest = h.runs[0].scorers.find((s) => s.id === id)
-    lines.push(`  ${safeText(id).padEnd(28)} ${sparkline(means)}  latest ${num(latest && latest.mean)}`)
+    lines.push(`  ${safeText(id).padEnd(width)} ${sparkline(means)}  latest ${num(latest && latest.mean)}`)
   }
   lines.push('')
   for (const r of h.runs) {
