@@ -112,14 +112,23 @@ fn by_run<T>(
 
 /// A finished run's scorer statistics row (columns 1..=5 of `run_scorers`).
 fn scorer_row(r: &Row) -> rusqlite::Result<Value> {
+    let num = |x: Option<f64>| {
+        x.and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    };
     let (lo, hi): (Option<f64>, Option<f64>) = (r.get(3)?, r.get(4)?);
-    let ci = lo
-        .zip(hi)
-        .map(|(a, b)| json!([a, b]))
-        .unwrap_or(Value::Null);
-    Ok(
-        json!({ "id": r.get::<_, String>(1)?, "mean": r.get::<_, Option<f64>>(2)?, "ci95": ci, "n": r.get::<_, i64>(5)? }),
-    )
+    let mut o = Map::with_capacity(4);
+    o.insert("id".into(), Value::String(r.get(1)?));
+    o.insert("mean".into(), num(r.get(2)?));
+    o.insert(
+        "ci95".into(),
+        lo.zip(hi)
+            .map(|(a, b)| Value::Array(vec![num(Some(a)), num(Some(b))]))
+            .unwrap_or(Value::Null),
+    );
+    o.insert("n".into(), Value::from(r.get::<_, i64>(5)?));
+    Ok(Value::Object(o))
 }
 
 fn tags_of(s: &SqliteStore, id: &str) -> StoreResult<Vec<String>> {
@@ -181,20 +190,36 @@ fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
 }
 
 fn run_json(run: &RunRow, tags: Vec<String>, scorers: Vec<Value>) -> Value {
-    json!({
-        "id": run.id,
-        "name": run.name,
-        "startedAt": iso(run.started_at),
-        "endedAt": run.ended_at.map(iso),
-        "status": run.status,
-        "outcome": run.outcome.get("status").cloned().unwrap_or(Value::Null),
-        "branch": run.branch,
-        "commit": run.commit,
-        "dirty": run.dirty,
-        "tags": tags,
-        "datasetFingerprint": run.dataset,
-        "scorers": scorers,
-    })
+    // built by moving the values in: `json!` would serialize the scorers (a deep copy) again
+    let text = |x: &Option<String>| x.clone().map(Value::String).unwrap_or(Value::Null);
+    let mut o = Map::with_capacity(12);
+    o.insert("id".into(), Value::String(run.id.clone()));
+    o.insert("name".into(), text(&run.name));
+    o.insert("startedAt".into(), Value::String(iso(run.started_at)));
+    o.insert(
+        "endedAt".into(),
+        run.ended_at
+            .map(|t| Value::String(iso(t)))
+            .unwrap_or(Value::Null),
+    );
+    o.insert("status".into(), Value::String(run.status.into()));
+    o.insert(
+        "outcome".into(),
+        run.outcome.get("status").cloned().unwrap_or(Value::Null),
+    );
+    o.insert("branch".into(), text(&run.branch));
+    o.insert("commit".into(), text(&run.commit));
+    o.insert(
+        "dirty".into(),
+        run.dirty.map(Value::Bool).unwrap_or(Value::Null),
+    );
+    o.insert(
+        "tags".into(),
+        Value::Array(tags.into_iter().map(Value::String).collect()),
+    );
+    o.insert("datasetFingerprint".into(), text(&run.dataset));
+    o.insert("scorers".into(), Value::Array(scorers));
+    Value::Object(o)
 }
 
 pub(super) fn history(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
