@@ -55,6 +55,19 @@ export declare class NativeEvalAccumulator {
   summary(end?: string | undefined | null): Record<string, unknown>
 }
 
+/** A run being recorded: `item(json)` as items finish, `finish(summary)` once. */
+export declare class NativeRecorder {
+  get runId(): string
+  get store(): string
+  /** Queue one item (its JSON text) for the writer thread. */
+  item(json: string): void
+  /**
+   * Write the summary (JSON text) after every queued item → `{ ok, value: { runId } }` or
+   * the first failure of the recording.
+   */
+  finish(summary: string): Record<string, any>
+}
+
 export declare class NativeScorer {
   /** `{ id, name, description, type, judge?, steps }`. */
   get meta(): Record<string, unknown>
@@ -163,3 +176,17 @@ export declare function registry(): { scorers: Array<Record<string, unknown>>; e
 
 /** Whether a scorer can batch: `{ ok: true }` or `{ ok: false, message }`. */
 export declare function scorerBatchReady(scorer: NativeScorer): Record<string, any>
+
+/**
+ * The store's reads and maintenance: `request` is JSON text `{ kind, … }` with kind
+ * `history` (scorer?, branch?, tag?, last?), `item` (item, …), `flaky` (…), `resolve`
+ * (spec, dataset?), `show` (run), `export` (run, out: a file path), `import` (files, tags?),
+ * `prune` (keep?, olderThan?: '30d') → `{ ok, value }` or `{ ok: false, code, message }`.
+ */
+export declare function storeQuery(spec: string, request: string): string
+
+/**
+ * Open the store `spec` (a path) and record a run as running → a recorder, or
+ * `{ ok: false, code, message }` (the message names the store and the cause).
+ */
+export declare function storeStart(spec: string, run: string): NativeRecorder | { ok: false, code: string, message: string }

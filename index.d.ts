@@ -728,6 +728,13 @@ export interface RunEvalsOptions {
   trials?: number
   /** Keep every item's result in `result.items` (default true). false: items only reach `onItemComplete`. */
   keepItems?: boolean
+  /** Record the run in a results store (docs/store.md): a file path (SQLite, made if missing),
+   * or `{ path, name?, tags?, dataset? }`; default `$OXEVAL_STORE` when set; `false`: never.
+   * Items are recorded as they finish; a store that cannot be written never costs the run
+   * (`result.store.error` says why). */
+  store?: string | false | { path?: string; name?: string; tags?: string[]; dataset?: string }
+  /** Keep the judge prompts in the store (once per distinct text; default true). */
+  storePrompts?: boolean
   /** Called once per item, in completion order (awaited one after another). A call that throws
    * or does not settle within `callbackTimeoutMs` rejects the run (`OXEVAL_CALLBACK_TIMEOUT`). */
   onItemComplete?: (r: EvalItemCompletion) => void | Promise<void>
@@ -844,6 +851,9 @@ export interface RunEvalsResult<S = Record<string, number | null>> {
   aborted?: true
   /** Batch mode: the batches, what is still pending, the records removed. */
   batch?: BatchRunInfo
+  /** When the run was recorded (`store` option or $OXEVAL_STORE): where, its run id, and the
+   * failure (code `OXEVAL_STORE_*`, a message naming the store) when it could not be written. */
+  store?: { store: string; runId: string | null; error?: { code: string; message: string } }
 }
 
 /** Run scorers over a dataset (Mastra's `runEvals` signature and result, plus coverage, errors, usage, statistics). */

@@ -99,9 +99,14 @@ describe('oxeval compare', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/oxeval compare: 2 paired items \(by id\)/)
     expect(r.stdout).toMatch(/len +0\.750 +0\.350 +-0\.400/)
-    const bad = await runCli(['run', '--data', data, '--scorers', mod, '--base', first])
+    // without --out the run is compared from the results store; without either, a usage error
+    const store = t.p('store.db')
+    const noOut = await runCli(['run', '--data', data, '--scorers', mod, '--base', first, '--store', store, '--no-progress'])
+    expect(noOut.code, noOut.stderr).toBe(0)
+    expect(noOut.stdout).toMatch(/len +0\.750 +0\.350 +-0\.400/)
+    const bad = await runCli(['run', '--data', data, '--scorers', mod, '--base', first, '--no-store'])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toMatch(/--base FILE needs --out FILE/)
+    expect(bad.stderr).toMatch(/--base needs --out FILE or the results store/)
   })
 
   it('items without ids pair by input; no shared scorer, a missing file or a bad flag exit 2', async () => {

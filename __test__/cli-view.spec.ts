@@ -91,3 +91,60 @@ describeBrowser('oxeval view in headless Chromium', () => {
     await page.close()
   })
 })
+
+describeBrowser('oxeval view: the results store history in headless Chromium', () => {
+  let dir: string
+  let child: ChildProcess
+  let url: string
+  let context: BrowserContext
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'oxeval-view-store-'))
+    const data = join(dir, 'd.jsonl')
+    for (const [k, outputs] of [['main', ['Paris', 'Rome', 'Rome']], ['feature', ['Paris', 'Paris', 'Rome']], ['feature', ['Paris', 'Paris', 'Paris']]] as const) {
+      writeFileSync(data, jsonl(outputs.map((output, i) => ({ id: `q${i}`, input: `question ${i}`, output }))))
+      const r = await runCli(['run', '--data', data, '--scorer', 'includes("Paris")', '--tag', k, '--no-progress'], { cwd: dir, env: { OXEVAL_STORE: undefined } })
+      if (r.code !== 0) throw new Error(r.stderr)
+    }
+    child = spawn(process.execPath, [CLI, 'view', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OXEVAL_STORE: '' } })
+    url = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout!.on('data', (d) => {
+        out += d
+        const m = /http:\/\/127\.0\.0\.1:\d+\//.exec(out)
+        if (m) resolve(m[0])
+      })
+      child.on('exit', (code) => reject(new Error(`view exited ${code}`)))
+    })
+    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'oxeval-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1280, height: 900 },
+    })
+  }, 60000)
+  afterAll(async () => {
+    await context?.close()
+    child?.kill('SIGINT')
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('one trend chart per scorer (a point per run, oldest → newest), a tag filter, a point opens its run', async () => {
+    const page = await context.newPage()
+    await page.goto(`${url}#/history`)
+    await page.waitForSelector('svg.trend circle')
+    expect(await page.$$eval('svg.trend', (s) => s.map((x) => x.getAttribute('data-scorer')))).toEqual(['includes("Paris")'])
+    const ys = await page.$$eval('svg.trend circle', (cs) => cs.map((c) => Number(c.getAttribute('cy'))))
+    // means 1/3, 2/3, 1 oldest → newest: the line rises (smaller y is higher)
+    expect(ys).toHaveLength(3)
+    expect(ys[0]).toBeGreaterThan(ys[1])
+    expect(ys[1]).toBeGreaterThan(ys[2])
+    await page.goto(`${url}#/history?branch=&tag=main`)
+    await page.waitForFunction(() => document.querySelectorAll('svg.trend circle').length === 1)
+    // the stored run's report is a page of its own (no frame), with a link back to the history
+    await Promise.all([page.waitForURL(/\/stored\/[0-9a-f]+$/), page.click('svg.trend circle')])
+    await page.waitForSelector('#q')
+    expect(await page.textContent('body')).toMatch(/Rome/)
+    expect(await page.$$('iframe')).toEqual([])
+    await page.close()
+  })
+})

@@ -1,6 +1,6 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch,deadjudge|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch,deadjudge,store|all]
 //        [--dead-items 2000,20000,100000]
 //        [--batch-items 10000] [--batch-delay-ms 3000] [--batch-poll-ms 250] [--batch-concurrency 64]
 //        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300] [--agent-evals-items 200]
@@ -226,6 +226,12 @@ if (want('deadjudge')) {
     }
     console.log(`| ${x.items} | ${x.dieAfter} | ${x.scored} | ${x.network} | ${x.stopped} | ${x.msDeathToOutcome} | ${x.peakRssMb} |`)
   }
+}
+
+// the results store (bench/store.mjs): recording overhead on a large runEvals, history reads
+if (suites.includes('store')) {
+  const r = spawnSync('node', ['bench/store.mjs', '--items', String(flag('store-items', 100000)), '--runs', String(flag('store-runs', 1000))], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) process.exitCode = 1
 }
 
 if (want('runevals')) {

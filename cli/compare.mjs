@@ -10,11 +10,16 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { safeText } from './terminal.mjs'
+import { baselineFile, storeSpec } from './store.mjs'
+import { findConfig } from './config.mjs'
 import { itemReason, itemScore } from '../report/items.mjs'
 
 const require = createRequire(import.meta.url)
 
-export const COMPARE_HELP = `Usage: oxeval compare BASE.jsonl HEAD.jsonl [options]
+export const COMPARE_HELP = `Usage: oxeval compare BASE HEAD [options]
+
+BASE and HEAD are --out files, or runs in the results store (--store PATH, default
+.oxeval/store.db): main (the newest finished run on a branch), branch:B, run:ID, tag:T.
 
 Compares two runs (their --out files): items pair by id (else by input); per scorer the mean
 of head − base over the paired items, a paired test and its 95% interval, direction-aware
@@ -37,6 +42,7 @@ const OPTIONS = {
   'fail-on-regression': { type: 'boolean' },
   format: { type: 'string' },
   worst: { type: 'string' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -203,7 +209,18 @@ export async function compare(argv, io = { stdout: process.stdout }) {
   const minEffect = number('min-effect', values['min-effect'], 0)
   if (minEffect < 0) throw new UsageError(`--min-effect must be at least 0; got "${values['min-effect']}"`)
   const worst = values.worst === undefined ? 5 : number('worst', values.worst, 5)
-  const c = await comparison(positionals[0], positionals[1], { alpha, minEffect, worst })
+  // a run in the results store by name (main, branch:B, run:ID, tag:T) is exported to a file
+  const store = storeSpec(values, { configPath: findConfigQuietly() })
+  const [basePath, headPath] = positionals.map((p, k) => baselineFile(p, store, { flag: k ? 'HEAD' : 'BASE' }))
+  const c = await comparison(basePath, headPath, { alpha, minEffect, worst })
   io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : format === 'markdown' ? markdown(c) : text(c))
   return { code: values['fail-on-regression'] && c.scorers.some((s) => s.regressed) ? 1 : 0 }
+}
+
+function findConfigQuietly() {
+  try {
+    return findConfig(undefined)
+  } catch {
+    return null
+  }
 }

@@ -13,7 +13,7 @@ import { findScorer } from './scorers.mjs'
 
 export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
 
-const KNOWN = new Set(['batch', 'cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs'])
+const KNOWN = new Set(['batch', 'cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs', 'store'])
 
 /** The config file to use: `--config PATH`, else the first CONFIG_NAMES in `cwd`; null if none. */
 export function findConfig(flag, cwd = process.cwd()) {
@@ -153,6 +153,10 @@ export function configValues(config, path) {
     // a config names where its results go: their folder is made (a flag's is not)
     mkdirSync(dirname(values[flag]), { recursive: true })
   }
+  // the results store: a path (from the config's folder), a postgres:// URL, or false (none)
+  if (config.store === false) values['no-store'] = true
+  else if (typeof config.store === 'string' && config.store.trim() !== '') values.store = /^postgres(ql)?:\/\//.test(config.store) ? config.store : at(config.store)
+  else if (config.store !== undefined) throw new UsageError(`${path}: store must be a file path, a postgres:// URL, or false`)
   if (config.concurrency !== undefined) values.concurrency = String(config.concurrency)
   if (config.trials !== undefined) values.trials = String(config.trials)
   if (config.maxErrors !== undefined) values['max-errors'] = String(config.maxErrors)

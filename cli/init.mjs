@@ -2,7 +2,7 @@
 // dataset and a target stub. With no OPENAI_API_KEY the config judges with the built-in test
 // judge (oxeval/testing) and says so when it runs. Never overwrites a file without --force;
 // without a terminal it needs --yes.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
@@ -93,6 +93,17 @@ export async function init(argv, io = { stdout: process.stdout, stdin: process.s
     mkdirSync(join(dir, f, '..'), { recursive: true })
     writeFileSync(join(dir, f), text)
   }
-  io.stdout.write(`wrote ${files.map(([f]) => f).join(', ')}\nnext: npx oxeval run\nthen keep that run (cp evals/results/latest.jsonl evals/results/base.jsonl), change your target or prompts, and: npx oxeval run --base evals/results/base.jsonl\n`)
+  // the results store (.oxeval/store.db) stays out of the repository
+  const ignored = ignoreStore(dir)
+  io.stdout.write(`wrote ${files.map(([f]) => f).join(', ')}${ignored ? `; ${ignored}` : ''}\nnext: npx oxeval run (every run is kept in .oxeval/store.db: npx oxeval history)\nthen change your target or prompts and compare with the last run on main: npx oxeval run --base main (or a file: --base evals/results/base.jsonl)\n`)
   return { code: 0 }
+}
+
+/** Adds `.oxeval/` to `dir`'s .gitignore (made if missing) → what was done, or null if already there. */
+export function ignoreStore(dir) {
+  const file = join(dir, '.gitignore')
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  if (text.split(/\r?\n/).some((l) => ['.oxeval', '.oxeval/', '/.oxeval', '/.oxeval/'].includes(l.trim()))) return null
+  appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}# oxeval's results store (oxeval history)\n.oxeval/\n`)
+  return text ? 'added .oxeval/ to .gitignore' : 'wrote .gitignore (.oxeval/)'
 }

@@ -14,6 +14,7 @@ import { sayer } from './terminal.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { scorerViews } from '../report/items.mjs'
 import { slimItem } from '../report/html.mjs'
+import { STORE_OPTIONS, startCliRecording, storeFailureText, storeSpec } from './store.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -25,6 +26,7 @@ export const MERGE_OPTIONS = {
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
   worst: { type: 'string' },
+  ...STORE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -48,6 +50,9 @@ file (oxeval run --out without --shard) merges on its own. Files of any size are
       --price-in USD   price per 1M input tokens (cost in the summary and the report)
       --price-out USD  price per 1M output tokens
       --worst N        worst items listed per scorer (default 5)
+      --store PATH     record the merged run in this results store (default: .oxeval/store.db in
+                       the working directory, or $OXEVAL_STORE); --no-store: do not; --tag T,
+                       --name N label it (oxeval history)
 
 The outputs and the input files must all be different files. An output that cannot be written
 (disk full) is reported on stderr; the others are still written and the summary printed.
@@ -229,6 +234,17 @@ export async function merge(argv, io = { stdout: process.stdout, stderr: process
         writeFailed = true
         say(`oxeval: ${writeErrorText('--out', values.out, e)}`)
       }
+    }
+  }
+  // the merged run is recorded in the results store (--store, $OXEVAL_STORE, .oxeval/store.db; --no-store)
+  const store = storeSpec(values)
+  if (store) {
+    const model = first.header.model && (first.header.model.id || first.header.model)
+    const rec = startCliRecording(store, { ...header, startedAt: first.header.startedAt }, values, { judgeModels: Object.fromEntries([...scorers.map((s) => s.id), ...gates.map((g) => g.id || g)].map((id) => [id, model || null])) })
+    const done = rec.error ? rec : (items.forEach((it) => rec.item(it)), rec.finish(summary))
+    if (done.error) {
+      writeFailed = true
+      say(storeFailureText(store, done.error))
     }
   }
   const report = { header, summary, items: values.html || values.junit ? items.map((it) => slimItem(it)) : [], prices }

@@ -8,6 +8,7 @@ import { INIT_HELP, init } from './init.mjs'
 import { VIEW_HELP, view } from './view.mjs'
 import { WATCH_HELP, watch } from './watch.mjs'
 import { BATCH_HELP, batch } from './batch.mjs'
+import { HISTORY_HELP, history, runs, storeCommand } from './history.mjs'
 import { scorerNamesHelp } from './scorers.mjs'
 import { addonInfo, addonLine } from './addon.mjs'
 import { ignoreClosedPipe, safeText } from './terminal.mjs'
@@ -26,6 +27,9 @@ Usage:
   oxeval view [DIR] [--port N]
   oxeval watch [run options]
   oxeval batch status|cancel --cache DIR [--model …]
+  oxeval history [--scorer ID] [--branch B] [--tag T] [--last N] [--item ID | --flaky]
+  oxeval runs show RUN | oxeval runs export RUN --out FILE.jsonl
+  oxeval store import FILE.jsonl… | oxeval store prune --keep N | --older-than 30d
   oxeval <command> --help
   oxeval --version
 
@@ -38,6 +42,10 @@ Commands:
   view    a local web viewer over a folder of --out files (runs, reports, comparisons)
   compare what changed between two runs (--out files): per scorer a paired test, the items
           that got worse; --fail-on-regression exits 1 on a significant regression
+  history the runs kept in the results store (.oxeval/store.db): per-scorer means, intervals and
+          trend lines; one item's history (--item); flaky items (--flaky)
+  runs    one stored run: show, or export it as an --out file
+  store   import --out files into the results store; prune old runs
   batch   the provider batches of oxeval run --batch recorded in a --cache directory: status,
           cancel
 
@@ -59,6 +67,7 @@ async function main(argv) {
     else if (topic === 'view') process.stdout.write(VIEW_HELP)
     else if (topic === 'watch') process.stdout.write(WATCH_HELP)
     else if (topic === 'batch') process.stdout.write(BATCH_HELP)
+    else if (['history', 'runs', 'store'].includes(topic)) process.stdout.write(HISTORY_HELP)
     else process.stdout.write(HELP)
     return cmd === undefined ? 2 : 0
   }
@@ -74,11 +83,11 @@ async function main(argv) {
     process.stderr.write(`oxeval: ${safeText(line)}\n`)
     return 0
   }
-  const commands = { run, merge, compare, init, view, watch, batch }
-  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view, watch, batch; see oxeval --help)`)
+  const commands = { run, merge, compare, init, view, watch, batch, history, runs, store: storeCommand }
+  if (!Object.hasOwn(commands, cmd)) throw new UsageError(`unknown command "${cmd}" (commands: run, merge, compare, init, view, watch, batch, history, runs, store; see oxeval --help)`)
   const r = await commands[cmd](rest)
   if (r.help) {
-    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : cmd === 'watch' ? WATCH_HELP : cmd === 'batch' ? BATCH_HELP : MERGE_HELP)
+    process.stdout.write(cmd === 'run' ? `${RUN_HELP}${scorerNamesHelp()}\n` : cmd === 'compare' ? COMPARE_HELP : cmd === 'init' ? INIT_HELP : cmd === 'view' ? VIEW_HELP : cmd === 'watch' ? WATCH_HELP : cmd === 'batch' ? BATCH_HELP : ['history', 'runs', 'store'].includes(cmd) ? HISTORY_HELP : MERGE_HELP)
     return 0
   }
   return r.code

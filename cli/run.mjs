@@ -1,7 +1,7 @@
 // `oxeval run`: score a dataset with registry scorers through runEvals, stream the results
 // (--out), write the reports (--html, --junit), print the summary; exit 0 / 1 (a threshold or
 // gate failed) / 2 (usage or data error) / 130 (interrupted: what finished is still written).
-import { basename, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -20,8 +20,10 @@ import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
 import { applyTurnScorers, conversationCache, scorersOption, turnScorers } from './agents.mjs'
+import { STORE_OPTIONS, exportRun, resolveBaseline, startCliRecording, storeFailureText, storeSpec } from './store.mjs'
 
 const require = createRequire(import.meta.url)
+const { judgeModelOf } = require('../lib/store.js')
 export const VERSION = require('../package.json').version
 
 export const RUN_OPTIONS = {
@@ -55,6 +57,7 @@ export const RUN_OPTIONS = {
   base: { type: 'string' },
   config: { type: 'string' },
   'cache-targets': { type: 'string' },
+  ...STORE_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 }
 
@@ -94,7 +97,9 @@ Scorers and judge
       --config PATH          read the run from a config file (default: oxeval.config.(ts|mts|mjs|js)
                              in the working directory when no --data/--scorer is given); flags
                              override its fields
-      --base FILE            after the run, compare it with FILE (an earlier --out): oxeval compare
+      --base BASE            after the run, compare it with BASE: an earlier --out FILE, or a run
+                             in the results store: main (the newest finished run on branch main
+                             with this dataset; any branch name works), branch:B, run:ID, tag:T
       --scorers MODULE       repeatable; a .mjs/.js module (or .ts with a loader: NODE_OPTIONS=
                              '--import tsx') whose exports are scorers (createScorer's, built-in,
                              Mastra's), { scorer, threshold } or arrays of them; mixed with --scorer
@@ -143,6 +148,15 @@ Outputs
       --price-out USD        price per 1M output tokens
       --worst N              worst items listed per scorer in the summary (default 5)
       --no-progress          no progress output on stderr
+
+Results store (every run is kept: oxeval history, oxeval runs, --base main; docs/store.md)
+      --store PATH           record into PATH (default: .oxeval/store.db under the config's folder,
+                             else the working directory; also the config's store, $OXEVAL_STORE)
+      --no-store             do not record this run (config: store: false)
+      --tag T                a label for this run (repeatable): history --tag T, --base tag:T
+      --name N               a name for this run
+  A store that cannot be written costs nothing else: the reports and --out are written, a
+  message names the store and the cause, and the exit status is 2.
 
 --out, --html, --junit and --data must be different files. A closed stdout/stderr pipe
 (oxeval run … | head) is ignored: the files are still written.
@@ -292,7 +306,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     maxErrors: values['max-errors'] !== undefined ? nonNegativeInt('max-errors', values['max-errors']) : 0,
     minCoverage: values['min-coverage'] !== undefined ? share('min-coverage', values['min-coverage']) : undefined,
     progress: !values['no-progress'],
-    base: values.base !== undefined ? (values.out !== undefined ? resolve(values.base) : usage('--base FILE needs --out FILE (the two runs are compared)')) : undefined,
+    base: values.base !== undefined ? (values.out !== undefined || !values['no-store'] ? values.base : usage('--base needs --out FILE or the results store (the two runs are compared)')) : undefined,
   }
 }
 
@@ -499,6 +513,16 @@ async function runResolved(values, extra, io) {
     startedAt: new Date().toISOString(),
     prompts: cfg.outPrompts,
   }
+  // the results store: the run is recorded as its items finish (lib/store.js, the core's store)
+  const store = storeSpec(values, { configPath })
+  const judgeModels = Object.fromEntries([...scorerEntries.map((e) => e.scorer || e), ...gateScorers].map((sc) => [sc.id, judgeModelOf(sc) ?? (header.model && (header.model.id || header.model)) ?? null]))
+  const base = cfg.base ? resolveBaseline(cfg.base, store, { dataset: header.dataset && header.dataset.sha256 }) : null
+  const recorder = store ? startCliRecording(store, header, values, { judgeModels, cwd: configPath ? dirname(configPath) : process.cwd() }) : null
+  let storeFailed = false
+  if (recorder && recorder.error) {
+    storeFailed = true
+    say(storeFailureText(store, recorder.error))
+  }
   const writer = cfg.out ? new JsonlWriter(cfg.out, '--out', { onReplace: (why, rec) => say(`oxeval: --out: item ${rec && rec.index}: ${why}; written without it (scores and reasons kept)`) }) : null
   if (writer) await writer.write(header)
 
@@ -567,6 +591,7 @@ async function runResolved(values, extra, io) {
         worst.add(item)
         if (keep) keep.push(reportItem(item))
         if (spool) spool.add(item)
+        if (recorder) recorder.item(item)
         if (writer) await writer.write({ type: 'item', ...encodeItem(item, cfg.outPrompts) })
       },
     })
@@ -582,6 +607,7 @@ async function runResolved(values, extra, io) {
   if (detached) {
     summary.aborted = true
     summary.detached = { pending: result.batch.pending }
+    if (recorder && !recorder.error) recorder.finish(summary)
     if (writer) {
       await writer.write({ type: 'summary', ...summary })
       await writer.close()
@@ -603,16 +629,24 @@ async function runResolved(values, extra, io) {
       say(`oxeval: ${writeErrorText('--out', cfg.out, e)}`)
     }
   }
+  if (recorder && !recorder.error) {
+    const done = recorder.finish(summary)
+    if (done.error) {
+      storeFailed = true
+      say(storeFailureText(store, done.error))
+    }
+  }
   const report = { header, summary, items: keep || [], prices: cfg.prices, spool }
   if (await writeReports({ html: cfg.html, junit: cfg.junit }, report, say)) writeFailed = true
   if (spool) spool.close()
   io.stdout.write(formatSummary({ run: summary, scorers: scorerList, gates: gateIds, worst, skipped: skipped.length, prices: cfg.prices, shard: cfg.shard }))
   if (interrupted) return { code: interrupted === 'SIGINT' ? 130 : 143 }
-  if (writeFailed) return { code: 2 }
-  if (cfg.base && cfg.out) {
+  if (writeFailed || storeFailed) return { code: 2 }
+  if (cfg.base) {
     // what changed since the base run (oxeval compare BASE OUT); the exit status stays the run's
     const { compareText } = await import('./compare.mjs')
-    io.stdout.write(`\n${await compareText(cfg.base, cfg.out)}`)
+    const head = cfg.out ?? (recorder && recorder.runId ? exportRun(store, recorder.runId) : usage('--base needs --out FILE or the results store'))
+    io.stdout.write(`\n${await compareText(typeof base === 'string' ? base : exportRun(store, base.runId), head)}`)
   }
   return { code: verdictExitCode(summary, { shard: cfg.shard }) }
 }

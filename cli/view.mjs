@@ -14,13 +14,18 @@ import { comparison } from './compare.mjs'
 import { restoreItem } from './results.mjs'
 import { renderHtmlReport, slimItem } from '../report/html.mjs'
 import { meansById, outcomeOf } from '../report/items.mjs'
+import { findConfig } from './config.mjs'
+import { ask, exportRun, storeSpec } from './store.mjs'
 
-export const VIEW_HELP = `Usage: oxeval view [DIR] [--port N]
+export const VIEW_HELP = `Usage: oxeval view [DIR] [--port N] [--store PATH]
 
 A local viewer over the --out files in DIR (default: the working directory, two levels deep):
 the runs, one run's report, and the comparison of any two. Binds 127.0.0.1 only and answers
 only requests addressed to it (Host 127.0.0.1, localhost or [::1] with its port); prints its URL;
 --port 0 picks a free port (default 7357). Ctrl-C stops it.
+#/history: the runs of the results store (--store PATH, default .oxeval/store.db in the working
+directory): one trend chart per scorer (mean and 95% interval per run, oldest → newest; a point
+opens its run), filters by branch and tag, and the flaky items.
 `
 
 /** The runs in `dir`: each .jsonl file (two levels deep) whose first line is a run header. */
@@ -127,11 +132,11 @@ header a{color:#cfe0ff;text-decoration:none}#where{overflow-wrap:anywhere;min-wi
 table{border-collapse:collapse;background:#fff;width:100%}th,td{padding:6px 9px;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#eef1f5;font-weight:600}.num{text-align:right;font-variant-numeric:tabular-nums}
 .passed{color:#0a7a33}.failed{color:#b3261e}.scored{color:#a05a00}.bad{color:#b3261e;font-weight:600}.good{color:#0a7a33}
-button{font:inherit;padding:4px 10px}li,p{overflow-wrap:anywhere}
+button{font:inherit;padding:4px 10px}li,p{overflow-wrap:anywhere}svg.trend{display:block;max-width:100%;height:auto;margin:0 0 10px}#filters input{max-width:40%}
 @media (max-width:640px){main{padding:10px}header{padding:10px}
 table,tbody,tr,td{display:block}tr.head{display:none}tr{border-bottom:1px solid #c9ced6;padding:6px 0}td{border:0;padding:2px 6px}
 td[data-label]:not([data-label=""])::before{content:attr(data-label) ": ";color:#5b6474}.num{text-align:left}}
-</style></head><body><header><strong>oxeval</strong><a href="#/">runs</a><span id="where"></span></header><main id="main"></main>
+</style></head><body><header><strong>oxeval</strong><a href="#/">runs</a><a href="#/history">history</a><span id="where"></span></header><main id="main"></main>
 <script>
 var main=document.getElementById('main'),where=document.getElementById('where')
 function el(t,c,x){var e=document.createElement(t);if(c)e.className=c;if(x!==undefined)e.textContent=x;return e}
@@ -163,8 +168,30 @@ function compare(a,b){where.textContent=a+' → '+b;main.textContent='';get('api
   if(c.worstItems.length){var ul=el('ul');c.worstItems.forEach(function(w){ul.appendChild(el('li',null,w.scorer+' · '+w.item+': '+fmt(w.base)+' → '+fmt(w.head)+(w.reason?' — '+w.reason:'')))});main.appendChild(el('h3',null,'Items that got worse'));main.appendChild(ul)}
   main.appendChild(el('p',null,c.method))
 }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
+function svgEl(t,a){var e=document.createElementNS('http://www.w3.org/2000/svg',t);for(var k in a)e.setAttribute(k,a[k]);return e}
+function chart(id,runs){var W=640,H=160,P=28,pts=runs.map(function(r){var s=r.scorers.filter(function(x){return x.id===id})[0];return s&&typeof s.mean==='number'?{r:r,s:s}:null})
+  var ys=[];pts.forEach(function(p){if(p){ys.push(p.s.mean);if(p.s.ci95){ys.push(p.s.ci95[0],p.s.ci95[1])}}});var lo=Math.min.apply(null,ys.concat([0])),hi=Math.max.apply(null,ys.concat([1]))
+  var x=function(i){return P+(pts.length<2?0:i*(W-2*P)/(pts.length-1))},y=function(v){return H-P-(v-lo)/(hi-lo||1)*(H-2*P)}
+  var svg=svgEl('svg',{width:W,height:H,viewBox:'0 0 '+W+' '+H,'class':'trend','data-scorer':id});svg.appendChild(svgEl('rect',{x:0,y:0,width:W,height:H,fill:'#fff'}))
+  var line='';pts.forEach(function(p,i){if(!p)return;if(p.s.ci95)svg.appendChild(svgEl('line',{x1:x(i),x2:x(i),y1:y(p.s.ci95[0]),y2:y(p.s.ci95[1]),stroke:'#9db7e0','stroke-width':6,'stroke-linecap':'round'}));line+=(line?'L':'M')+x(i)+' '+y(p.s.mean)})
+  svg.appendChild(svgEl('path',{d:line,fill:'none',stroke:'#1d4ed8','stroke-width':2}))
+  pts.forEach(function(p,i){if(!p)return;var a=svgEl('a',{href:'stored/'+p.r.id});var c=svgEl('circle',{cx:x(i),cy:y(p.s.mean),r:5,fill:p.r.status==='finished'?'#1d4ed8':'#b3261e','data-run':p.r.id});var t=svgEl('title',{});t.textContent=p.r.id+' '+p.r.startedAt+' '+(p.r.branch||'')+' mean '+fmt(p.s.mean)+' n='+p.s.n;c.appendChild(t);a.appendChild(c);svg.appendChild(a)})
+  var l=svgEl('text',{x:P,y:14,'font-size':12});l.textContent=id+' ('+fmt(lo)+' – '+fmt(hi)+')';svg.appendChild(l);return svg}
+function historyPage(q){where.textContent='history';main.textContent='';var f=el('form');f.id='filters';['branch','tag'].forEach(function(k){var i=el('input');i.name=k;i.placeholder=k;i.value=q[k]||'';f.appendChild(i)});var b=el('button',null,'filter');f.appendChild(b)
+  f.addEventListener('submit',function(e){e.preventDefault();location.hash='#/history?branch='+encodeURIComponent(f.branch.value)+'&tag='+encodeURIComponent(f.tag.value)});main.appendChild(f)
+  get('api/history?branch='+encodeURIComponent(q.branch||'')+'&tag='+encodeURIComponent(q.tag||'')).then(function(h){
+    if(!h.runs.length){main.appendChild(el('p',null,'No runs in the store yet: oxeval run records every run.'));return}
+    var runs=h.runs.slice().reverse(),ids=[];runs.forEach(function(r){r.scorers.forEach(function(s){if(ids.indexOf(s.id)<0)ids.push(s.id)})})
+    var box=el('div');box.id='charts';ids.forEach(function(id){box.appendChild(chart(id,runs))});main.appendChild(box)
+    return get('api/flaky').then(function(fl){var t=el('table');t.id='flaky';var hr=el('tr');['flaky item','scorer','changes','verdicts (oldest → newest)'].forEach(function(x){hr.appendChild(el('th',null,x))});t.appendChild(hr)
+      fl.items.forEach(function(it){var tr=el('tr');[it.item,it.scorer,String(it.flips),it.verdicts.map(function(v){return v==='pass'?'✓':v==='fail'?'✗':v==='error'?'!':'·'}).join('')].forEach(function(x){tr.appendChild(el('td',null,x))});t.appendChild(tr)})
+      main.appendChild(el('h3',null,'Flaky items'));main.appendChild(fl.items.length?t:el('p',null,'No item changed its verdict.'))})
+  }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
+function stored(id){location.replace('stored/'+encodeURIComponent(id))}
 function route(){var h=decodeURIComponent(location.hash||'#/');var m
   if((m=/^#\\/run\\/(.+)$/.exec(location.hash)))return run(decodeURIComponent(m[1]))
+  if((m=/^#\\/stored\\/([0-9a-f]+)$/.exec(location.hash)))return stored(m[1])
+  if((m=/^#\\/history(?:\\?(.*))?$/.exec(location.hash))){var q={};(m[1]||'').split('&').forEach(function(kv){var p=kv.split('=');if(p[0])q[p[0]]=decodeURIComponent(p[1]||'')});return historyPage(q)}
   if((m=/^#\\/compare\\/([^/]+)\\/([^/]+)$/.exec(location.hash)))return compare(decodeURIComponent(m[1]),decodeURIComponent(m[2]))
   list()}
 addEventListener('hashchange',route);route()
@@ -186,7 +213,7 @@ const SAFE_HEADERS = {
 }
 
 export async function view(argv, io = { stdout: process.stdout }) {
-  const { values, positionals } = parseArgs({ args: argv, options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+  const { values, positionals } = parseArgs({ args: argv, options: { port: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
   if (values.help) return { help: true }
   if (positionals.length > 1) throw new UsageError('view takes one folder: oxeval view [DIR]')
   const dir = resolve(positionals[0] ?? '.')
@@ -195,6 +222,11 @@ export async function view(argv, io = { stdout: process.stdout }) {
   } catch {
     throw new UsageError(`view: ${dir} is not a folder`)
   }
+  let configPath = null
+  try {
+    configPath = findConfig(undefined)
+  } catch {}
+  const store = storeSpec(values, { configPath })
   const port = values.port === undefined ? 7357 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535; got "${values.port}"`)
 
@@ -232,6 +264,19 @@ export async function view(argv, io = { stdout: process.stdout }) {
           return send(res, 422, 'text/plain', `unreadable run file ${relative(dir, p)}: ${e && e.message ? e.message : e}`)
         }
         return send(res, 200, 'text/html; charset=utf-8', html)
+      }
+      if (url.pathname === '/api/history') {
+        const q = { kind: 'history', last: 200, branch: url.searchParams.get('branch') || undefined, tag: url.searchParams.get('tag') || undefined }
+        return send(res, 200, 'application/json', JSON.stringify(ask(store, q)))
+      }
+      if (url.pathname === '/api/flaky') return send(res, 200, 'application/json', JSON.stringify(ask(store, { kind: 'flaky' })))
+      if (url.pathname.startsWith('/stored/')) {
+        const id = decodeURIComponent(url.pathname.slice(8))
+        if (!/^[0-9a-f]{1,64}$/.test(id)) return send(res, 404, 'text/plain', 'no such run')
+        const r = await readRun(exportRun(store, id))
+        const items = r.items.map((it) => slimItem(restoreItem(it)))
+        const summary = r.summary ?? { scores: {}, summary: { totalItems: items.length }, outcome: { status: 'failed', passed: false, meaning: 'interrupted: the run did not write its summary', reasons: [] } }
+        return send(res, 200, 'text/html; charset=utf-8', renderHtmlReport({ header: r.header, summary, items, title: `oxeval · run ${id}`, back: { href: '/#/history', label: 'history' } }))
       }
       if (url.pathname === '/api/compare') {
         const a = await known(url.searchParams.get('base') ?? '')

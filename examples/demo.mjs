@@ -19,6 +19,8 @@ const SCORERS = require('../generated/scorers.js')
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outDir = fileURLToPath(new URL('../.demo/', import.meta.url))
 mkdirSync(outDir, { recursive: true })
+// every run of the demo is recorded in its own results store (oxeval history --store .demo/store.db)
+process.env.OXEVAL_STORE = `${outDir}store.db`
 
 let server
 const modelArgs = []
@@ -139,6 +141,6 @@ const base = await cli(['run', '--config', 'examples/oxeval.config.mjs', '--out'
 const head = await cli(['run', '--config', 'examples/oxeval.config.mjs', '--out', `${outDir}loop-head.jsonl`, '--no-progress'], { ...loopEnv, OXEVAL_DEMO_TARGET: 'v2' })
 const cmp = await cli(['compare', `${outDir}loop-base.jsonl`, `${outDir}loop-head.jsonl`])
 await loopServer?.close()
-console.log(`\nBrowse every run of .demo/ with: npx oxeval view .demo`)
+console.log(`\nBrowse every run of .demo/ with: npx oxeval view .demo (and their history: npx oxeval history --store .demo/store.db)`)
 // the second run is the worse target on purpose: its verdict is the comparison's subject, not the demo's
 process.exit(code || toolCode || agentCode || base || cmp || (head === 0 || head === 1 ? 0 : head) || 0)

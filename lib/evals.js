@@ -16,6 +16,9 @@ const { onAbort } = require('./abort.js')
 const { invoke, settle } = require('./settle.js')
 const { batchMode } = require('./batch.js')
 const conv = require('./conversation.js')
+const store = require('./store.js')
+
+const VERSION = require('../package.json').version
 
 function errorJson(e) {
   const out = { name: (e && e.name) || 'Error', message: e && e.message !== undefined ? String(e.message) : String(e) }
@@ -56,10 +59,15 @@ function judgeUsage(judge) {
 async function runEvals(config) {
   const { data, target, agent, targetKind, targetOptions, onItemComplete, signal, concurrency, itemIdOf, keepItems, scorers, categorized, gates } = checkConfig(config)
   const { bounds, acc, trials, all } = planRun(config, { scorers, categorized, gates })
+  // the results store (lib/store.js): `store` or $OXEVAL_STORE; a store that cannot be written
+  // never costs the run (result.store says why)
+  const storeSpec = store.storeOption(config.store)
+  const runFacts = storeSpec ? store.apiRun(config, scorers, gates, VERSION) : null
   const warnings = []
   let memoryChecked = false
   // batch mode (lib/batch.js): every item in flight, the runs in one batch session
   const batching = batchMode(config, all, concurrency)
+  const recorder = storeSpec ? store.startRecording(storeSpec, runFacts) : null
   const started = performance.now()
   const items = []
   let stop = false
@@ -408,6 +416,7 @@ async function runEvals(config) {
     r.usage = added.usage
     if (plan.mode === 'turns') r.turns = turnRecords(item, plan, turnPlans, conversation, added)
     r.durationMs = performance.now() - t0
+    if (recorder) recorder.item(r)
     if (keepItems) items.push(r)
     if (onItemComplete) {
       const view = Object.assign(Object.create(null), r)
@@ -506,6 +515,8 @@ async function runEvals(config) {
   /** Stage 5, decide: the core's summary and outcome, with the items, warnings and batch facts. */
   function decide() {
     const result = unwrap(acc.summary(JSON.stringify({ aborted, unfinished: aborted ? startedItems - finishedItems : 0 })))
+    if (aborted) result.aborted = true
+    if (recorder) result.store = recorder.finish(result)
     if (keepItems) result.items = items.sort((a, b) => a.index - b.index)
     if (warnings.length > 0) result.warnings = warnings
     result.durationMs = performance.now() - started
@@ -529,7 +540,10 @@ async function runEvals(config) {
       Promise.resolve(invoke(() => it.return())).catch(() => {})
     }
   }
-  if (failure) throw failure.error
+  if (failure) {
+    if (recorder) recorder.finish({ aborted: true })
+    throw failure.error
+  }
   return decide()
 }
 

@@ -20,8 +20,9 @@ import { buildPrerequisites, cargoTargetDir, displayPath, HOST_TARGET, napiBuild
 // or build folder, not growth of the facade
 // the addon: 7.0 MB before the code scorers; the ECMAScript regex engine of `matches` (regress,
 // ~0.75 MB of Unicode tables), the ICU normalizer (NFD for completeness), the vendored word lists
-// (AFINN-165, emoji scores, SMART) and 26 more scorers and checks brought it past 9 MB
-const LIMITS = { node: 11e6, mainPacked: 300e3, platformPacked: 5e6 } // bytes (MB = 10^6)
+// (AFINN-165, emoji scores, SMART) and 26 more scorers and checks brought it past 9 MB; the results
+// store's SQLite, compiled in (rusqlite `bundled`: nothing to install), adds ~1.7 MB (11.43 MB)
+const LIMITS = { node: 12.5e6, mainPacked: 300e3, platformPacked: 5e6 } // bytes (MB = 10^6)
 const HOST = 'linux-x64-gnu' // the one platform package this machine can build and verify
 const keep = process.argv.includes('--keep')
 

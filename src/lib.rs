@@ -12,3 +12,4 @@ mod info;
 mod model;
 mod registry;
 mod scorer;
+mod store;

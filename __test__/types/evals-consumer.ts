@@ -48,6 +48,13 @@ export async function positive(): Promise<number | null> {
   const counts: number | undefined = labeled.agreement?.custom.confusion.judgePassLabelFail
   void kappa
   void counts
+  // the results store: a path or { path, name, tags }; where the run went
+  const stored = await runEvals({ data: [{ input: 'q', output: 'a' }], scorers: [custom], store: { path: '.oxeval/store.db', tags: ['nightly'] }, storePrompts: false })
+  const runId: string | null | undefined = stored.store?.runId
+  void runId
+  await runEvals({ data: [], scorers: [custom], store: false })
+  // @ts-expect-error store is a path, an object or false
+  await runEvals({ data: [], scorers: [custom], store: 42 })
   expect(labeled).toAgreeWithLabels(0.6)
   expect(labeled).toAgreeWithLabels(0.6, 'custom')
   // runEvals for agents: multi-turn items, per-turn assertions, trajectories, the categorized form

@@ -19,6 +19,7 @@ pub mod redact;
 pub mod run;
 pub mod scorers;
 pub mod similarity;
+pub mod store;
 pub mod text;
 
 pub use engine::{Judge, ModelSettings, RunContext};

@@ -1,0 +1,106 @@
+// The results store from the command line: which store a command uses, a run's recorder
+// (`oxeval run` records by default), baselines by name for --base / compare, and the
+// commands `history`, `runs` and `store`. The store and every query are the core's
+// (crates/oxeval-core/src/store); this file chooses, asks and formats.
+//
+// The store: --no-store (or config `store: false`): none; else --store PATH, else the
+// config's `store`, else $OXEVAL_STORE, else `.oxeval/store.db` under the config's folder
+// (without a config: the working directory).
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { UsageError } from './errors.mjs'
+import { safeText } from './terminal.mjs'
+
+const require = createRequire(import.meta.url)
+const lib = require('../lib/store.js')
+
+/** The flags every recording command takes. */
+export const STORE_OPTIONS = {
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
+  tag: { type: 'string', multiple: true },
+  name: { type: 'string' },
+}
+
+/** The store a command uses (null: none), from its flag values and config. */
+export function storeSpec(values, { configPath = null, env = process.env, cwd = process.cwd() } = {}) {
+  if (values['no-store']) return null
+  if (values.store !== undefined) {
+    if (String(values.store).trim() === '') throw new UsageError('--store needs a file path (or a postgres:// URL)')
+    return isUrl(values.store) ? values.store : resolve(cwd, values.store)
+  }
+  if (env.OXEVAL_STORE) return env.OXEVAL_STORE
+  return join(configPath ? dirname(configPath) : cwd, lib.DEFAULT_STORE)
+}
+
+const isUrl = (s) => /^postgres(ql)?:\/\//.test(String(s))
+
+/** The store as shown: a URL without its password. */
+export function shownStore(spec) {
+  return isUrl(spec) ? String(spec).replace(/\/\/[^@/]*@/, '//') : spec
+}
+
+/** Starts recording an `oxeval run` (what the run header and flags say of it). */
+export function startCliRecording(spec, header, values, { judgeModels, cwd = process.cwd() }) {
+  const tags = [...(values.tag || [])]
+  // a shard is its own run (oxeval merge records the whole one)
+  if (header.shard) tags.push(`shard:${header.shard.index}/${header.shard.count}`)
+  return lib.startRecording(spec, {
+    name: values.name,
+    tags,
+    git: lib.gitInfo(cwd),
+    configFingerprint: lib.fingerprint({ scorers: header.scorers, gates: header.gates, trials: header.trials, policy: header.policy, model: header.model }),
+    datasetFingerprint: header.dataset && header.dataset.sha256 ? header.dataset.sha256 : undefined,
+    version: header.version,
+    judgeModels,
+    header,
+    storePrompts: header.prompts !== 'none',
+  })
+}
+
+/** The store failure line (the message names the store and the cause). */
+export function storeFailureText(spec, error) {
+  return `oxeval: the results store could not be written (${error.code}): ${safeText(shownStore(error.message || String(spec)))}; the run's reports and --out are written as usual`
+}
+
+const isStoreRef = (s) => /^(run|tag|branch):/.test(s)
+
+/**
+ * A baseline: an existing file (its path); else a name in the store (`main`, `branch:B`,
+ * `run:ID`, `tag:T`) → `{ runId }`. Resolved before a run starts (a typo costs no judge call,
+ * and the run being recorded is never its own baseline).
+ */
+export function resolveBaseline(spec, store, { flag = '--base', dataset } = {}) {
+  if (existsSync(spec) && !isStoreRef(spec)) return resolve(spec)
+  if (!isStoreRef(spec) && /[\\/]|\.jsonl?$/.test(spec)) throw new UsageError(`${flag} ${spec}: no such file`)
+  if (!store) throw new UsageError(`${flag} ${spec}: no such file, and the results store is off (--no-store)`)
+  try {
+    return { runId: lib.storeQuery(store, { kind: 'resolve', spec, dataset }) }
+  } catch (e) {
+    throw new UsageError(`${flag} ${spec}: ${e.message}`)
+  }
+}
+
+/** A baseline as a file: a resolved run exported to a temporary `--out` file. */
+export function baselineFile(spec, store, opts = {}) {
+  const b = resolveBaseline(spec, store, opts)
+  return typeof b === 'string' ? b : exportRun(store, b.runId)
+}
+
+/** One stored run exported to a temporary `--out` file → its path. */
+export function exportRun(store, id) {
+  const out = join(mkdtempSync(join(tmpdir(), 'oxeval-base-')), `${id}.jsonl`)
+  lib.storeQuery(store, { kind: 'export', run: id, out })
+  return out
+}
+
+/** Runs a store request, a store failure as a usage error (exit 2) naming the store. */
+export function ask(store, request) {
+  try {
+    return lib.storeQuery(store, request)
+  } catch (e) {
+    throw new UsageError(e.message)
+  }
+}

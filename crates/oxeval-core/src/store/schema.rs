@@ -1,0 +1,96 @@
+//! The store's schema, as versioned migrations. `schema_version` holds the version a store
+//! is at; opening runs every migration above it (each in its own transaction) and refuses a
+//! store whose version is above [`SCHEMA_VERSION`] (made by a newer oxeval).
+//!
+//! A migration is never edited once released: a change is a new entry at the end, and the
+//! fixture of every previous version (tests in `sqlite.rs`) must still open and migrate.
+
+/// The schema version this oxeval writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// `MIGRATIONS[k]` takes a store from version `k` to `k + 1`.
+pub const MIGRATIONS: &[&str] = &[V1];
+
+/// Version 1: runs, their tags and per-scorer statistics, items, per-scorer results, prompts
+/// (and which runs use each, so prune can drop the ones no run uses).
+const V1: &str = r#"
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+  outcome TEXT,
+  git_commit TEXT,
+  git_branch TEXT,
+  git_dirty INTEGER,
+  name TEXT,
+  config_fp TEXT,
+  dataset_fp TEXT,
+  version TEXT,
+  judge_models TEXT,
+  header TEXT,
+  summary TEXT,
+  owner_host TEXT,
+  owner_pid INTEGER,
+  heartbeat_at INTEGER,
+  import_key TEXT UNIQUE,
+  store_prompts INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX runs_started ON runs (started_at);
+CREATE INDEX runs_branch ON runs (git_branch, started_at);
+CREATE INDEX runs_dataset ON runs (dataset_fp, started_at);
+CREATE TABLE run_tags (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  tag TEXT NOT NULL,
+  PRIMARY KEY (run_id, tag)
+);
+CREATE INDEX run_tags_tag ON run_tags (tag);
+CREATE TABLE run_scorers (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  scorer TEXT NOT NULL,
+  mean REAL,
+  ci_lo REAL,
+  ci_hi REAL,
+  n INTEGER NOT NULL,
+  judge_model TEXT,
+  PRIMARY KEY (run_id, scorer)
+);
+CREATE TABLE items (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  item_id TEXT NOT NULL,
+  record TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+);
+CREATE TABLE results (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  item_id TEXT NOT NULL,
+  scorer TEXT NOT NULL,
+  score REAL,
+  reason TEXT,
+  error TEXT,
+  usage TEXT,
+  latency_ms REAL,
+  result TEXT,
+  PRIMARY KEY (run_id, idx, scorer)
+);
+CREATE INDEX results_item ON results (item_id, run_id);
+CREATE TABLE prompts (
+  digest TEXT PRIMARY KEY,
+  text TEXT NOT NULL
+);
+CREATE TABLE run_prompts (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  digest TEXT NOT NULL,
+  PRIMARY KEY (run_id, digest)
+);
+CREATE INDEX run_prompts_digest ON run_prompts (digest);
+"#;
+
+/// The message for a store made by a newer oxeval.
+pub fn newer_message(store: &str, found: i64) -> String {
+    format!(
+        "store {store}: its schema is version {found}, made by a newer oxeval; this oxeval reads versions up to {SCHEMA_VERSION} (upgrade oxeval, or point --store at another file)"
+    )
+}
