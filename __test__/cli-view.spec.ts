@@ -132,7 +132,7 @@ describeBrowser('oxeval view: the results store history in headless Chromium', (
     const page = await context.newPage()
     await page.goto(`${url}#/history`)
     await page.waitForSelector('svg.trend circle')
-    expect(await page.$$eval('svg.trend', (s) => s.map((x) => x.getAttribute('data-scorer')))).toEqual(['includes("Paris")'])
+    expect(await page.$$eval('svg.trend', (s) => s.map((x) => x.getAttribute('data-scorer')))).toEqual(['check-includes'])
     const ys = await page.$$eval('svg.trend circle', (cs) => cs.map((c) => Number(c.getAttribute('cy'))))
     // means 1/3, 2/3, 1 oldest → newest: the line rises (smaller y is higher)
     expect(ys).toHaveLength(3)

@@ -433,7 +433,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
     extra = c.extra
   }
   try {
-    return await runResolved(values, extra, io)
+    return await runResolved(values, extra, io, configPath)
   } finally {
     // a config's inline data: its temp copy goes with the run, whatever the end
     if (extra.tempDir) rmSync(extra.tempDir, { recursive: true, force: true })
@@ -441,7 +441,7 @@ export async function run(argv, io = { stdout: process.stdout, stderr: process.s
 }
 
 /** The run once its flags and config are resolved. */
-async function runResolved(values, extra, io) {
+async function runResolved(values, extra, io, configPath) {
   const cfg = runConfig(values, process.env, { preloaded: extra.scorers.length + extra.gates.length })
   if (extra.apiKey !== undefined && cfg.model) cfg.model = typeof cfg.model === 'string' ? { id: cfg.model, apiKey: extra.apiKey } : { ...cfg.model, apiKey: extra.apiKey }
   const say = sayer(io.stderr)
