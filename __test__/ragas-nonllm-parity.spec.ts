@@ -8,7 +8,8 @@
 // also against a live ragas when .bench/venv exists. Then bad input, and the CLI's short names.
 import { describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { type Any } from './helpers/setup'
@@ -161,5 +162,23 @@ describe('oxeval/ragas and the CLI', () => {
     expect(findScorer('string-presence')?.factory).toBe('createStringPresenceScorer')
     expect(findScorer('non-llm-string-similarity')?.factory).toBe('createStringSimilarityScorer')
     expect(findScorer('ragas-bleu-score')?.factory).toBe('createBleuScorer')
+    expect(findScorer('rouge')?.factory).toBe('createRougeScorer')
+  })
+
+  it('oxeval run --scorer bleu --scorer rouge (rougeType by --option) scores as ragas', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oxeval-ragas-'))
+    try {
+      const items = join(dir, 'items.jsonl')
+      writeFileSync(items, `${JSON.stringify({ input: 'q', output: 'The cat sat on the mat today.', groundTruth: 'The cat sat on the mat.' })}\n`)
+      const out = join(dir, 'out.jsonl')
+      const r = spawnSync(process.execPath, [join(ROOT, 'cli', 'oxeval.mjs'), 'run', '--data', items, '--scorer', 'bleu', '--scorer', 'rouge', '--option', 'rouge.rougeType=rouge1', '--out', out], { encoding: 'utf8', timeout: 60_000 })
+      expect(r.status, r.stderr + r.stdout).toBe(0)
+      const item = JSON.parse(readFileSync(out, 'utf8').trim().split('\n')[1])
+      // ragas 0.4.3: BleuScore 0.7071067811865478, RougeScore(rouge_type='rouge1') 0.923076923076923
+      expect(item.results['ragas-bleu-score'].score).toBe(0.7071067811865478)
+      expect(item.results['ragas-rouge-score'].score).toBe(0.923076923076923)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
