@@ -57,6 +57,13 @@ const EXCEPTIONS: Record<string, Where> = {
   createKeywordCoverageScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
   createTextualDifferenceScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
   createToneScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  // Ragas's no-judge metrics: one parity spec against ragas itself and one decision table
+  ...Object.fromEntries(
+    ['createExactMatchScorer', 'createStringPresenceScorer', 'createStringSimilarityScorer', 'createChrfScorer', 'createBleuScorer', 'createRougeScorer'].map((f) => [
+      f,
+      { name: 'ragas-nonllm-parity', rust: null, why: "a Ragas metric without a judge: no HTTP call; one parity spec (vs ragas 0.4.3) and one decision table cover the six" },
+    ]),
+  ),
 }
 
 /** README.md and the pages of docs/ (where the scorers' rows live; not the decision tables). */

@@ -7,7 +7,8 @@ const require = createRequire(import.meta.url)
 /** `[{ factory, id, contextExtractor }]`, one per registry scorer. */
 export const REGISTRY = require('../generated/scorers.js')
 
-const shortName = (spec) => spec.id.replace(/-scorer$/, '')
+/** The CLI's name: the id without `-scorer`; a Ragas no-judge metric without `ragas-` and `-score` (`bleu`). */
+const shortName = (spec) => spec.id.replace(/-scorer$/, '').replace(/^ragas-(.+?)(?:-score)?$/, '$1')
 
 /** The registry entry for a name: its id, the id without `-scorer`, or its factory name. */
 export function findScorer(name) {

@@ -53,6 +53,24 @@ import type {
   PromptAlignmentAnalysis,
   PromptAlignmentPreprocess,
   PromptAlignmentScorerOptions,
+  RagasBleuAnalysis,
+  RagasBleuPreprocess,
+  RagasBleuScorerOptions,
+  RagasChrfAnalysis,
+  RagasChrfPreprocess,
+  RagasChrfScorerOptions,
+  RagasExactMatchAnalysis,
+  RagasExactMatchPreprocess,
+  RagasExactMatchScorerOptions,
+  RagasRougeAnalysis,
+  RagasRougePreprocess,
+  RagasRougeScorerOptions,
+  RagasStringPresenceAnalysis,
+  RagasStringPresencePreprocess,
+  RagasStringPresenceScorerOptions,
+  RagasStringSimilarityAnalysis,
+  RagasStringSimilarityPreprocess,
+  RagasStringSimilarityScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
@@ -172,3 +190,21 @@ export declare function createTextualDifferenceScorer<TID extends string = 'text
 export declare function createToneScorer<TID extends string = 'tone-scorer'>(
   options: ToneScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, TonePreprocess, ToneAnalysis>
+export declare function createExactMatchScorer<TID extends string = 'ragas-exact-match'>(
+  options: RagasExactMatchScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasExactMatchPreprocess, RagasExactMatchAnalysis>
+export declare function createStringPresenceScorer<TID extends string = 'ragas-string-presence'>(
+  options: RagasStringPresenceScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasStringPresencePreprocess, RagasStringPresenceAnalysis>
+export declare function createStringSimilarityScorer<TID extends string = 'ragas-non-llm-string-similarity'>(
+  options: RagasStringSimilarityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasStringSimilarityPreprocess, RagasStringSimilarityAnalysis>
+export declare function createChrfScorer<TID extends string = 'ragas-chrf-score'>(
+  options: RagasChrfScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasChrfPreprocess, RagasChrfAnalysis>
+export declare function createBleuScorer<TID extends string = 'ragas-bleu-score'>(
+  options: RagasBleuScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasBleuPreprocess, RagasBleuAnalysis>
+export declare function createRougeScorer<TID extends string = 'ragas-rouge-score'>(
+  options: RagasRougeScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasRougePreprocess, RagasRougeAnalysis>

@@ -2481,6 +2481,173 @@ export type ToneScorer = Scorer<TonePreprocess, ToneAnalysis, ToneRun>
 /** Analyzes the tone and sentiment of agent responses using sentiment analysis. Can compare against a reference tone or evaluate sentiment stability.. Default id `tone-scorer`. */
 export declare function createToneScorer(options?: ToneScorerOptions): ToneScorer
 
+// --------------------------------------------------------------------------------------
+// createExactMatchScorer (ragas): ragas-exact-match
+
+export type RagasExactMatchOwnOptions = CompletenessOwnOptions
+
+/** Options of `createExactMatchScorer`. */
+export interface RagasExactMatchScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasExactMatchOwnOptions {}
+
+/**
+ * `preprocessStepResult`: the two texts the metric compared.
+ */
+export interface RagasExactMatchPreprocess {
+  /**
+   * Ragas's `response`: the assistant's text of `run.output`.
+   */
+  response: string
+  /**
+   * Ragas's `reference`: the text of `run.groundTruth`.
+   */
+  reference: string
+}
+
+export type RagasExactMatchAnalysis = undefined
+
+/** A run of `createExactMatchScorer`. */
+export type RagasExactMatchRun = ScorerRun & {}
+
+export type RagasExactMatchResult<R extends RagasExactMatchRun = RagasExactMatchRun> = ScorerResult<R, RagasExactMatchPreprocess, RagasExactMatchAnalysis>
+
+export type RagasExactMatchScorer = Scorer<RagasExactMatchPreprocess, RagasExactMatchAnalysis, RagasExactMatchRun>
+
+/** Ragas's ExactMatch: 1 when the output equals the ground truth exactly, else 0. Default id `ragas-exact-match`. */
+export declare function createExactMatchScorer(options?: RagasExactMatchScorerOptions): RagasExactMatchScorer
+
+// --------------------------------------------------------------------------------------
+// createStringPresenceScorer (ragas): ragas-string-presence
+
+export type RagasStringPresenceOwnOptions = CompletenessOwnOptions
+
+/** Options of `createStringPresenceScorer`. */
+export interface RagasStringPresenceScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasStringPresenceOwnOptions {}
+
+export type RagasStringPresencePreprocess = RagasExactMatchPreprocess
+
+export type RagasStringPresenceAnalysis = undefined
+
+/** A run of `createStringPresenceScorer`. */
+export type RagasStringPresenceRun = ScorerRun & {}
+
+export type RagasStringPresenceResult<R extends RagasStringPresenceRun = RagasStringPresenceRun> = ScorerResult<R, RagasStringPresencePreprocess, RagasStringPresenceAnalysis>
+
+export type RagasStringPresenceScorer = Scorer<RagasStringPresencePreprocess, RagasStringPresenceAnalysis, RagasStringPresenceRun>
+
+/** Ragas's StringPresence: 1 when the ground truth occurs in the output, else 0. Default id `ragas-string-presence`. */
+export declare function createStringPresenceScorer(options?: RagasStringPresenceScorerOptions): RagasStringPresenceScorer
+
+// --------------------------------------------------------------------------------------
+// createStringSimilarityScorer (ragas): ragas-non-llm-string-similarity
+
+/**
+ * The factory's options.
+ */
+export interface RagasStringSimilarityOwnOptions {
+  /**
+   * Ragas's `distance_measure`. Default `'levenshtein'`.
+   */
+  distanceMeasure?: 'levenshtein' | 'hamming' | 'jaro' | 'jaro_winkler'
+}
+
+/** Options of `createStringSimilarityScorer`. */
+export interface RagasStringSimilarityScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasStringSimilarityOwnOptions {}
+
+export type RagasStringSimilarityPreprocess = RagasExactMatchPreprocess
+
+export type RagasStringSimilarityAnalysis = undefined
+
+/** A run of `createStringSimilarityScorer`. */
+export type RagasStringSimilarityRun = ScorerRun & {}
+
+export type RagasStringSimilarityResult<R extends RagasStringSimilarityRun = RagasStringSimilarityRun> = ScorerResult<R, RagasStringSimilarityPreprocess, RagasStringSimilarityAnalysis>
+
+export type RagasStringSimilarityScorer = Scorer<RagasStringSimilarityPreprocess, RagasStringSimilarityAnalysis, RagasStringSimilarityRun>
+
+/** Ragas's NonLLMStringSimilarity: 1 − the normalized Levenshtein, Hamming, Jaro or Jaro-Winkler distance of the output and the ground truth. Default id `ragas-non-llm-string-similarity`. */
+export declare function createStringSimilarityScorer(options?: RagasStringSimilarityScorerOptions): RagasStringSimilarityScorer
+
+// --------------------------------------------------------------------------------------
+// createChrfScorer (ragas): ragas-chrf-score
+
+/**
+ * No options of its own (`id` and `name` only): sacrebleu's defaults, as Ragas's.
+ */
+export interface RagasChrfOwnOptions {}
+
+/** Options of `createChrfScorer`. */
+export interface RagasChrfScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasChrfOwnOptions {}
+
+export type RagasChrfPreprocess = RagasExactMatchPreprocess
+
+export type RagasChrfAnalysis = undefined
+
+/** A run of `createChrfScorer`. */
+export type RagasChrfRun = ScorerRun & {}
+
+export type RagasChrfResult<R extends RagasChrfRun = RagasChrfRun> = ScorerResult<R, RagasChrfPreprocess, RagasChrfAnalysis>
+
+export type RagasChrfScorer = Scorer<RagasChrfPreprocess, RagasChrfAnalysis, RagasChrfRun>
+
+/** Ragas's CHRFScore: sacrebleu's character n-gram F-score of the output against the ground truth, in [0, 1]. Default id `ragas-chrf-score`. */
+export declare function createChrfScorer(options?: RagasChrfScorerOptions): RagasChrfScorer
+
+// --------------------------------------------------------------------------------------
+// createBleuScorer (ragas): ragas-bleu-score
+
+export type RagasBleuOwnOptions = RagasChrfOwnOptions
+
+/** Options of `createBleuScorer`. */
+export interface RagasBleuScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasBleuOwnOptions {}
+
+export type RagasBleuPreprocess = RagasExactMatchPreprocess
+
+export type RagasBleuAnalysis = undefined
+
+/** A run of `createBleuScorer`. */
+export type RagasBleuRun = ScorerRun & {}
+
+export type RagasBleuResult<R extends RagasBleuRun = RagasBleuRun> = ScorerResult<R, RagasBleuPreprocess, RagasBleuAnalysis>
+
+export type RagasBleuScorer = Scorer<RagasBleuPreprocess, RagasBleuAnalysis, RagasBleuRun>
+
+/** Ragas's BleuScore: sacrebleu's BLEU of the output against the ground truth, in [0, 1]. Default id `ragas-bleu-score`. */
+export declare function createBleuScorer(options?: RagasBleuScorerOptions): RagasBleuScorer
+
+// --------------------------------------------------------------------------------------
+// createRougeScorer (ragas): ragas-rouge-score
+
+/**
+ * The factory's options (Ragas's names in camelCase, its defaults).
+ */
+export interface RagasRougeOwnOptions {
+  /**
+   * `'rouge1'` (unigrams) or `'rougeL'` (longest common subsequence). Default `'rougeL'`.
+   */
+  rougeType?: 'rouge1' | 'rougeL'
+  /**
+   * Which figure is the score. Default `'fmeasure'`.
+   */
+  mode?: 'fmeasure' | 'precision' | 'recall'
+}
+
+/** Options of `createRougeScorer`. */
+export interface RagasRougeScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasRougeOwnOptions {}
+
+export type RagasRougePreprocess = RagasExactMatchPreprocess
+
+export type RagasRougeAnalysis = undefined
+
+/** A run of `createRougeScorer`. */
+export type RagasRougeRun = ScorerRun & {}
+
+export type RagasRougeResult<R extends RagasRougeRun = RagasRougeRun> = ScorerResult<R, RagasRougePreprocess, RagasRougeAnalysis>
+
+export type RagasRougeScorer = Scorer<RagasRougePreprocess, RagasRougeAnalysis, RagasRougeRun>
+
+/** Ragas's RougeScore: rouge_score's ROUGE-1 or ROUGE-L (stemmed) of the output against the ground truth. Default id `ragas-rouge-score`. */
+export declare function createRougeScorer(options?: RagasRougeScorerOptions): RagasRougeScorer
+
 /** Mastra's quick checks, as one object (the same functions as the named exports). */
 export declare const checks: {
   includes: typeof includes

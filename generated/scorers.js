@@ -1145,5 +1145,143 @@ module.exports = Object.freeze([
     "runFields": [
       "output"
     ]
+  },
+  {
+    "factory": "createExactMatchScorer",
+    "id": "ragas-exact-match",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the response equals the reference, else 0"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
+    "factory": "createStringPresenceScorer",
+    "id": "ragas-string-presence",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 when the reference occurs in the response, else 0"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
+    "factory": "createStringSimilarityScorer",
+    "id": "ragas-non-llm-string-similarity",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "1 − the normalized distance (rapidfuzz) of the two texts"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
+    "factory": "createChrfScorer",
+    "id": "ragas-chrf-score",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "chrF: F-beta (β = 2) of the averaged character 1..6-gram precision and recall"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
+    "factory": "createBleuScorer",
+    "id": "ragas-bleu-score",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "BLEU (sacrebleu, 13a tokens, exp smoothing) of the response's first sentence against the reference's sentences"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
+    "factory": "createRougeScorer",
+    "id": "ragas-rouge-score",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "ROUGE-1 or ROUGE-L (rouge_score, Porter stems) precision, recall or F1 of the response against the reference"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ]
   }
 ].map(Object.freeze))

@@ -5,7 +5,7 @@
 
 use crate::error::InvalidArgument;
 use crate::scorers::code::{
-    checks, completeness, content_similarity, keyword_coverage, textual_difference, tone,
+    checks, completeness, content_similarity, keyword_coverage, ragas, textual_difference, tone,
     tool_call_accuracy, trajectory, trajectory_accuracy,
 };
 use crate::scorers::llm::{
@@ -62,6 +62,12 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &keyword_coverage::SPEC,
     &textual_difference::SPEC,
     &tone::SPEC,
+    &ragas::exact_match::SPEC,
+    &ragas::string_presence::SPEC,
+    &ragas::string_similarity::SPEC,
+    &ragas::chrf::SPEC,
+    &ragas::bleu::SPEC,
+    &ragas::rouge::SPEC,
 ];
 
 /// The host calls a scorer makes besides a judge model's and function options' (the facade

@@ -8,6 +8,7 @@ pub mod completeness;
 pub mod content_similarity;
 pub mod js_text;
 pub mod keyword_coverage;
+pub mod ragas;
 pub mod textual_difference;
 pub mod tone;
 pub mod tool_call_accuracy;

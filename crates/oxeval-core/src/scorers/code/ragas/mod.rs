@@ -1,0 +1,111 @@
+//! Ragas 0.4.3's metrics that need no judge (`ragas.metrics.collections`), one folder each,
+//! computed as Ragas computes them (the libraries it calls reproduced: sacrebleu, rapidfuzz, rouge_score).
+//! Inputs as oxeval's other Ragas metrics: `output` = response, `groundTruth` = reference.
+
+pub mod bleu;
+pub mod chrf;
+pub mod exact_match;
+pub mod rouge;
+pub mod string_presence;
+pub mod string_similarity;
+
+use crate::error::InvalidArgument;
+use crate::pipeline::{RunError, ScoreResult};
+use crate::run::RunInput;
+use crate::scorers::llm::common::reference_text;
+use crate::scorers::spec::{Inputs, Need, StepMeta};
+use crate::text::assistant_text;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Response (`output`) and reference (`groundTruth`), both required.
+pub(crate) const INPUTS: Inputs = Inputs {
+    input: Need::Unused,
+    output: Need::Required,
+    ground_truth: Need::Required,
+    context: Need::Unused,
+};
+
+/// The two steps every one of these metrics has.
+pub(crate) const fn steps(score: &'static str) -> [StepMeta; 2] {
+    [
+        StepMeta::function(
+            "preprocess",
+            "Read the response (output) and the reference (groundTruth)",
+        ),
+        StepMeta::function("generateScore", score),
+    ]
+}
+
+/// `preprocessStepResult`: the two texts the metric compared.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Texts {
+    /// Ragas's `response`: the assistant's text of `run.output`.
+    pub response: String,
+    /// Ragas's `reference`: the text of `run.groundTruth`.
+    pub reference: String,
+}
+
+/// The response and the reference of a run; a TypeError when either is not text.
+pub(crate) fn texts(id: &str, run: &RunInput) -> Result<Texts, RunError> {
+    let response = assistant_text(&run.output).ok_or_else(|| {
+        InvalidArgument::input(format!(
+            "{id}: run.output must be the response text (a string or assistant messages); got {}",
+            crate::error::type_name(&run.output)
+        ))
+    })?;
+    let reference = match &run.ground_truth {
+        None | Some(serde_json::Value::Null) => {
+            return Err(InvalidArgument::input(format!(
+                "{id}: the reference (run.groundTruth) is missing: pass the expected text as run.groundTruth"
+            ))
+            .into())
+        }
+        Some(v) => reference_text(v)
+            .map_err(|t| {
+                InvalidArgument::input(format!(
+                    "{id}: run.groundTruth must be the reference text (a string or messages); got {t}"
+                ))
+            })?
+            .unwrap_or_default(),
+    };
+    Ok(Texts {
+        response,
+        reference,
+    })
+}
+
+/// The result: the score and the texts.
+pub(crate) fn result(run: RunInput, score: f64, texts: &Texts) -> ScoreResult {
+    super::text_result::<_, ()>(run.run_id, score, texts, None)
+}
+
+/// Python's `str.isspace()` for one character (what `str.split()` and `strip()` use): Rust's
+/// `White_Space` plus U+001C..U+001F.
+pub fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// Python's `s.split()` (no argument).
+pub fn py_split(s: &str) -> impl Iterator<Item = &str> {
+    s.split(py_space).filter(|w| !w.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_whitespace() {
+        assert!(py_space('\u{1f}') && py_space('\u{85}') && py_space('\u{3000}'));
+        assert!(!py_space('\u{FEFF}') && !py_space('\u{200b}'));
+        assert_eq!(
+            py_split(" a\u{1c}b  c\u{a0}").collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
+    }
+}
+
+#[cfg(test)]
+mod parity_tests;

@@ -1,0 +1,16 @@
+// `oxeval/ragas`, ESM: re-exports the CommonJS entry.
+import m from './index.js'
+
+export const {
+  createExactMatchScorer,
+  createStringPresenceScorer,
+  createStringSimilarityScorer,
+  createChrfScorer,
+  createBleuScorer,
+  createRougeScorer,
+  createFactualCorrectnessScorer,
+  createAnswerAccuracyScorer,
+  createContextRelevanceScorer,
+  createResponseGroundednessScorer,
+} = m
+export default m
