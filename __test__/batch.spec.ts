@@ -126,6 +126,22 @@ describe.each(['openai', 'azure', 'anthropic', 'google'] as Provider[])('%s batc
     expect([...perCustomId().values()].every((n) => n === 1)).toBe(true)
   })
 
+  it('a create whose answer is lost (accepted, then the connection reset) is looked up, not created again', async () => {
+    const data = items(3, ' lost')
+    const direct = await oxeval.runEvals({ data, scorers: [relevancy(p, cacheDir())] })
+    server.reset()
+    server.scriptBatch({ createFault: 'reset' })
+    const dir = cacheDir()
+    const r = await oxeval.runEvals({ data, scorers: [relevancy(p, dir)], batch: { pollMs: 10 } } as Any)
+    expect(comparable(r)).toEqual(comparable(direct))
+    // the lost create was found in the provider's list: one batch per stage, each line once
+    expect(server.requests.some((q: Any) => q.fault === 'reset')).toBe(true)
+    expect(server.requests.some((q) => q.method === 'GET' && /\/batches$/.test(q.path))).toBe(true)
+    expect(server.batches.size).toBe(3)
+    expect([...perCustomId().values()].every((n) => n === 1)).toBe(true)
+    expect(stateFiles(dir)).toEqual([])
+  })
+
   it('a provider error on create is a typed error carrying the provider message', async () => {
     server.scriptBatch({ createStatus: 400, createMessage: 'Enqueued token limit reached for this model' })
     const r = await oxeval.runEvals({ data: items(2), scorers: [relevancy(p, cacheDir())], batch: { pollMs: 10 }, maxErrors: 5 } as Any)

@@ -1,7 +1,10 @@
 // `oxeval run --batch` (with --detach, --batch-poll-ms) and `oxeval batch status|cancel` in
 // child processes against the judge server's batch protocol: --detach then a second process
 // collects the same results as a direct run; a run SIGKILLed after it submitted resumes
-// without submitting anything new; status and cancel; usage errors.
+// without submitting anything new; a run interrupted (SIGINT) or killed (SIGKILL) while its
+// create call is held open by the provider (the batch created, the answer not yet sent)
+// finds that batch on the rerun (by its intent, in the provider's list) instead of creating
+// it again, for each provider's protocol; status and cancel; usage errors.
 import { afterAll, describe, expect, it } from 'vitest'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -35,6 +38,50 @@ async function directScores() {
   server.reset()
   return scores(out)
 }
+
+const PROVIDERS = {
+  openai: () => ['--model', 'openai/scripted-judge', '--model-url', `${server.origin}/v1`],
+  azure: () => ['--model', 'azure/judge-deployment', '--model-url', `${server.origin}/openai`],
+  anthropic: () => ['--model', 'anthropic/claude-judge', '--model-url', `${server.origin}/v1`],
+  google: () => ['--model', 'google/gemini-2.5-flash', '--model-url', `${server.origin}/v1beta`],
+} as const
+
+describe.each(Object.keys(PROVIDERS) as (keyof typeof PROVIDERS)[])('%s: a run stopped while its create call is held open', (p) => {
+  const args = (cache: string, out: string, extra: string[] = []) => ['run', '--data', data, '--scorer', 'answer-relevancy', ...PROVIDERS[p](), '--api-key-env', 'OXEVAL_TEST_KEY', '--cache', cache, '--out', out, '--no-progress', ...extra]
+  it.each(['SIGINT', 'SIGKILL'] as const)('%s: the rerun finds the batch at the provider and creates nothing again', async (sig) => {
+    const dout = tmp.p(`direct-${p}-${++runs}.jsonl`)
+    expect((await cli(args(tmp.p(`dc-${runs}`), dout))).code).toBe(0)
+    const direct = scores(dout)
+    server.reset()
+    const cache = tmp.p(`cache-${++runs}`)
+    // the provider accepts the batch and holds the answer: the create is in flight
+    server.scriptBatch({ createFault: 'hold' })
+    const stopped = await cli(args(cache, tmp.p(`s1-${runs}.jsonl`), ['--batch', '--batch-poll-ms', '50']), {
+      onSpawn: (child: Any) => {
+        const t = setInterval(() => {
+          if (server.batches.size > 0) {
+            clearInterval(t)
+            child.kill(sig)
+          }
+        }, 10)
+      },
+    })
+    expect(stopped.code === 0).toBe(false)
+    expect(server.batches.size).toBe(1)
+    const first = [...server.batches.values()][0] as Any
+    // the intent of the batch in flight is on disk, no record (the answer never came)
+    expect(existsSync(join(cache, 'batches')) ? readdirSync(join(cache, 'batches')).filter((f) => f.startsWith('intent-')) : []).toHaveLength(1)
+    const again = await cli(args(cache, tmp.p(`s2-${runs}.jsonl`), ['--batch', '--batch-poll-ms', '50']))
+    expect(again.code, again.stderr).toBe(0)
+    expect(scores(tmp.p(`s2-${runs}.jsonl`))).toEqual(direct)
+    // stage 1 is the first batch (polled, its answers delivered); no line went twice
+    expect(server.batches.size).toBe(3)
+    expect([...server.batches.values()][0]).toBe(first)
+    expect(first.results?.length).toBe(5)
+    expect([...submissions().values()].every((n) => n === 1)).toBe(true)
+    expect(records(cache)).toEqual([])
+  })
+})
 
 describe('oxeval run --batch', () => {
   it('--detach submits and exits 0 with the batch ids; a second process collects the same results', async () => {

@@ -19,6 +19,8 @@
 //! [`wire`] holds the providers' batch APIs. A new batch provider: a `BatchApi` there and
 //! its arm in [`wire::api_for`].
 
+mod create;
+pub mod lookup;
 pub mod state;
 pub mod wire;
 
@@ -811,11 +813,11 @@ async fn submit(
     let state = target.state.clone();
     let lock = tokio::task::spawn_blocking(move || {
         let lock = state.lock();
-        let records = state.load();
-        (lock, records)
+        let loaded = state.load_all();
+        (lock, loaded)
     })
     .await;
-    let (lock, records) = match lock {
+    let (lock, loaded) = match lock {
         Ok((Ok(l), r)) => (l, r),
         Ok((Err(e), _)) => {
             let f = Failure::Batch(
@@ -835,6 +837,27 @@ async fn submit(
         }
         Err(_) => return,
     };
+    let state::Loaded {
+        mut records,
+        intents,
+        ..
+    } = loaded;
+    let recorded: HashSet<String> = records.iter().map(|r| r.batch.clone()).collect();
+    // intents left by a run that died in its create: looked up before anything is created
+    let wanted: HashSet<&str> = chunk.iter().map(|(k, _)| k.as_str()).collect();
+    let (adopted, refused) = create::resolve(&target, intents, &wanted, &recorded).await;
+    records.extend(adopted);
+    if !refused.is_empty() {
+        chunk.retain_mut(|(k, l)| {
+            let Some(f) = refused.get(k.as_str()) else {
+                return true;
+            };
+            for (w, _) in l.waiters.drain(..) {
+                let _ = w.send(Err(f.clone()));
+            }
+            false
+        });
+    }
     let known: HashMap<&str, &Record> = records
         .iter()
         .filter(|r| r.target == target.fingerprint && r.provider == target.api.provider())
@@ -877,28 +900,15 @@ async fn submit(
     if chunk.is_empty() {
         return;
     }
-    let tag = format!("oxeval-{}-{stage}-{}", session.id, now_ms());
+    let keys: Vec<String> = chunk.iter().map(|(k, _)| k.clone()).collect();
     let created = {
         let bodies: Vec<&[u8]> = chunk.iter().map(|(_, l)| l.body.as_slice()).collect();
-        let mut errors = 0;
-        loop {
-            match target.api.create(&bodies, &tag, API_TIMEOUT).await {
-                Ok(id) => break Ok(id),
-                // a 429 on create is the provider's queue quota (OpenAI's enqueued tokens): it
-                // clears in hours, not seconds; the calls fail with its message at once
-                Err(e) if e.retryable && e.status != Some(429) && errors + 1 < MAX_API_ERRORS => {
-                    errors += 1;
-                    tokio::time::sleep(Duration::from_millis(500 << errors.min(6))).await;
-                }
-                Err(e) => break Err(e),
-            }
-        }
+        create::create(&target, stage, keys.clone(), &bodies, &recorded).await
     };
-    let id = match created {
-        Ok(id) => id,
-        Err(e) => {
-            drop(lock);
-            let f = target.failure("to create the batch", &e);
+    drop(lock);
+    let (id, not_recorded) = match created {
+        Ok(c) => (c.id, c.not_recorded),
+        Err(f) => {
             for (_, l) in chunk {
                 for (w, _) in l.waiters {
                     let _ = w.send(Err(f.clone()));
@@ -907,29 +917,7 @@ async fn submit(
             return;
         }
     };
-    let keys: Vec<String> = chunk.iter().map(|(k, _)| k.clone()).collect();
-    let record = Record {
-        format: state::FORMAT.into(),
-        provider: target.api.provider().into(),
-        target: target.fingerprint.clone(),
-        batch: id.clone(),
-        created_at: now_ms(),
-        stage,
-        requests: keys.clone(),
-    };
-    let state = target.state.clone();
-    let written = tokio::task::spawn_blocking(move || {
-        let r = state.write(&record);
-        drop(lock);
-        r
-    })
-    .await;
     let w = session.watch(&target, &id, stage, keys, true);
-    let not_recorded = match written {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e.to_string()),
-        Err(e) => Some(e.to_string()),
-    };
     {
         let mut s = w.inner.lock().unwrap_or_else(|e| e.into_inner());
         // not recorded: answers still come (this process polls), but a rerun cannot resume it
