@@ -296,6 +296,32 @@ describe('batch mode', () => {
     expect(ok.summary.erroredItems).toBe(0)
   })
 
+  it('trials: 3 in batch mode (and with a cache) are three samples: three batch lines per item, a non-zero std', async () => {
+    // the judge answers each statements request differently: 1, 2 or 0 relevant statements of 1, 2, 1
+    let n = 0
+    const variants = [['The capital of the country is a large city.'], ['The capital of the country is old.', 'Bananas are yellow fruit.'], ['Bananas are yellow fruit.']]
+    server.on((r: Any) => r.schemaName === 'answer_relevancy_statements', () => ({ json: { statements: variants[n++ % 3] } }))
+    const dir = cacheDir()
+    const r = await oxeval.runEvals({ data: items(2, ' trials'), scorers: [relevancy('openai', dir)], trials: 3, batch: { pollMs: 10 } } as Any)
+    expect(r.summary.erroredItems).toBe(0)
+    const stage1 = [...server.batches.values()][0] as Any
+    // 2 items × 3 trials: six distinct lines (custom ids) in the first stage's batch
+    expect(stage1.lines).toHaveLength(6)
+    expect(new Set(stage1.lines.map((l: Any) => l.id)).size).toBe(6)
+    for (const it of r.items) {
+      const t = it.trials[ID]
+      expect(t.scores).toHaveLength(3)
+      expect(new Set(t.scores).size).toBe(3)
+      expect(t.std).toBeGreaterThan(0)
+      expect(t.ci95[1] - t.ci95[0]).toBeGreaterThan(0)
+    }
+    // the same run again: every trial's answer comes from the cache (nothing sent)
+    server.reset()
+    const again = await oxeval.runEvals({ data: items(2, ' trials'), scorers: [relevancy('openai', dir)], trials: 3 } as Any)
+    expect(server.requests).toHaveLength(0)
+    expect(again.items.map((it: Any) => it.trials[ID].scores)).toEqual(r.items.map((it: Any) => it.trials[ID].scores))
+  })
+
   it('identical requests of two items share one batch line', async () => {
     const same = { input: 'What is the capital of France?', output: 'Paris is the capital of France.' }
     const r = await oxeval.runEvals({ data: [same, { ...same }], scorers: [relevancy('openai', cacheDir())], batch: { pollMs: 10 } } as Any)
