@@ -6,7 +6,7 @@
 // finds that batch on the rerun (by its intent, in the provider's list) instead of creating
 // it again, for each provider's protocol; status and cancel; usage errors.
 import { afterAll, describe, expect, it } from 'vitest'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { heuristicJudge } from '../testing/judge-server.mjs'
 import { type Any, useJudgeServer } from './helpers/setup'
@@ -146,6 +146,24 @@ describe('oxeval run --batch', () => {
     expect(([...server.batches.values()][0] as Any).cancelled).toBe(true)
     expect(records(cache)).toEqual([])
     expect(c.stdout).not.toContain('SECRET')
+  })
+
+  it('oxeval batch status lists an unreadable record (and exits 2); the run refuses to submit, naming it', async () => {
+    const cache = tmp.p(`cache-${++runs}`)
+    server.scriptBatch({ neverEnds: true })
+    expect((await cli(runArgs(cache, tmp.p('u1.jsonl'), ['--batch', '--batch-poll-ms', '50', '--detach']))).code).toBe(0)
+    const [file] = records(cache)
+    const path = join(cache, 'batches', file)
+    writeFileSync(path, readFileSync(path, 'utf8').slice(0, 40))
+    const status = await cli(['batch', 'status', '--cache', cache])
+    expect(status.code).toBe(2)
+    expect(status.stdout).toContain(`UNREADABLE ${path} is cut short`)
+    expect(status.stderr).toContain('1 batch record')
+    const run = await cli(runArgs(cache, tmp.p('u2.jsonl'), ['--batch', '--batch-poll-ms', '50']))
+    expect(run.code).not.toBe(0)
+    expect(readOut(tmp.p('u2.jsonl')).items[0].errors[ID].message).toContain(file)
+    expect(run.stderr).toContain('OXEVAL_BATCH_RECORD_UNREADABLE')
+    expect(creates()).toHaveLength(1)
   })
 
   it('usage errors: --batch needs --cache, --detach needs --batch, cancel needs --model', async () => {

@@ -152,7 +152,13 @@ function batchMode(config, entries, concurrency) {
         closed = (async () => {
           if (timer) clearInterval(timer)
           report()
-          return session.close()
+          const r = await session.close()
+          // a batch record that cannot be read: its requests were not submitted again (their
+          // items failed saying so); the user decides what to do with the file
+          for (const u of (r && r.unreadable) || []) {
+            process.emitWarning(`oxeval: batch record ${u.file} ${u.why}; no batch is submitted with this cache until it is repaired or moved away (see oxeval batch status)`, { code: 'OXEVAL_BATCH_RECORD_UNREADABLE' })
+          }
+          return r
         })()
       }
       const r = await closed

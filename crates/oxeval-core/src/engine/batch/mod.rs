@@ -20,6 +20,7 @@
 //! its arm in [`wire::api_for`].
 
 mod create;
+mod inspect;
 pub mod lookup;
 pub mod state;
 pub mod wire;
@@ -41,6 +42,8 @@ use std::sync::{Arc, LazyLock, Mutex, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{oneshot, Notify};
 use wire::{BatchApi, BatchError, BatchState, LineFailure};
+
+pub use inspect::inspect;
 
 /// `batch.pollMs` by default: 30 s (the CLI's `--batch-poll-ms`).
 pub const DEFAULT_POLL_MS: u64 = 30_000;
@@ -350,6 +353,18 @@ struct SessionState {
     flusher: bool,
     /// Lines submitted, and of those answered / failed (this session).
     submitted: u64,
+    /// Files of the state directories that could not be read (reported at the end).
+    unreadable: Vec<state::Unreadable>,
+}
+
+impl SessionState {
+    fn note_unreadable(&mut self, found: &[state::Unreadable]) {
+        for u in found {
+            if !self.unreadable.iter().any(|x| x.path == u.path) {
+                self.unreadable.push(u.clone());
+            }
+        }
+    }
 }
 
 /// A run's batch session: the runs in flight, the queues by target, the batches it
@@ -449,13 +464,15 @@ impl BatchSession {
             return;
         }
         let dir = target.state.clone();
-        let records = tokio::task::spawn_blocking(move || dir.load())
+        let loaded = tokio::task::spawn_blocking(move || dir.load_all())
             .await
             .unwrap_or_default();
         let mut st = self.lock();
         if st.dirs.contains_key(&target.state.dir) {
             return;
         }
+        st.note_unreadable(&loaded.unreadable);
+        let records = loaded.records;
         let mut index = HashMap::new();
         for r in records {
             if r.target != target.fingerprint || r.provider != target.api.provider() {
@@ -714,7 +731,13 @@ impl BatchSession {
                 );
             }
         }
-        json!({ "progress": self.progress(), "pending": pending, "removed": removed })
+        let unreadable: Vec<Value> = self
+            .lock()
+            .unreadable
+            .iter()
+            .map(|u| json!({ "file": u.path.display().to_string(), "why": u.why }))
+            .collect();
+        json!({ "progress": self.progress(), "pending": pending, "removed": removed, "unreadable": unreadable })
     }
 }
 
@@ -840,8 +863,19 @@ async fn submit(
     let state::Loaded {
         mut records,
         intents,
-        ..
+        unreadable,
     } = loaded;
+    if !unreadable.is_empty() {
+        // its requests may be in a paid batch: nothing is submitted until the user decides
+        session.lock().note_unreadable(&unreadable);
+        let f = unreadable_failure(&target, &unreadable);
+        for (_, l) in chunk {
+            for (w, _) in l.waiters {
+                let _ = w.send(Err(f.clone()));
+            }
+        }
+        return;
+    }
     let recorded: HashSet<String> = records.iter().map(|r| r.batch.clone()).collect();
     // intents left by a run that died in its create: looked up before anything is created
     let wanted: HashSet<&str> = chunk.iter().map(|(k, _)| k.as_str()).collect();
@@ -931,6 +965,23 @@ async fn submit(
         }
     }
     poll(session, w).await;
+}
+
+/// Why nothing is submitted with a state directory holding unreadable files.
+fn unreadable_failure(target: &BatchTarget, files: &[state::Unreadable]) -> Failure {
+    let list: Vec<String> = files
+        .iter()
+        .map(|u| format!("{} {}", u.path.display(), u.why))
+        .collect();
+    Failure::Batch(
+        ErrorCode::BatchFailed,
+        format!(
+            "judge {}: a batch record cannot be read: {}. The requests it holds may already be in a paid batch, so oxeval submits no batch with this cache until the file is repaired or moved out of {} (oxeval batch status --cache DIR lists it; the answers already in the cache are used as they are)",
+            target.model_ref,
+            list.join("; "),
+            target.state.dir.display()
+        ),
+    )
 }
 
 impl BatchSession {
@@ -1224,64 +1275,6 @@ impl Judge {
             }
         }
     }
-}
-
-/// A summary of `<cache dir>/batches/`: every record with its provider's status when
-/// `api` (the judge of the records' target) is given. `cancel` cancels them too.
-pub async fn inspect(
-    cache_dir: &Path,
-    target: Option<(&dyn BatchApi, &str)>,
-    cancel: bool,
-) -> Value {
-    let state = StateDir::of_cache(cache_dir);
-    let s2 = state.clone();
-    let records = tokio::task::spawn_blocking(move || s2.load())
-        .await
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    for r in records {
-        let mut entry = json!({
-            "id": r.batch,
-            "provider": r.provider,
-            "stage": r.stage,
-            "requests": r.requests.len(),
-            "createdAt": r.created_at,
-            "answeredInCache": r.requests.iter().filter(|k| super::cache::has_entry(cache_dir, k)).count(),
-        });
-        match target {
-            Some((api, fp)) if fp == r.target && api.provider() == r.provider => {
-                if cancel {
-                    match api.cancel(&r.batch, API_TIMEOUT).await {
-                        Ok(()) => entry["cancelled"] = json!(true),
-                        Err(e) => entry["error"] = json!(e.message),
-                    }
-                }
-                match api.retrieve(&r.batch, API_TIMEOUT).await {
-                    Ok(s) => {
-                        entry["status"] = json!(s.status);
-                        entry["completed"] = json!(s.completed);
-                        entry["failed"] = json!(s.failed);
-                        if cancel || matches!(s.state, BatchState::Failed(_)) {
-                            let st = state.clone();
-                            let (p, b) = (r.provider.clone(), r.batch.clone());
-                            let _ = tokio::task::spawn_blocking(move || {
-                                let _l = st.lock();
-                                st.remove(&p, &b)
-                            })
-                            .await;
-                            entry["removed"] = json!(true);
-                        }
-                    }
-                    Err(e) => entry["error"] = json!(e.message),
-                }
-            }
-            _ => {
-                entry["status"] = json!("not polled (recorded for another judge model or endpoint)")
-            }
-        }
-        out.push(entry);
-    }
-    json!({ "dir": state.dir.display().to_string(), "batches": out })
 }
 
 #[cfg(test)]

@@ -291,7 +291,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_round_trip_and_damaged_files_are_skipped() {
+    fn records_and_intents_round_trip_and_damaged_files_are_reported() {
         let dir = std::env::temp_dir().join(format!("oxeval-batch-state-{}", fastrand::u64(..)));
         let s = StateDir::of_cache(&dir);
         let r = Record {
@@ -316,6 +316,40 @@ mod tests {
             all.unreadable
         );
         fs::remove_file(s.dir.join("broken.json")).unwrap();
+        // a BOM is read; conflict markers and another format are reported
+        let text = fs::read(s.dir.join("openai-batch_1_x.json")).unwrap();
+        fs::write(
+            s.dir.join("openai-batch_1_x.json"),
+            [b"\xEF\xBB\xBF".as_slice(), &text].concat(),
+        )
+        .unwrap();
+        assert_eq!(s.load(), vec![r.clone()]);
+        fs::write(
+            s.dir.join("merged.json"),
+            b"<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> x\n",
+        )
+        .unwrap();
+        fs::write(s.dir.join("next.json"), br#"{"format":"oxeval-batch-v9"}"#).unwrap();
+        let why: Vec<String> = s.load_all().unreadable.into_iter().map(|u| u.why).collect();
+        assert!(why[0].contains("git conflict markers"), "{why:?}");
+        assert!(why[1].contains("oxeval-batch-v9"), "{why:?}");
+        fs::remove_file(s.dir.join("merged.json")).unwrap();
+        fs::remove_file(s.dir.join("next.json")).unwrap();
+        // an intent round-trips and goes
+        let i = Intent {
+            format: INTENT_FORMAT.into(),
+            provider: "openai".into(),
+            target: "t".into(),
+            tag: "oxeval-1-1".into(),
+            created_at: 2,
+            stage: 1,
+            requests: vec!["k3".into()],
+        };
+        s.write_intent(&i).unwrap();
+        assert_eq!(s.load_all().intents, vec![i.clone()]);
+        assert_eq!(i.record("b").requests, vec!["k3".to_string()]);
+        s.remove_intent(&i.tag).unwrap();
+        assert!(s.load_all().intents.is_empty());
         s.remove("openai", "batch_1/x").unwrap();
         s.remove("openai", "batch_1/x").unwrap();
         assert!(s.load().is_empty());
