@@ -166,6 +166,28 @@ describe('oxeval run --batch', () => {
     expect(creates()).toHaveLength(1)
   })
 
+  it('--batch-max-items and the config field batch.maxItems bound the items in flight: waves of batches, the same scores', async () => {
+    const direct = await directScores()
+    const r = await cli(runArgs(tmp.p(`cache-${++runs}`), tmp.p('w1.jsonl'), ['--batch', '--batch-poll-ms', '20', '--batch-max-items', '2']))
+    expect(r.code, r.stderr).toBe(0)
+    expect(scores(tmp.p('w1.jsonl'))).toEqual(direct)
+    const sizes = [...server.batches.values()].map((b: Any) => b.lines.length)
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(2)
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(15)
+    server.reset()
+    const out = tmp.p('w2.jsonl')
+    const cfg = tmp.write('waves.config.mjs', `export default { data: ${JSON.stringify(data)}, scorers: ['answer-relevancy'], cache: ${JSON.stringify(tmp.p(`cache-${++runs}`))}, out: ${JSON.stringify(out)}, batch: { pollMs: 20, maxItems: 3, maxRequests: 2 } }\n`)
+    const c = await cli(['run', '--config', cfg, ...judgeArgs(server), '--api-key-env', 'OXEVAL_TEST_KEY', '--no-progress'])
+    expect(c.code, c.stderr).toBe(0)
+    expect(scores(out)).toEqual(direct)
+    expect(Math.max(...[...server.batches.values()].map((b: Any) => b.lines.length))).toBeLessThanOrEqual(2)
+    const bad = await cli(runArgs(tmp.p('x'), tmp.p('w3.jsonl'), ['--batch', '--batch-max-items', '0']))
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--batch-max-items must be an integer from 1')
+    const noBatch = await cli(runArgs(tmp.p('x'), tmp.p('w4.jsonl'), ['--batch-max-items', '5']))
+    expect(noBatch.stderr).toContain('--batch-max-items needs --batch')
+  })
+
   it('usage errors: --batch needs --cache, --detach needs --batch, cancel needs --model', async () => {
     const a = await cli(['run', '--data', data, '--scorer', 'answer-relevancy', ...judgeArgs(server), '--batch'])
     expect(a.code).toBe(2)
@@ -192,7 +214,8 @@ describe('oxeval run --batch', () => {
     expect(creates()).toHaveLength(3)
     expect(r.stdout).toMatch(/batch: \d+ of \d+ judge calls \(100%\)/)
     for (const [name, batch, message] of [
-      ['bad-batch.mjs', '"yes"', /bad-batch\.mjs: batch must be true or \{ pollMs\?, detach\? \}/],
+      ['bad-batch.mjs', '"yes"', /bad-batch\.mjs: batch must be true or \{ pollMs\?, maxItems\?, maxRequests\?, detach\? \}/],
+      ['bad-items.mjs', '{ maxItems: 0 }', /bad-items\.mjs: batch\.maxItems must be a positive integer/],
       ['bad-poll.mjs', '{ pollMs: -1 }', /bad-poll\.mjs: batch\.pollMs must be a positive integer/],
     ] as const) {
       const p = tmp.write(name, `export default { data: ${JSON.stringify(data)}, scorers: ['answer-relevancy'], cache: ${JSON.stringify(cache)}, batch: ${batch} }\n`)

@@ -49,6 +49,12 @@ pub use inspect::inspect;
 pub const DEFAULT_POLL_MS: u64 = 30_000;
 /// `batch.flushMs` by default: the longest a queued request waits for others.
 pub const DEFAULT_FLUSH_MS: u64 = 60_000;
+/// `batch.maxItems` by default: the most items in flight at once in batch mode (each holds
+/// its input, output and judge state until its last stage is answered: about 59 KB in
+/// `oxeval run`, so 10 000 are about 0.6 GB; a run of any size stays under 1 GB). Larger
+/// runs go in waves: an item that ends lets the next one in, its requests join the next
+/// batch.
+pub const DEFAULT_MAX_ITEMS: usize = 10_000;
 /// How long the flush condition must hold before the queue goes (runs that are about to
 /// queue their own request join the batch).
 const SETTLE: Duration = Duration::from_millis(25);
@@ -77,6 +83,8 @@ pub struct BatchOptions {
     /// Submit, record and stop waiting: the waiting calls fail with
     /// `OXEVAL_BATCH_PENDING` and a rerun collects.
     pub detach: bool,
+    /// The most items runEvals keeps in flight (the host's bound; [`DEFAULT_MAX_ITEMS`]).
+    pub max_items: usize,
 }
 
 impl Default for BatchOptions {
@@ -88,6 +96,7 @@ impl Default for BatchOptions {
             flush_after: Duration::from_millis(DEFAULT_FLUSH_MS),
             retry_direct: false,
             detach: false,
+            max_items: DEFAULT_MAX_ITEMS,
         }
     }
 }
@@ -158,6 +167,9 @@ impl BatchOptions {
         out.max_requests = ms("maxRequests", 1.0, 1_000_000.0)?.map(|n| n as usize);
         if let Some(f) = ms("flushMs", 0.0, 86_400_000.0)? {
             out.flush_after = Duration::from_millis(f);
+        }
+        if let Some(n) = ms("maxItems", 1.0, 10_000_000.0)? {
+            out.max_items = n as usize;
         }
         out.retry_direct = flag("retryDirect")?;
         out.detach = flag("detach")?;
@@ -1304,6 +1316,11 @@ mod tests {
             (o.max_requests, o.retry_direct, o.detach),
             (Some(7), true, true)
         );
+        assert_eq!(o.max_items, DEFAULT_MAX_ITEMS);
+        let o = BatchOptions::from_value(Some(&json!({"maxItems": 3})), "b")
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.max_items, 3);
         let err = |v: Value| {
             BatchOptions::from_value(Some(&v), "runEvals: batch")
                 .unwrap_err()
@@ -1313,6 +1330,7 @@ mod tests {
             .contains("runEvals: batch.pollMs must be an integer in [1, 86400000]"));
         assert!(err(json!({"pollMs": 1.5})).contains("batch.pollMs"));
         assert!(err(json!({"maxRequests": "10"})).contains("batch.maxRequests"));
+        assert!(err(json!({"maxItems": 0})).contains("batch.maxItems"));
         assert!(err(json!({"detach": 1})).contains("batch.detach must be a boolean"));
         assert!(err(json!({"poll": 1})).contains("batch.poll is not a batch option"));
         assert!(err(json!("yes")).contains("must be true or"));
