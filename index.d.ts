@@ -761,7 +761,7 @@ export interface RunEvalsOptions {
    * scorer needs a disk cache (`cache: { dir }`): else a TypeError naming it. */
   batch?: true | (BatchOptions & {
     onProgress?: (progress: BatchProgress) => void
-    /** Items in flight at once (default 10 000: about 0.6 GB at ~59 KB per item in flight);
+    /** Items in flight at once (default 5 000: about 0.3 GB at ~60 KB per item in flight);
      * past it, items start as earlier ones finish, their requests joining the next batches. */
     maxItems?: number
   })

@@ -156,6 +156,27 @@ describe.each(['openai', 'azure', 'anthropic', 'google'] as Provider[])('%s batc
 })
 
 describe('batch mode', () => {
+  it('Anthropic (no batch tag): a lost create that matches several batches creates nothing, names them and keeps the intent', async () => {
+    const data = items(3, ' unsure')
+    // another run's three batches of 3 requests each, just created (not recorded in this cache)
+    await oxeval.runEvals({ data: items(3, ' other'), scorers: [relevancy('anthropic', cacheDir())], batch: { pollMs: 10 } } as Any)
+    expect(server.batches.size).toBe(3)
+    server.scriptBatch({ createFault: 'reset' })
+    const dir = cacheDir()
+    const r = await oxeval.runEvals({ data, scorers: [relevancy('anthropic', dir)], batch: { pollMs: 10 }, maxErrors: 100 } as Any)
+    // the lost create made a 4th batch; nothing was created again
+    expect(server.batches.size).toBe(4)
+    const ids = [...server.batches.keys()]
+    for (const it of r.items) {
+      expect(it.errors[ID].code).toBe('OXEVAL_BATCH_FAILED')
+      expect(it.errors[ID].message).toContain('oxeval does not create it again')
+      for (const id of ids) expect(it.errors[ID].message).toContain(id)
+    }
+    const intents = readdirSync(join(dir, 'batches')).filter((f) => f.startsWith('intent-'))
+    expect(intents).toHaveLength(1)
+    expect(r.items[0].errors[ID].message).toContain(intents[0])
+  })
+
   it('follows a slow batch through its statuses, results in reverse order', async () => {
     // 2 s: 400 ms validating, 1.2 s in progress, 400 ms finalizing (onProgress samples every 50 ms)
     server.scriptBatch({ delayMs: 2000 })

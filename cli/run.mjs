@@ -122,8 +122,8 @@ Scorers and judge
                              --batch-max-items in flight, one batch per pipeline stage; needs --cache DIR,
                              where each batch is recorded (a rerun resumes, never pays twice)
       --batch-poll-ms N      the longest wait between two polls of a batch (default 30000)
-      --batch-max-items N    items in flight at once in batch mode (default 10000, about
-                             0.6 GB); a larger run goes in waves, the next items' requests
+      --batch-max-items N    items in flight at once in batch mode (default 5000, about
+                             0.3 GB); a larger run goes in waves, the next items' requests
                              joining the next batches
       --detach               with --batch: submit the current stage, print the batch ids and exit
                              0; run the same command again (any machine with the --cache DIR) to

@@ -2,7 +2,7 @@
 // runEvals' batch mode (the transport is the core's: crates/oxeval-core/src/engine/batch/): the
 // option's check (every judged scorer needs a disk cache), the session every run joins (run
 // option `batchSession`), the scheduling (up to `maxItems` items in flight, the core's default
-// 10 000, in waves; `concurrency` bounds only the targets; an item holds the session until its scorer runs have started, so no batch
+// 5 000, in waves; `concurrency` bounds only the targets; an item holds the session until its scorer runs have started, so no batch
 // goes while items are still arriving), `onProgress`, and the session's end.
 
 const native = require('../load-binding.js')

@@ -55,7 +55,7 @@ impl NativeBatchSession {
         self.inner.id() as f64
     }
 
-    /// The most items in flight at once (`batch.maxItems`, default 10 000).
+    /// The most items in flight at once (`batch.maxItems`, default 5 000).
     #[napi(getter)]
     pub fn max_items(&self) -> f64 {
         self.inner.options().max_items as f64

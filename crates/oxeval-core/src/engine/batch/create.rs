@@ -58,7 +58,7 @@ fn unsure(target: &BatchTarget, intent: &Intent, why: &str, candidates: &[String
         format!(" Batches that may hold them: {}.", candidates.join(", "))
     };
     failed(format!(
-        "judge {}: {} requests may already be in a {} batch ({why}); oxeval does not create it again. The intent is kept in {}: a rerun with the same cache looks the batch up again; once you have checked (oxeval batch status, the provider's console) remove that file to submit them again.{ids}",
+        "judge {}: {} requests may already be in a batch at {} ({why}); oxeval does not create it again. The intent is kept in {}: a rerun with the same cache looks the batch up again; once you have checked (oxeval batch status, the provider's console) remove that file to submit them again.{ids}",
         target.model_ref,
         intent.requests.len(),
         target.api.provider(),

@@ -50,11 +50,12 @@ pub const DEFAULT_POLL_MS: u64 = 30_000;
 /// `batch.flushMs` by default: the longest a queued request waits for others.
 pub const DEFAULT_FLUSH_MS: u64 = 60_000;
 /// `batch.maxItems` by default: the most items in flight at once in batch mode (each holds
-/// its input, output and judge state until its last stage is answered: about 59 KB in
-/// `oxeval run`, so 10 000 are about 0.6 GB; a run of any size stays under 1 GB). Larger
-/// runs go in waves: an item that ends lets the next one in, its requests join the next
-/// batch.
-pub const DEFAULT_MAX_ITEMS: usize = 10_000;
+/// its input, output and judge state until its last stage is answered: about 60 KB in
+/// `oxeval run` on short items, so 5 000 are about 0.3 GB; bench/batch-rss.mjs measured a
+/// 120 000-item run at 632 MB peak, 10 000 in flight leaves too little room under 1 GB for
+/// longer items). Larger runs go in waves: an item that ends lets the next one in, its
+/// requests join the next batch.
+pub const DEFAULT_MAX_ITEMS: usize = 5_000;
 /// How long the flush condition must hold before the queue goes (runs that are about to
 /// queue their own request join the batch).
 const SETTLE: Duration = Duration::from_millis(25);
