@@ -19,6 +19,8 @@ export declare class CancelHandle {
 export declare class NativeBatchSession {
   /** The run option `batchSession` of the runs of this session. */
   get id(): number
+  /** The most items in flight at once (`batch.maxItems`, default 5 000). */
+  get maxItems(): number
   /** `n` items are about to start their runs: nothing is sent before they release. */
   hold(n: number): void
   release(n: number): void

@@ -5,7 +5,7 @@
 // (bounded by maxWaitMs and by the run's deadline), provider errors as typed errors carrying
 // the provider's message, resume from the state directory, and no secret in it.
 import { describe, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { heuristicJudge } from '../testing/judge-server.mjs'
@@ -126,6 +126,22 @@ describe.each(['openai', 'azure', 'anthropic', 'google'] as Provider[])('%s batc
     expect([...perCustomId().values()].every((n) => n === 1)).toBe(true)
   })
 
+  it('a create whose answer is lost (accepted, then the connection reset) is looked up, not created again', async () => {
+    const data = items(3, ' lost')
+    const direct = await oxeval.runEvals({ data, scorers: [relevancy(p, cacheDir())] })
+    server.reset()
+    server.scriptBatch({ createFault: 'reset' })
+    const dir = cacheDir()
+    const r = await oxeval.runEvals({ data, scorers: [relevancy(p, dir)], batch: { pollMs: 10 } } as Any)
+    expect(comparable(r)).toEqual(comparable(direct))
+    // the lost create was found in the provider's list: one batch per stage, each line once
+    expect(server.requests.some((q: Any) => q.fault === 'reset')).toBe(true)
+    expect(server.requests.some((q) => q.method === 'GET' && /\/batches$/.test(q.path))).toBe(true)
+    expect(server.batches.size).toBe(3)
+    expect([...perCustomId().values()].every((n) => n === 1)).toBe(true)
+    expect(stateFiles(dir)).toEqual([])
+  })
+
   it('a provider error on create is a typed error carrying the provider message', async () => {
     server.scriptBatch({ createStatus: 400, createMessage: 'Enqueued token limit reached for this model' })
     const r = await oxeval.runEvals({ data: items(2), scorers: [relevancy(p, cacheDir())], batch: { pollMs: 10 }, maxErrors: 5 } as Any)
@@ -140,6 +156,27 @@ describe.each(['openai', 'azure', 'anthropic', 'google'] as Provider[])('%s batc
 })
 
 describe('batch mode', () => {
+  it('Anthropic (no batch tag): a lost create that matches several batches creates nothing, names them and keeps the intent', async () => {
+    const data = items(3, ' unsure')
+    // another run's three batches of 3 requests each, just created (not recorded in this cache)
+    await oxeval.runEvals({ data: items(3, ' other'), scorers: [relevancy('anthropic', cacheDir())], batch: { pollMs: 10 } } as Any)
+    expect(server.batches.size).toBe(3)
+    server.scriptBatch({ createFault: 'reset' })
+    const dir = cacheDir()
+    const r = await oxeval.runEvals({ data, scorers: [relevancy('anthropic', dir)], batch: { pollMs: 10 }, maxErrors: 100 } as Any)
+    // the lost create made a 4th batch; nothing was created again
+    expect(server.batches.size).toBe(4)
+    const ids = [...server.batches.keys()]
+    for (const it of r.items) {
+      expect(it.errors[ID].code).toBe('OXEVAL_BATCH_FAILED')
+      expect(it.errors[ID].message).toContain('oxeval does not create it again')
+      for (const id of ids) expect(it.errors[ID].message).toContain(id)
+    }
+    const intents = readdirSync(join(dir, 'batches')).filter((f) => f.startsWith('intent-'))
+    expect(intents).toHaveLength(1)
+    expect(r.items[0].errors[ID].message).toContain(intents[0])
+  })
+
   it('follows a slow batch through its statuses, results in reverse order', async () => {
     // 2 s: 400 ms validating, 1.2 s in progress, 400 ms finalizing (onProgress samples every 50 ms)
     server.scriptBatch({ delayMs: 2000 })
@@ -211,6 +248,52 @@ describe('batch mode', () => {
     expect(stateFiles(dir)).toEqual([])
   })
 
+  it('a batch record with a UTF-8 BOM is read: the rerun polls its batch, nothing is submitted again', async () => {
+    const data = items(3, ' bom')
+    const dir = cacheDir()
+    server.scriptBatch({ delayMs: 300 })
+    await oxeval.runEvals({ data, scorers: [relevancy('openai', dir)], batch: { pollMs: 20, detach: true }, maxErrors: 100 } as Any)
+    const [file] = stateFiles(dir)
+    const path = join(dir, 'batches', file)
+    writeFileSync(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(path)]))
+    const again = await oxeval.runEvals({ data, scorers: [relevancy('openai', dir)], batch: { pollMs: 20 } } as Any)
+    expect(again.summary.erroredItems).toBe(0)
+    expect(creates()).toHaveLength(3)
+    expect([...perCustomId().values()].every((n) => n === 1)).toBe(true)
+  })
+
+  it.each([
+    ['git conflict markers', (t: string) => `<<<<<<< HEAD\n${t}=======\n${t}>>>>>>> other\n`, 'git conflict markers'],
+    ['a truncated copy', (t: string) => t.slice(0, Math.floor(t.length / 2)), 'cut short'],
+  ])('a batch record with %s: its lines are not submitted again, the items fail naming the file, a warning', async (_, damage, why) => {
+    const data = items(3, ' damaged')
+    const dir = cacheDir()
+    server.scriptBatch({ delayMs: 300 })
+    await oxeval.runEvals({ data, scorers: [relevancy('openai', dir)], batch: { pollMs: 20, detach: true }, maxErrors: 100 } as Any)
+    const [file] = stateFiles(dir)
+    const path = join(dir, 'batches', file)
+    writeFileSync(path, damage(readFileSync(path, 'utf8')))
+    const warnings: Any[] = []
+    const onWarning = (w: Any) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const again = await oxeval.runEvals({ data, scorers: [relevancy('openai', dir)], batch: { pollMs: 20 }, maxErrors: 100 } as Any)
+      for (const it of again.items) {
+        expect(it.errors[ID].code).toBe('OXEVAL_BATCH_FAILED')
+        expect(it.errors[ID].message).toContain(file)
+        expect(it.errors[ID].message).toContain(why)
+        expect(it.errors[ID].message).toContain('may already be in a paid batch')
+      }
+      expect(again.batch.unreadable).toEqual([expect.objectContaining({ file: path })])
+      // nothing submitted again: the first batch only
+      expect(creates()).toHaveLength(1)
+      await new Promise((r) => setImmediate(r))
+      expect(warnings.some((w) => w.code === 'OXEVAL_BATCH_RECORD_UNREADABLE' && w.message.includes(file))).toBe(true)
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('a stage of 300 items is one batch: runs whose answer came hold the next flush back', async () => {
     const r = await oxeval.runEvals({ data: items(300, ' big'), scorers: [relevancy('openai', cacheDir())], batch: { pollMs: 10 } } as Any)
     expect(r.summary.erroredItems).toBe(0)
@@ -278,6 +361,33 @@ describe('batch mode', () => {
     // a code scorer needs no judge: it runs as it is
     const ok = await oxeval.runEvals({ data: [{ input: 'a', output: 'b' }], scorers: [oxeval.createToneScorer()], batch: true } as Any)
     expect(ok.summary.erroredItems).toBe(0)
+  })
+
+  it('trials: 3 in batch mode (and with a cache) are three samples: three batch lines per item, a non-zero std', async () => {
+    // the judge answers each statements request differently: 1, 2 or 0 relevant statements of 1, 2, 1
+    let n = 0
+    const variants = [['The capital of the country is a large city.'], ['The capital of the country is old.', 'Bananas are yellow fruit.'], ['Bananas are yellow fruit.']]
+    server.on((r: Any) => r.schemaName === 'answer_relevancy_statements', () => ({ json: { statements: variants[n++ % 3] } }))
+    const dir = cacheDir()
+    const r = await oxeval.runEvals({ data: items(2, ' trials'), scorers: [relevancy('openai', dir)], trials: 3, batch: { pollMs: 10 } } as Any)
+    expect(r.summary.erroredItems).toBe(0)
+    const stage1 = [...server.batches.values()][0] as Any
+    // 2 items × 3 trials: six distinct lines (custom ids) in the first stage's batch
+    expect(stage1.lines).toHaveLength(6)
+    expect(new Set(stage1.lines.map((l: Any) => l.id)).size).toBe(6)
+    for (const it of r.items) {
+      const t = it.trials[ID]
+      expect(t.scores).toHaveLength(3)
+      // six answers cycling through three variants: an item's three trials span two at least
+      expect(new Set(t.scores).size).toBeGreaterThan(1)
+      expect(t.std).toBeGreaterThan(0)
+      expect(t.ci95[1] - t.ci95[0]).toBeGreaterThan(0)
+    }
+    // the same run again: every trial's answer comes from the cache (nothing sent)
+    server.reset()
+    const again = await oxeval.runEvals({ data: items(2, ' trials'), scorers: [relevancy('openai', dir)], trials: 3 } as Any)
+    expect(server.requests).toHaveLength(0)
+    expect(again.items.map((it: Any) => it.trials[ID].scores)).toEqual(r.items.map((it: Any) => it.trials[ID].scores))
   })
 
   it('identical requests of two items share one batch line', async () => {

@@ -29,7 +29,13 @@ its provider, its id, the cache keys of its requests; no key, no prompt).
       --api-key-env VAR      read the judge's API key from $VAR
       --json                 print the result as JSON
 
-Exit status: 0 done, 2 usage error or a batch that could not be read or cancelled.
+It also lists the intents of creates whose answer never came (a run killed in the call: the
+next run looks the batch up at the provider before creating anything) and the files that
+cannot be read (conflict markers, a truncated copy): a run submits no batch with this cache
+until such a file is repaired or moved away, since its requests may already be paid for.
+
+Exit status: 0 done, 2 usage error, a batch that could not be read or cancelled, or an
+unreadable record.
 `
 
 const OPTIONS = {
@@ -56,14 +62,22 @@ function modelOf(values, env) {
   return model
 }
 
+/** The intents (creates whose answer never came) and unreadable files, as lines. */
+function problems(value) {
+  const out = []
+  for (const i of value.intents ?? []) out.push(`  intent ${i.provider} ${i.tag}  stage ${i.stage}, ${i.requests} requests: a create whose answer never came (the next run looks it up at the provider before creating anything) — ${i.file}`)
+  for (const u of value.unreadable ?? []) out.push(`  UNREADABLE ${u.file} ${u.why}: its requests may be in a paid batch; no batch is submitted with this cache until it is repaired or moved away`)
+  return out.length ? `${out.map((r) => safeText(r)).join('\n')}\n` : ''
+}
+
 function table(value) {
-  if (value.batches.length === 0) return `oxeval: no batch recorded in ${value.dir}\n`
+  if (value.batches.length === 0) return `oxeval: no batch recorded in ${value.dir}\n${problems(value)}`
   const rows = value.batches.map((b) => {
     const counts = b.completed !== undefined ? ` ${b.completed} completed, ${b.failed} failed;` : ''
     const extra = [b.cancelled ? 'cancelled' : '', b.removed ? 'record removed' : '', b.error ? `error: ${b.error}` : ''].filter(Boolean).join('; ')
     return `  ${b.provider} ${b.id}  stage ${b.stage}, ${b.requests} requests (${b.answeredInCache} answered in the cache): ${b.status};${counts}${extra ? ` ${extra}` : ''}`
   })
-  return `oxeval: ${value.batches.length} batch${value.batches.length === 1 ? '' : 'es'} recorded in ${value.dir}\n${rows.map((r) => safeText(r)).join('\n')}\n`
+  return `oxeval: ${value.batches.length} batch${value.batches.length === 1 ? '' : 'es'} recorded in ${value.dir}\n${rows.map((r) => safeText(r)).join('\n')}\n${problems(value)}`
 }
 
 export async function batch(argv, io = { stdout: process.stdout, stderr: process.stderr }, env = process.env) {
@@ -81,5 +95,6 @@ export async function batch(argv, io = { stdout: process.stdout, stderr: process
   const r = await native.batchInspect(dir, model === undefined ? null : JSON.stringify(model), sub === 'cancel')
   if (!r.ok) throw new UsageError(`--model: ${r.message}`)
   io.stdout.write(values.json ? `${JSON.stringify(r.value, null, 2)}\n` : table(r.value))
-  return { code: r.value.batches.some((b) => b.error) ? 2 : 0 }
+  if (r.value.unreadable?.length) io.stderr.write(`oxeval: ${r.value.unreadable.length} batch record${r.value.unreadable.length === 1 ? '' : 's'} in ${r.value.dir} cannot be read (listed above)\n`)
+  return { code: r.value.batches.some((b) => b.error) || r.value.unreadable?.length ? 2 : 0 }
 }

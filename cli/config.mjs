@@ -166,15 +166,24 @@ export function configValues(config, path) {
     if (config.prices.in !== undefined) values['price-in'] = String(config.prices.in)
     if (config.prices.out !== undefined) values['price-out'] = String(config.prices.out)
   }
-  // batch mode (the flags --batch, --batch-poll-ms, --detach): true or { pollMs?, detach? }
+  // batch mode (the flags --batch, --batch-poll-ms, --batch-max-items, --detach): true or
+  // { pollMs?, maxItems?, maxRequests?, detach? }
   if (config.batch !== undefined && config.batch !== false) {
     const b = config.batch
-    const ok = b === true || (b !== null && typeof b === 'object' && !Array.isArray(b) && Object.keys(b).every((k) => k === 'pollMs' || k === 'detach'))
-    if (!ok) throw new UsageError(`${path}: batch must be true or { pollMs?, detach? }`)
+    const ok = b === true || (b !== null && typeof b === 'object' && !Array.isArray(b) && Object.keys(b).every((k) => ['pollMs', 'maxItems', 'maxRequests', 'detach'].includes(k)))
+    if (!ok) throw new UsageError(`${path}: batch must be true or { pollMs?, maxItems?, maxRequests?, detach? }`)
     values.batch = true
     if (b !== true && b.pollMs !== undefined) {
       if (!Number.isInteger(b.pollMs) || b.pollMs <= 0) throw new UsageError(`${path}: batch.pollMs must be a positive integer (milliseconds)`)
       values['batch-poll-ms'] = String(b.pollMs)
+    }
+    if (b !== true && b.maxItems !== undefined) {
+      if (!Number.isInteger(b.maxItems) || b.maxItems <= 0) throw new UsageError(`${path}: batch.maxItems must be a positive integer (items in flight at once)`)
+      values['batch-max-items'] = String(b.maxItems)
+    }
+    if (b !== true && b.maxRequests !== undefined) {
+      if (!Number.isInteger(b.maxRequests) || b.maxRequests <= 0) throw new UsageError(`${path}: batch.maxRequests must be a positive integer (requests per batch)`)
+      extra.batchMaxRequests = b.maxRequests
     }
     if (b !== true && b.detach !== undefined) {
       if (typeof b.detach !== 'boolean') throw new UsageError(`${path}: batch.detach must be true or false`)

@@ -41,6 +41,7 @@ export const RUN_OPTIONS = {
   'cache-mode': { type: 'string' },
   batch: { type: 'boolean' },
   'batch-poll-ms': { type: 'string' },
+  'batch-max-items': { type: 'string' },
   detach: { type: 'boolean' },
   out: { type: 'string', short: 'o' },
   'out-prompts': { type: 'string' },
@@ -125,10 +126,13 @@ Scorers and judge
       --cache DIR            judge response cache on disk: rerunning resumes without paying again
       --cache-mode MODE      auto (default: read and write), record (write only) or replay (read only)
       --batch                send the judge requests as provider batches (OpenAI, Azure OpenAI,
-                             Anthropic, Gemini: half price, minutes to hours of latency): every
-                             item in flight, one batch per pipeline stage; needs --cache DIR,
+                             Anthropic, Gemini: half price, minutes to hours of latency): up to
+                             --batch-max-items in flight, one batch per pipeline stage; needs --cache DIR,
                              where each batch is recorded (a rerun resumes, never pays twice)
       --batch-poll-ms N      the longest wait between two polls of a batch (default 30000)
+      --batch-max-items N    items in flight at once in batch mode (default 5000, about
+                             0.3 GB); a larger run goes in waves, the next items' requests
+                             joining the next batches
       --detach               with --batch: submit the current stage, print the batch ids and exit
                              0; run the same command again (any machine with the --cache DIR) to
                              take what is ready and go on. See also: oxeval batch status|cancel
@@ -283,8 +287,10 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
   const cache = values.cache !== undefined ? { dir: resolve(values.cache), mode: mode || 'auto' } : undefined
   if (values.detach && !values.batch) throw new UsageError('--detach needs --batch')
   if (values['batch-poll-ms'] !== undefined && !values.batch) throw new UsageError('--batch-poll-ms needs --batch')
+  if (values['batch-max-items'] !== undefined && !values.batch) throw new UsageError('--batch-max-items needs --batch')
   if (values.batch && !cache) throw new UsageError('--batch needs --cache DIR: every submitted batch is recorded there (a rerun resumes instead of paying again)')
-  const batch = values.batch ? { pollMs: positiveInt('batch-poll-ms', values['batch-poll-ms'], 86_400_000) ?? 30_000, detach: Boolean(values.detach) } : undefined
+  const maxItems = values.batch ? positiveInt('batch-max-items', values['batch-max-items'], 10_000_000) : undefined
+  const batch = values.batch ? { pollMs: positiveInt('batch-poll-ms', values['batch-poll-ms'], 86_400_000) ?? 30_000, detach: Boolean(values.detach), ...(maxItems !== undefined ? { maxItems } : {}) } : undefined
   const prices = { in: price('price-in', values['price-in']), out: price('price-out', values['price-out']) }
   return {
     data: values.data,
@@ -576,7 +582,7 @@ async function runResolved(values, extra, io, configPath) {
       trials: cfg.trials,
       keepItems: false,
       signal: controller.signal,
-      ...(cfg.batch ? { batch: { ...cfg.batch, onProgress: (p) => progress.batch(p) } } : {}),
+      ...(cfg.batch ? { batch: { ...cfg.batch, ...(extra.batchMaxRequests !== undefined ? { maxRequests: extra.batchMaxRequests } : {}), onProgress: (p) => progress.batch(p) } } : {}),
       // the cache names an item by its id, else by its row index in the file (not the shard's)
       itemId: (item) => (item.id !== undefined ? String(item.id) : `#${rowIndex.get(item)}`),
       onItemComplete: async (r) => {

@@ -1,8 +1,8 @@
 'use strict'
 // runEvals' batch mode (the transport is the core's: crates/oxeval-core/src/engine/batch/): the
 // option's check (every judged scorer needs a disk cache), the session every run joins (run
-// option `batchSession`), the scheduling (every item in flight at once; `concurrency` bounds
-// only the targets; an item holds the session until its scorer runs have started, so no batch
+// option `batchSession`), the scheduling (up to `maxItems` items in flight, the core's default
+// 5 000, in waves; `concurrency` bounds only the targets; an item holds the session until its scorer runs have started, so no batch
 // goes while items are still arriving), `onProgress`, and the session's end.
 
 const native = require('../load-binding.js')
@@ -64,14 +64,16 @@ function batchMode(config, entries, concurrency) {
   if (onProgress !== undefined && typeof onProgress !== 'function') throw typeError(`runEvals: batch.onProgress must be a function, got ${jsType(onProgress)}`, OPT)
   const maxItems = opt === true ? undefined : opt.maxItems
   if (maxItems !== undefined && !(Number.isInteger(maxItems) && maxItems >= 1)) throw typeError(`runEvals: batch.maxItems must be an integer ≥ 1 (items in flight at once), got ${typeof maxItems === 'number' ? String(maxItems) : jsType(maxItems)}`, OPT)
-  const itemSlots = maxItems === undefined ? null : semaphoreSlots(maxItems)
   for (const e of entries) {
     const r = readiness(e.scorer)
     if (!r.ok) throw typeError(`runEvals: batch: scorer "${e.id}" cannot batch: ${r.message}`, OPT)
   }
-  const { onProgress: _fn, maxItems: _max, ...data } = opt === true ? {} : opt
+  const { onProgress: _fn, ...data } = opt === true ? {} : opt
   const session = native.createBatchSession(JSON.stringify(data))
   if (!(session instanceof native.NativeBatchSession)) throw typeError(session.message, session.code || OPT)
+  // the items in flight at once (batch.maxItems, the core's default): each holds its state
+  // until its last stage is answered
+  const itemSlots = semaphoreSlots(session.maxItems)
   const gate = semaphore(concurrency)
   let timer
   let last = ''
@@ -99,7 +101,7 @@ function batchMode(config, entries, concurrency) {
     /** A target call under the `concurrency` bound. */
     target: (fn) => gate(fn),
     /**
-     * Start every item (no bound: a stage is one batch): `pull` the next, `start(n, release)`
+     * Start the items, up to `maxItems` at once (a stage of those is one batch): `pull` the next, `start(n, release)`
      * runs it (it calls `release` once its scorer runs have started). Resolves when all ended.
      */
     async feed(pull, start, fail, stopped) {
@@ -117,7 +119,7 @@ function batchMode(config, entries, concurrency) {
             break
           }
           if (!n) break
-          if (itemSlots && !itemSlots.tryTake()) {
+          if (!itemSlots.tryTake()) {
             // at maxItems: the items in flight may flush without this one (no hold while waiting)
             session.release(1)
             await itemSlots.take()
@@ -136,7 +138,7 @@ function batchMode(config, entries, concurrency) {
             .catch(fail)
             .finally(() => {
               release()
-              if (itemSlots) itemSlots.give()
+              itemSlots.give()
               running.delete(p)
             })
           running.add(p)
@@ -152,7 +154,13 @@ function batchMode(config, entries, concurrency) {
         closed = (async () => {
           if (timer) clearInterval(timer)
           report()
-          return session.close()
+          const r = await session.close()
+          // a batch record that cannot be read: its requests were not submitted again (their
+          // items failed saying so); the user decides what to do with the file
+          for (const u of (r && r.unreadable) || []) {
+            process.emitWarning(`oxeval: batch record ${u.file} ${u.why}; no batch is submitted with this cache until it is repaired or moved away (see oxeval batch status)`, { code: 'OXEVAL_BATCH_RECORD_UNREADABLE' })
+          }
+          return r
         })()
       }
       const r = await closed

@@ -212,8 +212,11 @@ async function runEvals(config) {
     await Promise.all(
       Array.from({ length: trials }, async (_, t) => {
         // a scorer that ignores the signal is cut off when the run stops; one that is not
-        // oxeval's (its run is user code throughout) also at callbackTimeoutMs
-        const r = own ? await settle(invoke(() => entry.scorer.run(runInput, runOptions)), work.signal) : await runForeign(entry, runInput, runOptions)
+        // oxeval's (its run is user code throughout) also at callbackTimeoutMs. A later trial
+        // is its own judge request (its own cache key and batch line): N trials are N
+        // samples, with a cache and in batch mode too
+        const options = t === 0 || !own ? runOptions : { ...runOptions, trial: t + 1 }
+        const r = own ? await settle(invoke(() => entry.scorer.run(runInput, options)), work.signal) : await runForeign(entry, runInput, runOptions)
         out[t] = r.cut ? { ok: false, cut: true } : 'error' in r ? { ok: false, error: r.error } : { ok: true, result: r.value }
       }),
     )

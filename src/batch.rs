@@ -55,6 +55,12 @@ impl NativeBatchSession {
         self.inner.id() as f64
     }
 
+    /// The most items in flight at once (`batch.maxItems`, default 5 000).
+    #[napi(getter)]
+    pub fn max_items(&self) -> f64 {
+        self.inner.options().max_items as f64
+    }
+
     /// `n` items are about to start their runs: nothing is sent before they release.
     #[napi]
     pub fn hold(&self, n: u32) {

@@ -207,6 +207,7 @@ impl NativeScorer {
             deadline,
             item_id,
             callback_timeout,
+            trial,
         } = started;
         let run_id = input.run_id.clone();
         match catch_unwind(AssertUnwindSafe(|| self.inner.run_now(input))) {
@@ -217,6 +218,7 @@ impl NativeScorer {
                     deadline,
                     item_id,
                     callback_timeout,
+                    trial,
                 };
                 execute_sync(&self.inner, started, key)
             }
@@ -298,7 +300,8 @@ async fn execute(
         batch,
         ..RunContext::default()
     }
-    .with_item(started.item_id.take());
+    .with_item(started.item_id.take())
+    .with_trial(started.trial);
     // the bound of each host function call (contextExtractor, getContext) of this run
     let callback_timeout = started.callback_timeout;
     let fut = AssertUnwindSafe(

@@ -12,7 +12,11 @@
 // 'expired' | 'canceled'`. A batch follows its provider's statuses over `delayMs` (from
 // creation to the end); `server.scriptBatch(spec)` scripts the next created batch:
 // `{ createStatus, createMessage }` (the create is refused), `{ final: 'failed' | 'expired'
-// | 'cancelled', message, answered }`, `{ neverEnds: true }`, `{ delayMs }`. Results come
+// | 'cancelled', message, answered }`, `{ neverEnds: true }`, `{ delayMs }`, `{ createFault:
+// 'reset' | 'hold' }` (the batch IS created, then the connection is cut before the answer, or
+// the answer is held until the client goes: a create whose answer is lost). The lists
+// (`GET …/batches`, `GET …/messages/batches`, Gemini `GET /v1beta/batches`) show every
+// batch of the protocol, newest first, paginated as the providers do. Results come
 // in reverse submission order (any order must do) unless `order: 'input'`. With `prepare`,
 // the lines are answered from the batch's creation on (it is ready the moment its delay ends).
 
@@ -36,7 +40,8 @@ export function createBatches(o) {
   /** The batch route of a request, or null. */
   function route(method, path) {
     let m
-    if ((m = /\/messages\/batches(?:\/([^/]+))?(?:\/(cancel|results))?$/.exec(path))) return { api: 'anthropic', id: m[1], action: m[2] ?? (m[1] ? 'get' : 'create'), method }
+    if ((m = /\/messages\/batches(?:\/([^/]+))?(?:\/(cancel|results))?$/.exec(path))) return { api: 'anthropic', id: m[1], action: m[2] ?? (m[1] ? 'get' : method === 'GET' ? 'list' : 'create'), method }
+    if (method === 'GET' && /\/batches$/.test(path)) return { api: /\/v1(?:beta|alpha)\/batches$/.test(path) ? 'google' : 'openai', action: 'list', method }
     if ((m = /\/models\/([^/:]+):batchGenerateContent$/.exec(path))) return { api: 'google', model: m[1], action: 'create', method }
     if ((m = /\/batches\/([^/:]+):cancel$/.exec(path))) return { api: 'google', id: `batches/${m[1]}`, action: 'cancel', method }
     if ((m = /\/files\/([^/]+)\/content$/.exec(path))) return { api: 'openai', id: m[1], action: 'content', method }
@@ -182,6 +187,16 @@ export function createBatches(o) {
     return op
   }
 
+  /** The batches of a protocol, newest first. */
+  const listed = (api) => [...batches.values()].filter((b) => b.api === api).reverse().sort((a, b) => b.created - a.created)
+
+  /** A page of `all` after the id `after`. */
+  function pageOf(all, after, limit) {
+    const from = after ? all.findIndex((b) => b.id === after) + 1 : 0
+    const items = all.slice(from, from + Math.max(1, Math.min(100, limit)))
+    return { items, more: from + items.length < all.length }
+  }
+
   function addFile(text, purpose) {
     const id = `file-${++seq}`
     files.set(id, { bytes: Buffer.from(text, 'utf8'), purpose })
@@ -196,7 +211,7 @@ export function createBatches(o) {
     // `batchPrepare`: the lines are answered from creation on, so a batch is ready when its
     // delay ends (a batch-emulating judge of fixed latency: the benchmark's)
     if (o.prepare && !script.neverEnds) finish(b).catch(() => {})
-    return { batch: b }
+    return { batch: b, fault: script.createFault }
   }
 
   /** Answers a batch API request: `{ status, headers, payload }`. */
@@ -244,7 +259,13 @@ export function createBatches(o) {
         if (new Set(lines.map((l) => l.id)).size !== lines.length) return openaiError(400, 'custom_id values must be unique within a batch')
         const made = newBatch('openai', { id: `batch_${++seq}`, lineApi: azure ? 'azure' : 'openai', endpoint, inputFile: body.input_file_id, metadata: body.metadata, lines })
         if (made.refused) return openaiError(made.refused.createStatus, made.refused.createMessage ?? 'batch refused')
-        return json(200, await openaiBatchObject(made.batch))
+        return { ...json(200, await openaiBatchObject(made.batch)), fault: made.fault }
+      }
+      if (r.action === 'list') {
+        const all = listed('openai').filter((b) => (b.lineApi === 'azure') === azure)
+        const page = pageOf(all, rec.query.after, Number(rec.query.limit) || 20)
+        const data = await Promise.all(page.items.map((b) => openaiBatchObject(b)))
+        return json(200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: page.more })
       }
       const b = batches.get(r.id)
       if (!b || b.api !== 'openai') return openaiError(404, `No batch found with id '${r.id}'.`)
@@ -262,7 +283,12 @@ export function createBatches(o) {
         }
         const made = newBatch('anthropic', { id: `msgbatch_${++seq}`, lineApi: 'anthropic', base, lines: reqs.map((x) => ({ id: x.custom_id, path: `${base}/messages`, body: x.params })) })
         if (made.refused) return anthropicError(made.refused.createStatus, made.refused.createMessage ?? 'batch refused')
-        return json(200, await anthropicBatchObject(made.batch, origin))
+        return { ...json(200, await anthropicBatchObject(made.batch, origin)), fault: made.fault }
+      }
+      if (r.action === 'list') {
+        const page = pageOf(listed('anthropic'), rec.query.after_id, Number(rec.query.limit) || 20)
+        const data = await Promise.all(page.items.map((b) => anthropicBatchObject(b, origin)))
+        return json(200, { data, has_more: page.more, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null })
       }
       const b = batches.get(r.id)
       if (!b || b.api !== 'anthropic') return anthropicError(404, `batch ${r.id} not found`)
@@ -294,7 +320,15 @@ export function createBatches(o) {
         lines: list.map((x, i) => ({ id: x?.metadata?.key ?? String(i), path: `${base}/models/${r.model}:generateContent`, body: x?.request })),
       })
       if (made.refused) return googleError(made.refused.createStatus, made.refused.createMessage ?? 'batch refused')
-      return json(200, await googleOperation(made.batch))
+      return { ...json(200, await googleOperation(made.batch)), fault: made.fault }
+    }
+    if (r.action === 'list') {
+      const all = listed('google')
+      const start = Number(rec.query.pageToken ?? 0) || 0
+      const size = Number(rec.query.pageSize) || 20
+      const items = all.slice(start, start + size)
+      const operations = await Promise.all(items.map((b) => googleOperation(b)))
+      return json(200, { operations, ...(start + size < all.length ? { nextPageToken: String(start + size) } : {}) })
     }
     const b = batches.get(r.id)
     if (!b || b.api !== 'google') return googleError(404, `${r.id} not found`)

@@ -284,6 +284,10 @@ export async function startJudgeServer(options = {}) {
       if (latencyMs > 0) await sleep(latencyMs)
       rec.status = out.status
       if (gone(res)) return
+      // a create accepted, its answer lost: cut, or held until the client goes
+      if (out.fault) rec.fault = out.fault
+      if (out.fault === 'reset') return void res.socket?.destroy()
+      if (out.fault === 'hold') return
       const bytes = Buffer.isBuffer(out.payload) ? out.payload : Buffer.from(out.payload, 'utf8')
       res.writeHead(out.status, { ...out.headers, 'content-length': String(bytes.length) })
       res.end(bytes)

@@ -223,6 +223,10 @@ pub struct StartedRun {
     /// The bound of one user callback call (run option `callbackTimeoutMs`, default
     /// [`DEFAULT_CALLBACK_TIMEOUT_MS`]); `None`: no bound.
     pub callback_timeout: Option<Duration>,
+    /// Run option `trial`: which trial of the item this run is (1 = the first; runEvals'
+    /// `trials`). A later trial is its own judge request (its own cache key and batch line),
+    /// so that N trials are N samples.
+    pub trial: u32,
 }
 
 /// Why a run could not start.
@@ -295,6 +299,23 @@ impl StartedRun {
         .map_err(invalid)?
         .unwrap_or(Some(DEFAULT_CALLBACK_TIMEOUT_MS))
         .map(|ms| Duration::from_secs_f64(ms / 1000.0));
+        let trial = match options.data.get("trial") {
+            None | Some(Value::Null) => 1,
+            Some(Value::Number(n))
+                if n.as_u64().is_some_and(|t| (1..=u64::from(u32::MAX)).contains(&t)) =>
+            {
+                n.as_u64().map_or(1, |t| t as u32)
+            }
+            Some(other) => {
+                return Err(invalid(format!(
+                    "run options.trial must be an integer ≥ 1 (which trial of the item this run is); got {}",
+                    other
+                        .get("jsType")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| other.to_string(), str::to_owned)
+                )))
+            }
+        };
         if options.signal == "AbortSignal:aborted" {
             return Err(StartError::AbortedBeforeStart);
         }
@@ -313,6 +334,7 @@ impl StartedRun {
             deadline,
             item_id,
             callback_timeout,
+            trial,
         })
     }
 
@@ -419,6 +441,9 @@ mod tests {
                 json!({"itemId": "x".repeat(257)}),
                 "at most 256 characters; got 257",
             ),
+            (json!({"trial": 0}), "trial must be an integer ≥ 1"),
+            (json!({"trial": 1.5}), "trial must be an integer ≥ 1"),
+            (json!({"trial": {"jsType": "bigint"}}), "got bigint"),
         ] {
             let m = msg(StartedRun::start(
                 Ok(r#"{"output":"a"}"#),

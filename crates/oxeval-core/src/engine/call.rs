@@ -40,7 +40,10 @@ impl Judge {
             &self.cache_scope,
             self.provider.model_id(),
             req,
-            &format!("reasoning-effort={:?}", self.settings.reasoning_effort),
+            &trial_settings(
+                format!("reasoning-effort={:?}", self.settings.reasoning_effort),
+                ctx.site.trial,
+            ),
         );
         CacheSlot::new(parts, Locator::new(&ctx.site, exec.attempt_count))
     }
@@ -325,5 +328,15 @@ mod tests {
         );
         assert_eq!(error_detail("plain failure"), "plain failure");
         assert_eq!(error_detail(""), "(empty body)");
+    }
+}
+
+/// The extra settings of a cache key: a later trial (2, 3, …) of an item is its own
+/// request (the first keeps the key of a run without trials).
+fn trial_settings(settings: String, trial: u32) -> String {
+    if trial > 1 {
+        format!("{settings}|trial={trial}")
+    } else {
+        settings
     }
 }

@@ -30,12 +30,21 @@ pub struct CallSite {
     pub step: Option<Arc<str>>,
     /// Which call of the step (e.g. `response` / `reference`); empty for a step's only call.
     pub call: &'static str,
+    /// Which trial of the item (run option `trial`; 0 or 1: the first). A later trial's
+    /// requests have their own cache keys (and batch lines): N trials are N samples.
+    pub trial: u32,
 }
 
 impl RunContext {
     /// The run's item (run option `itemId`).
     pub fn with_item(mut self, item: Option<String>) -> RunContext {
         self.site.item = item.map(Arc::from);
+        self
+    }
+
+    /// The run's trial (run option `trial`).
+    pub fn with_trial(mut self, trial: u32) -> RunContext {
+        self.site.trial = trial;
         self
     }
 

@@ -19,6 +19,9 @@
 //! [`wire`] holds the providers' batch APIs. A new batch provider: a `BatchApi` there and
 //! its arm in [`wire::api_for`].
 
+mod create;
+mod inspect;
+pub mod lookup;
 pub mod state;
 pub mod wire;
 
@@ -40,10 +43,19 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{oneshot, Notify};
 use wire::{BatchApi, BatchError, BatchState, LineFailure};
 
+pub use inspect::inspect;
+
 /// `batch.pollMs` by default: 30 s (the CLI's `--batch-poll-ms`).
 pub const DEFAULT_POLL_MS: u64 = 30_000;
 /// `batch.flushMs` by default: the longest a queued request waits for others.
 pub const DEFAULT_FLUSH_MS: u64 = 60_000;
+/// `batch.maxItems` by default: the most items in flight at once in batch mode (each holds
+/// its input, output and judge state until its last stage is answered: about 60 KB in
+/// `oxeval run` on short items, so 5 000 are about 0.3 GB; bench/batch-rss.mjs measured a
+/// 120 000-item run at 632 MB peak, 10 000 in flight leaves too little room under 1 GB for
+/// longer items). Larger runs go in waves: an item that ends lets the next one in, its
+/// requests join the next batch.
+pub const DEFAULT_MAX_ITEMS: usize = 5_000;
 /// How long the flush condition must hold before the queue goes (runs that are about to
 /// queue their own request join the batch).
 const SETTLE: Duration = Duration::from_millis(25);
@@ -72,6 +84,8 @@ pub struct BatchOptions {
     /// Submit, record and stop waiting: the waiting calls fail with
     /// `OXEVAL_BATCH_PENDING` and a rerun collects.
     pub detach: bool,
+    /// The most items runEvals keeps in flight (the host's bound; [`DEFAULT_MAX_ITEMS`]).
+    pub max_items: usize,
 }
 
 impl Default for BatchOptions {
@@ -83,6 +97,7 @@ impl Default for BatchOptions {
             flush_after: Duration::from_millis(DEFAULT_FLUSH_MS),
             retry_direct: false,
             detach: false,
+            max_items: DEFAULT_MAX_ITEMS,
         }
     }
 }
@@ -153,6 +168,9 @@ impl BatchOptions {
         out.max_requests = ms("maxRequests", 1.0, 1_000_000.0)?.map(|n| n as usize);
         if let Some(f) = ms("flushMs", 0.0, 86_400_000.0)? {
             out.flush_after = Duration::from_millis(f);
+        }
+        if let Some(n) = ms("maxItems", 1.0, 10_000_000.0)? {
+            out.max_items = n as usize;
         }
         out.retry_direct = flag("retryDirect")?;
         out.detach = flag("detach")?;
@@ -348,6 +366,18 @@ struct SessionState {
     flusher: bool,
     /// Lines submitted, and of those answered / failed (this session).
     submitted: u64,
+    /// Files of the state directories that could not be read (reported at the end).
+    unreadable: Vec<state::Unreadable>,
+}
+
+impl SessionState {
+    fn note_unreadable(&mut self, found: &[state::Unreadable]) {
+        for u in found {
+            if !self.unreadable.iter().any(|x| x.path == u.path) {
+                self.unreadable.push(u.clone());
+            }
+        }
+    }
 }
 
 /// A run's batch session: the runs in flight, the queues by target, the batches it
@@ -447,13 +477,15 @@ impl BatchSession {
             return;
         }
         let dir = target.state.clone();
-        let records = tokio::task::spawn_blocking(move || dir.load())
+        let loaded = tokio::task::spawn_blocking(move || dir.load_all())
             .await
             .unwrap_or_default();
         let mut st = self.lock();
         if st.dirs.contains_key(&target.state.dir) {
             return;
         }
+        st.note_unreadable(&loaded.unreadable);
+        let records = loaded.records;
         let mut index = HashMap::new();
         for r in records {
             if r.target != target.fingerprint || r.provider != target.api.provider() {
@@ -712,7 +744,13 @@ impl BatchSession {
                 );
             }
         }
-        json!({ "progress": self.progress(), "pending": pending, "removed": removed })
+        let unreadable: Vec<Value> = self
+            .lock()
+            .unreadable
+            .iter()
+            .map(|u| json!({ "file": u.path.display().to_string(), "why": u.why }))
+            .collect();
+        json!({ "progress": self.progress(), "pending": pending, "removed": removed, "unreadable": unreadable })
     }
 }
 
@@ -811,11 +849,11 @@ async fn submit(
     let state = target.state.clone();
     let lock = tokio::task::spawn_blocking(move || {
         let lock = state.lock();
-        let records = state.load();
-        (lock, records)
+        let loaded = state.load_all();
+        (lock, loaded)
     })
     .await;
-    let (lock, records) = match lock {
+    let (lock, loaded) = match lock {
         Ok((Ok(l), r)) => (l, r),
         Ok((Err(e), _)) => {
             let f = Failure::Batch(
@@ -835,6 +873,38 @@ async fn submit(
         }
         Err(_) => return,
     };
+    let state::Loaded {
+        mut records,
+        intents,
+        unreadable,
+    } = loaded;
+    if !unreadable.is_empty() {
+        // its requests may be in a paid batch: nothing is submitted until the user decides
+        session.lock().note_unreadable(&unreadable);
+        let f = unreadable_failure(&target, &unreadable);
+        for (_, l) in chunk {
+            for (w, _) in l.waiters {
+                let _ = w.send(Err(f.clone()));
+            }
+        }
+        return;
+    }
+    let recorded: HashSet<String> = records.iter().map(|r| r.batch.clone()).collect();
+    // intents left by a run that died in its create: looked up before anything is created
+    let wanted: HashSet<&str> = chunk.iter().map(|(k, _)| k.as_str()).collect();
+    let (adopted, refused) = create::resolve(&target, intents, &wanted, &recorded).await;
+    records.extend(adopted);
+    if !refused.is_empty() {
+        chunk.retain_mut(|(k, l)| {
+            let Some(f) = refused.get(k.as_str()) else {
+                return true;
+            };
+            for (w, _) in l.waiters.drain(..) {
+                let _ = w.send(Err(f.clone()));
+            }
+            false
+        });
+    }
     let known: HashMap<&str, &Record> = records
         .iter()
         .filter(|r| r.target == target.fingerprint && r.provider == target.api.provider())
@@ -877,28 +947,15 @@ async fn submit(
     if chunk.is_empty() {
         return;
     }
-    let tag = format!("oxeval-{}-{stage}-{}", session.id, now_ms());
+    let keys: Vec<String> = chunk.iter().map(|(k, _)| k.clone()).collect();
     let created = {
         let bodies: Vec<&[u8]> = chunk.iter().map(|(_, l)| l.body.as_slice()).collect();
-        let mut errors = 0;
-        loop {
-            match target.api.create(&bodies, &tag, API_TIMEOUT).await {
-                Ok(id) => break Ok(id),
-                // a 429 on create is the provider's queue quota (OpenAI's enqueued tokens): it
-                // clears in hours, not seconds; the calls fail with its message at once
-                Err(e) if e.retryable && e.status != Some(429) && errors + 1 < MAX_API_ERRORS => {
-                    errors += 1;
-                    tokio::time::sleep(Duration::from_millis(500 << errors.min(6))).await;
-                }
-                Err(e) => break Err(e),
-            }
-        }
+        create::create(&target, stage, keys.clone(), &bodies, &recorded).await
     };
-    let id = match created {
-        Ok(id) => id,
-        Err(e) => {
-            drop(lock);
-            let f = target.failure("to create the batch", &e);
+    drop(lock);
+    let (id, not_recorded) = match created {
+        Ok(c) => (c.id, c.not_recorded),
+        Err(f) => {
             for (_, l) in chunk {
                 for (w, _) in l.waiters {
                     let _ = w.send(Err(f.clone()));
@@ -907,29 +964,7 @@ async fn submit(
             return;
         }
     };
-    let keys: Vec<String> = chunk.iter().map(|(k, _)| k.clone()).collect();
-    let record = Record {
-        format: state::FORMAT.into(),
-        provider: target.api.provider().into(),
-        target: target.fingerprint.clone(),
-        batch: id.clone(),
-        created_at: now_ms(),
-        stage,
-        requests: keys.clone(),
-    };
-    let state = target.state.clone();
-    let written = tokio::task::spawn_blocking(move || {
-        let r = state.write(&record);
-        drop(lock);
-        r
-    })
-    .await;
     let w = session.watch(&target, &id, stage, keys, true);
-    let not_recorded = match written {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e.to_string()),
-        Err(e) => Some(e.to_string()),
-    };
     {
         let mut s = w.inner.lock().unwrap_or_else(|e| e.into_inner());
         // not recorded: answers still come (this process polls), but a rerun cannot resume it
@@ -943,6 +978,23 @@ async fn submit(
         }
     }
     poll(session, w).await;
+}
+
+/// Why nothing is submitted with a state directory holding unreadable files.
+fn unreadable_failure(target: &BatchTarget, files: &[state::Unreadable]) -> Failure {
+    let list: Vec<String> = files
+        .iter()
+        .map(|u| format!("{} {}", u.path.display(), u.why))
+        .collect();
+    Failure::Batch(
+        ErrorCode::BatchFailed,
+        format!(
+            "judge {}: a batch record cannot be read: {}. The requests it holds may already be in a paid batch, so oxeval submits no batch with this cache until the file is repaired or moved out of {} (oxeval batch status --cache DIR lists it; the answers already in the cache are used as they are)",
+            target.model_ref,
+            list.join("; "),
+            target.state.dir.display()
+        ),
+    )
 }
 
 impl BatchSession {
@@ -1238,64 +1290,6 @@ impl Judge {
     }
 }
 
-/// A summary of `<cache dir>/batches/`: every record with its provider's status when
-/// `api` (the judge of the records' target) is given. `cancel` cancels them too.
-pub async fn inspect(
-    cache_dir: &Path,
-    target: Option<(&dyn BatchApi, &str)>,
-    cancel: bool,
-) -> Value {
-    let state = StateDir::of_cache(cache_dir);
-    let s2 = state.clone();
-    let records = tokio::task::spawn_blocking(move || s2.load())
-        .await
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    for r in records {
-        let mut entry = json!({
-            "id": r.batch,
-            "provider": r.provider,
-            "stage": r.stage,
-            "requests": r.requests.len(),
-            "createdAt": r.created_at,
-            "answeredInCache": r.requests.iter().filter(|k| super::cache::has_entry(cache_dir, k)).count(),
-        });
-        match target {
-            Some((api, fp)) if fp == r.target && api.provider() == r.provider => {
-                if cancel {
-                    match api.cancel(&r.batch, API_TIMEOUT).await {
-                        Ok(()) => entry["cancelled"] = json!(true),
-                        Err(e) => entry["error"] = json!(e.message),
-                    }
-                }
-                match api.retrieve(&r.batch, API_TIMEOUT).await {
-                    Ok(s) => {
-                        entry["status"] = json!(s.status);
-                        entry["completed"] = json!(s.completed);
-                        entry["failed"] = json!(s.failed);
-                        if cancel || matches!(s.state, BatchState::Failed(_)) {
-                            let st = state.clone();
-                            let (p, b) = (r.provider.clone(), r.batch.clone());
-                            let _ = tokio::task::spawn_blocking(move || {
-                                let _l = st.lock();
-                                st.remove(&p, &b)
-                            })
-                            .await;
-                            entry["removed"] = json!(true);
-                        }
-                    }
-                    Err(e) => entry["error"] = json!(e.message),
-                }
-            }
-            _ => {
-                entry["status"] = json!("not polled (recorded for another judge model or endpoint)")
-            }
-        }
-        out.push(entry);
-    }
-    json!({ "dir": state.dir.display().to_string(), "batches": out })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1323,6 +1317,11 @@ mod tests {
             (o.max_requests, o.retry_direct, o.detach),
             (Some(7), true, true)
         );
+        assert_eq!(o.max_items, DEFAULT_MAX_ITEMS);
+        let o = BatchOptions::from_value(Some(&json!({"maxItems": 3})), "b")
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.max_items, 3);
         let err = |v: Value| {
             BatchOptions::from_value(Some(&v), "runEvals: batch")
                 .unwrap_err()
@@ -1332,6 +1331,7 @@ mod tests {
             .contains("runEvals: batch.pollMs must be an integer in [1, 86400000]"));
         assert!(err(json!({"pollMs": 1.5})).contains("batch.pollMs"));
         assert!(err(json!({"maxRequests": "10"})).contains("batch.maxRequests"));
+        assert!(err(json!({"maxItems": 0})).contains("batch.maxItems"));
         assert!(err(json!({"detach": 1})).contains("batch.detach must be a boolean"));
         assert!(err(json!({"poll": 1})).contains("batch.poll is not a batch option"));
         assert!(err(json!("yes")).contains("must be true or"));

@@ -3,6 +3,15 @@
 //! batch id and the cache keys of its requests, in submission order), written before the
 //! batch is polled, so that a run that dies resumes by polling it instead of paying again.
 //!
+//! Before a batch is created, its **intent** is written (`intent-<tag>.json`: the tag the
+//! batch carries at the provider, its requests' keys): a create whose answer is lost (a
+//! reset, a timeout, a process killed in the call) leaves the intent, and the batch is
+//! looked up at the provider by it before anything is created again (`lookup`).
+//!
+//! A file that cannot be read (a BOM is fine; conflict markers, a truncated copy, another
+//! format are not) is reported ([`Loaded::unreadable`]), never skipped in silence: its
+//! requests may be in a paid batch.
+//!
 //! Records hold no secret: no key, no header value, no URL, no prompt; the requests are
 //! their cache keys (SHA-256 digests, which are also their `custom_id`s). Files are
 //! written to a temporary file, fsynced and renamed (then the directory is fsynced); every
@@ -14,8 +23,10 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// The layout of a record; another format is never misread (it is skipped).
+/// The layout of a record; another format is never misread (it is reported unreadable).
 pub const FORMAT: &str = "oxeval-batch-v1";
+/// The layout of an intent (a batch about to be created).
+pub const INTENT_FORMAT: &str = "oxeval-batch-intent-v1";
 
 /// The most a record file may be (a batch of 100 000 keys is about 7 MB).
 const MAX_RECORD_BYTES: u64 = 64 << 20;
@@ -40,22 +51,78 @@ pub struct Record {
     pub requests: Vec<String>,
 }
 
+/// `s` with every character but `[A-Za-z0-9_-]` as `_`, at most 200 characters.
+fn file_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(200)
+        .collect()
+}
+
 impl Record {
     /// The file name of the record of `batch` at `provider`: `[A-Za-z0-9_-]` only.
     pub fn file_name(provider: &str, batch: &str) -> String {
-        let safe: String = batch
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(200)
-            .collect();
-        format!("{provider}-{safe}.json")
+        format!("{provider}-{}.json", file_safe(batch))
     }
+}
+
+/// A batch about to be created (written before the create call, removed once its record is
+/// written or the provider refused it).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Intent {
+    pub format: String,
+    pub provider: String,
+    /// As [`Record::target`].
+    pub target: String,
+    /// The tag the batch carries at the provider (OpenAI/Azure `metadata.oxeval`, Gemini
+    /// `displayName`; Anthropic keeps none).
+    pub tag: String,
+    /// When the create was about to be sent (Unix ms).
+    pub created_at: u64,
+    pub stage: u32,
+    /// The cache keys of its requests (also their `custom_id`s), in submission order.
+    pub requests: Vec<String>,
+}
+
+impl Intent {
+    pub fn file_name(tag: &str) -> String {
+        format!("intent-{}.json", file_safe(tag))
+    }
+
+    /// The record of the batch `batch` this intent created.
+    pub fn record(&self, batch: &str) -> Record {
+        Record {
+            format: FORMAT.into(),
+            provider: self.provider.clone(),
+            target: self.target.clone(),
+            batch: batch.to_string(),
+            created_at: self.created_at,
+            stage: self.stage,
+            requests: self.requests.clone(),
+        }
+    }
+}
+
+/// A file of the directory that could not be read, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreadable {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+/// What a state directory holds.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub records: Vec<Record>,
+    pub intents: Vec<Intent>,
+    pub unreadable: Vec<Unreadable>,
 }
 
 /// `<cache dir>/batches/`.
@@ -95,12 +162,17 @@ impl StateDir {
         Ok(DirLock { file })
     }
 
-    /// Every readable record of this directory (damaged files and other formats skipped).
+    /// Every readable record of this directory.
     pub fn load(&self) -> Vec<Record> {
+        self.load_all().records
+    }
+
+    /// The records, intents and unreadable files of this directory.
+    pub fn load_all(&self) -> Loaded {
+        let mut out = Loaded::default();
         let Ok(entries) = fs::read_dir(&self.dir) else {
-            return Vec::new();
+            return out;
         };
-        let mut out = Vec::new();
         for e in entries.flatten() {
             let path = e.path();
             let name = e.file_name();
@@ -108,11 +180,17 @@ impl StateDir {
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
-            if let Some(r) = read_record(&path) {
-                out.push(r);
+            match read_file(&path) {
+                Ok(Parsed::Record(r)) => out.records.push(r),
+                Ok(Parsed::Intent(i)) => out.intents.push(i),
+                Err(why) => out.unreadable.push(Unreadable { path, why }),
             }
         }
-        out.sort_by(|a, b| (a.created_at, &a.batch).cmp(&(b.created_at, &b.batch)));
+        out.records
+            .sort_by(|a, b| (a.created_at, &a.batch).cmp(&(b.created_at, &b.batch)));
+        out.intents
+            .sort_by(|a, b| (a.created_at, &a.tag).cmp(&(b.created_at, &b.tag)));
+        out.unreadable.sort_by(|a, b| a.path.cmp(&b.path));
         out
     }
 
@@ -122,14 +200,29 @@ impl StateDir {
 
     /// Write `r` durably (temporary file, fsync, rename, fsync of the directory).
     pub fn write(&self, r: &Record) -> std::io::Result<()> {
+        let name = Record::file_name(&r.provider, &r.batch);
+        debug_assert_eq!(self.path_of(r), self.dir.join(&name));
+        self.write_json(&name, r)
+    }
+
+    /// Write `i` durably, before its batch is created.
+    pub fn write_intent(&self, i: &Intent) -> std::io::Result<()> {
+        self.write_json(&Intent::file_name(&i.tag), i)
+    }
+
+    /// Remove the intent of `tag` (gone already is fine).
+    pub fn remove_intent(&self, tag: &str) -> std::io::Result<()> {
+        match fs::remove_file(self.dir.join(Intent::file_name(tag))) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    fn write_json<T: Serialize>(&self, name: &str, value: &T) -> std::io::Result<()> {
         fs::create_dir_all(&self.dir)?;
-        let path = self.path_of(r);
-        let tmp = self.dir.join(format!(
-            ".{}.{}.tmp",
-            Record::file_name(&r.provider, &r.batch),
-            std::process::id()
-        ));
-        let bytes = serde_json::to_vec_pretty(r).map_err(std::io::Error::other)?;
+        let path = self.dir.join(name);
+        let tmp = self.dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
         {
             let mut f = File::create(&tmp)?;
             f.write_all(&bytes)?;
@@ -152,15 +245,45 @@ impl StateDir {
     }
 }
 
-fn read_record(path: &Path) -> Option<Record> {
-    let f = File::open(path).ok()?;
-    if f.metadata().ok()?.len() > MAX_RECORD_BYTES {
-        return None;
+enum Parsed {
+    Record(Record),
+    Intent(Intent),
+}
+
+/// A record or an intent, or why the file is neither.
+fn read_file(path: &Path) -> Result<Parsed, String> {
+    let f = File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > MAX_RECORD_BYTES {
+        return Err(format!(
+            "is {len} bytes, more than a record can be ({MAX_RECORD_BYTES})"
+        ));
     }
     let mut bytes = Vec::new();
-    f.take(MAX_RECORD_BYTES).read_to_end(&mut bytes).ok()?;
-    let r: Record = serde_json::from_slice(&bytes).ok()?;
-    (r.format == FORMAT).then_some(r)
+    f.take(MAX_RECORD_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    // an editor's UTF-8 byte order mark is harmless
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let v: serde_json::Value = serde_json::from_slice(text).map_err(|e| {
+        if text.windows(7).any(|w| w == b"<<<<<<<" || w == b">>>>>>>") {
+            "holds git conflict markers (resolve the merge: keep both sides' requests)".into()
+        } else if e.is_eof() {
+            format!("is cut short (a truncated copy?): {e}")
+        } else {
+            format!("is not valid JSON: {e}")
+        }
+    })?;
+    let format = v.get("format").and_then(serde_json::Value::as_str);
+    let shape = |e: serde_json::Error| format!("does not have the fields of its format: {e}");
+    match format {
+        Some(FORMAT) => serde_json::from_value(v).map(Parsed::Record).map_err(shape),
+        Some(INTENT_FORMAT) => serde_json::from_value(v).map(Parsed::Intent).map_err(shape),
+        Some(other) => Err(format!(
+            "has format {other:?}, which this oxeval does not read (a newer oxeval's?)"
+        )),
+        None => Err("is not an oxeval batch record (no \"format\")".into()),
+    }
 }
 
 #[cfg(test)]
@@ -168,7 +291,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_round_trip_and_damaged_files_are_skipped() {
+    fn records_and_intents_round_trip_and_damaged_files_are_reported() {
         let dir = std::env::temp_dir().join(format!("oxeval-batch-state-{}", fastrand::u64(..)));
         let s = StateDir::of_cache(&dir);
         let r = Record {
@@ -185,6 +308,48 @@ mod tests {
         assert!(s.dir.join("openai-batch_1_x.json").exists());
         fs::write(s.dir.join("broken.json"), b"{").unwrap();
         assert_eq!(s.load(), vec![r.clone()]);
+        let all = s.load_all();
+        assert_eq!(all.unreadable.len(), 1);
+        assert!(
+            all.unreadable[0].why.contains("cut short"),
+            "{:?}",
+            all.unreadable
+        );
+        fs::remove_file(s.dir.join("broken.json")).unwrap();
+        // a BOM is read; conflict markers and another format are reported
+        let text = fs::read(s.dir.join("openai-batch_1_x.json")).unwrap();
+        fs::write(
+            s.dir.join("openai-batch_1_x.json"),
+            [b"\xEF\xBB\xBF".as_slice(), &text].concat(),
+        )
+        .unwrap();
+        assert_eq!(s.load(), vec![r.clone()]);
+        fs::write(
+            s.dir.join("merged.json"),
+            b"<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> x\n",
+        )
+        .unwrap();
+        fs::write(s.dir.join("next.json"), br#"{"format":"oxeval-batch-v9"}"#).unwrap();
+        let why: Vec<String> = s.load_all().unreadable.into_iter().map(|u| u.why).collect();
+        assert!(why[0].contains("git conflict markers"), "{why:?}");
+        assert!(why[1].contains("oxeval-batch-v9"), "{why:?}");
+        fs::remove_file(s.dir.join("merged.json")).unwrap();
+        fs::remove_file(s.dir.join("next.json")).unwrap();
+        // an intent round-trips and goes
+        let i = Intent {
+            format: INTENT_FORMAT.into(),
+            provider: "openai".into(),
+            target: "t".into(),
+            tag: "oxeval-1-1".into(),
+            created_at: 2,
+            stage: 1,
+            requests: vec!["k3".into()],
+        };
+        s.write_intent(&i).unwrap();
+        assert_eq!(s.load_all().intents, vec![i.clone()]);
+        assert_eq!(i.record("b").requests, vec!["k3".to_string()]);
+        s.remove_intent(&i.tag).unwrap();
+        assert!(s.load_all().intents.is_empty());
         s.remove("openai", "batch_1/x").unwrap();
         s.remove("openai", "batch_1/x").unwrap();
         assert!(s.load().is_empty());

@@ -25,6 +25,8 @@ use reqwest::RequestBuilder;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+mod list;
+
 /// The most one status body (a batch object, a Gemini operation with inline answers) may
 /// be.
 pub const MAX_STATUS_BYTES: usize = 256 << 20;
@@ -107,6 +109,37 @@ pub struct BatchError {
     pub message: String,
     pub status: Option<u16>,
     pub retryable: bool,
+    /// A create call that may have been processed (sent, and no refusal came back: a
+    /// reset, a timeout, a 5xx, an answer that could not be read): the batch may exist.
+    pub maybe_created: bool,
+}
+
+impl BatchError {
+    /// This error as the answer to the create call itself: unless the provider refused it
+    /// (4xx), the batch may exist.
+    pub(crate) fn of_create(mut self) -> BatchError {
+        self.maybe_created = !matches!(self.status, Some(400..=499));
+        self
+    }
+}
+
+/// One batch as the provider's list shows it (what [`lookup`](super::lookup) matches an
+/// intent on).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    pub id: String,
+    /// The tag oxeval gave it (OpenAI/Azure `metadata.oxeval`, Gemini `displayName`).
+    pub tag: Option<String>,
+    pub created_ms: Option<u64>,
+    /// How many requests it holds.
+    pub requests: Option<u64>,
+}
+
+/// One page of the provider's batches, newest first, and the next page's token.
+#[derive(Debug, Clone, Default)]
+pub struct ListPage {
+    pub batches: Vec<Listed>,
+    pub next: Option<String>,
 }
 
 /// One result line: the custom id and its answer or failure.
@@ -147,6 +180,18 @@ pub trait BatchApi: Send + Sync {
         id: &'a str,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<(), BatchError>>;
+    /// One page of the batches this key sees, newest first (`page`: the previous page's
+    /// `next`).
+    fn list<'a>(
+        &'a self,
+        page: Option<&'a str>,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ListPage, BatchError>>;
+    /// Whether the batches carry the tag given at create (else they are matched by
+    /// creation time and request count).
+    fn keeps_tag(&self) -> bool {
+        true
+    }
 }
 
 /// The batch API of `model`, or `None` for a wire format without one.
@@ -192,16 +237,19 @@ fn batch_error(what: &str, e: CallError, redactor: &Redactor) -> BatchError {
             message: format!("{what}: HTTP {status}: {}", provider_message(&body)),
             status: Some(status),
             retryable: matches!(status, 408 | 409 | 429) || status >= 500,
+            maybe_created: false,
         },
         CallError::Network(_) | CallError::Timeout(_) => BatchError {
             message: format!("{what}: {e}"),
             status: None,
             retryable: true,
+            maybe_created: false,
         },
         other => BatchError {
             message: format!("{what}: {other}"),
             status: None,
             retryable: false,
+            maybe_created: false,
         },
     }
 }
@@ -214,6 +262,7 @@ fn not_understood(what: &str, body: &[u8]) -> BatchError {
         ),
         status: None,
         retryable: false,
+        maybe_created: false,
     }
 }
 
@@ -516,6 +565,7 @@ impl BatchApi for OpenAiBatch {
                     message: e.to_string(),
                     status: None,
                     retryable: false,
+                    maybe_created: false,
                 })?;
             let form = reqwest::multipart::Form::new()
                 .text("purpose", "batch")
@@ -546,11 +596,13 @@ impl BatchApi for OpenAiBatch {
                 MAX_ERROR_BODY_BYTES,
                 redactor,
             )
-            .await?;
-            let batch = parse_json("creating the batch", &created)?;
+            .await
+            .map_err(BatchError::of_create)?;
+            let batch =
+                parse_json("creating the batch", &created).map_err(BatchError::of_create)?;
             match batch.get("id").and_then(Value::as_str) {
                 Some(id) if !id.is_empty() => Ok(id.to_string()),
-                _ => Err(not_understood("creating the batch", &created)),
+                _ => Err(not_understood("creating the batch", &created).of_create()),
             }
         })
     }
@@ -607,6 +659,14 @@ impl BatchApi for OpenAiBatch {
             }
             Ok(())
         })
+    }
+
+    fn list<'a>(
+        &'a self,
+        page: Option<&'a str>,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ListPage, BatchError>> {
+        Box::pin(self.list_page(page, timeout))
     }
 
     fn cancel<'a>(
@@ -752,6 +812,10 @@ impl BatchApi for AnthropicBatch {
         "anthropic"
     }
 
+    fn keeps_tag(&self) -> bool {
+        false
+    }
+
     fn limits(&self) -> Limits {
         Limits {
             requests: 100_000,
@@ -794,11 +858,12 @@ impl BatchApi for AnthropicBatch {
                 MAX_ERROR_BODY_BYTES,
                 self.http().redactor(),
             )
-            .await?;
-            let v = parse_json(what, &created)?;
+            .await
+            .map_err(BatchError::of_create)?;
+            let v = parse_json(what, &created).map_err(BatchError::of_create)?;
             match v.get("id").and_then(Value::as_str) {
                 Some(id) if !id.is_empty() => Ok(id.to_string()),
-                _ => Err(not_understood(what, &created)),
+                _ => Err(not_understood(what, &created).of_create()),
             }
         })
     }
@@ -839,6 +904,7 @@ impl BatchApi for AnthropicBatch {
                     message: "the ended message batch has no results_url".into(),
                     status: None,
                     retryable: true,
+                    maybe_created: false,
                 });
             };
             // the results URL must be the API's own origin: it gets the key
@@ -857,6 +923,7 @@ impl BatchApi for AnthropicBatch {
                     ),
                     status: None,
                     retryable: false,
+                    maybe_created: false,
                 });
             }
             let answer_limit = line_limit.saturating_sub(LINE_ENVELOPE_BYTES);
@@ -874,6 +941,14 @@ impl BatchApi for AnthropicBatch {
             )
             .await
         })
+    }
+
+    fn list<'a>(
+        &'a self,
+        page: Option<&'a str>,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ListPage, BatchError>> {
+        Box::pin(self.list_page(page, timeout))
     }
 
     fn cancel<'a>(
@@ -1061,15 +1136,16 @@ impl BatchApi for GoogleBatch {
                 MAX_ERROR_BODY_BYTES,
                 self.http().redactor(),
             )
-            .await?;
-            let v = parse_json(what, &created)?;
+            .await
+            .map_err(BatchError::of_create)?;
+            let v = parse_json(what, &created).map_err(BatchError::of_create)?;
             let name = v
                 .get("name")
                 .or_else(|| v.pointer("/metadata/name"))
                 .and_then(Value::as_str);
             match name {
                 Some(n) if n.starts_with("batches/") => Ok(n.to_string()),
-                _ => Err(not_understood(what, &created)),
+                _ => Err(not_understood(what, &created).of_create()),
             }
         })
     }
@@ -1129,6 +1205,14 @@ impl BatchApi for GoogleBatch {
             }
             Ok(())
         })
+    }
+
+    fn list<'a>(
+        &'a self,
+        page: Option<&'a str>,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<ListPage, BatchError>> {
+        Box::pin(self.list_page(page, timeout))
     }
 
     fn cancel<'a>(
