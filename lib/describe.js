@@ -4,6 +4,7 @@
 // non-finite numbers). The core checks both and words every message.
 
 const { jsType, wellFormed } = require('./json.js')
+const { encodeReplacer } = require('./nonfinite.js')
 const { modelOf } = require('./models.js')
 const { hostCaller, functionsCaller } = require('./host.js')
 const { nlpCaller } = require('./nlp.js')
@@ -58,10 +59,13 @@ function describeOptions(options, spec) {
   }
   d.extractors = extractorTypes(options)
   d.functions = functionOptionNames(options)
+  const takesNonFinite = spec !== undefined && spec !== null && spec.nonFinite === true
   let json
   try {
     json = JSON.stringify(options, (key, value) => {
-      // NaN/Infinity would silently become null (= "use the default"): report them instead
+      // NaN/Infinity would silently become null (= "use the default"): carried for a scorer
+      // that takes them as Mastra's does (nonfinite.js), else reported
+      if (typeof value === 'number' && !Number.isFinite(value) && takesNonFinite) return encodeReplacer(key, value)
       if (typeof value === 'number' && !Number.isFinite(value) && d.nonFinite === undefined) {
         d.nonFinite = key
         d.nonFiniteValue = String(value)
