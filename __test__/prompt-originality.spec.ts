@@ -1,11 +1,15 @@
 // Every judge prompt in oxeval's own words (issue 37): no oxeval prompt shares a run of 10 or
 // more consecutive words (case- and punctuation-insensitive) with the prompts of the installed
-// @mastra/evals (its dist files' string and template literals). The texts: helpers/prompt-text.ts.
-// Ragas's prompts are not checked here (no local ragas wheel; see docs/development.md).
+// @mastra/evals (its dist files' string and template literals) or with Ragas 0.4.3's (its
+// wheel's string literals, committed as shingle hashes only: scripts/ragas-prompt-shingles.py).
+// The texts: helpers/prompt-text.ts.
 import { describe, expect, it } from 'vitest'
-import { mastraTexts, oxevalPrompts, sharedRuns, shingles, words } from './helpers/prompt-text'
+import { readFileSync } from 'node:fs'
+import { mastraTexts, oxevalPrompts, sharedHashedRuns, sharedRuns, shingleHash, shingles, words } from './helpers/prompt-text'
 
 const root = process.cwd()
+const ragas = JSON.parse(readFileSync(`${root}/__test__/fixtures/ragas-prompt-shingles.json`, 'utf8'))
+const ragasHashes = new Set<string>(ragas.hashes)
 
 describe('prompt originality', () => {
   it('reads the prompts on both sides (the check is not vacuous)', () => {
@@ -27,5 +31,16 @@ describe('prompt originality', () => {
   it('no oxeval prompt shares 10 consecutive words with a Mastra prompt', () => {
     const hits = Object.fromEntries(sharedRuns(root, 10))
     expect(hits).toEqual({})
+  })
+
+  it("Ragas's fixture is the wheel's (and a copied Ragas sentence is found)", () => {
+    expect([ragas.source, ragas.n]).toEqual(['ragas-0.4.3-py3-none-any.whl', 10])
+    expect(ragasHashes.size).toBeGreaterThan(5000)
+    const copied = words('Your task is to judge the faithfulness of a series of statements based on a given context.')
+    expect(ragasHashes.has(shingleHash(copied.slice(0, 10).join(' ')))).toBe(true)
+  })
+
+  it('no oxeval prompt shares 10 consecutive words with a Ragas prompt', () => {
+    expect(Object.fromEntries(sharedHashedRuns(root, ragasHashes, 10))).toEqual({})
   })
 })

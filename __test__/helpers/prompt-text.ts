@@ -1,6 +1,7 @@
 // Prompt text for the originality test (prompt-originality.spec.ts): the string literals of
 // oxeval's Rust sources and of Mastra's installed dist files, and their 10-word shingles
 // (case- and punctuation-insensitive: words are runs of letters and digits).
+import { createHash } from 'node:crypto'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -89,6 +90,24 @@ export function sharedRuns(root: string, n = 10): Map<string, string[]> {
     for (let i = 0; i + n <= w.length; i++) {
       const s = w.slice(i, i + n).join(' ')
       if (anchor.has(s)) found.push(s)
+    }
+    if (found.length) hits.set(file, found)
+  }
+  return hits
+}
+
+/** A shingle's hash as scripts/ragas-prompt-shingles.py writes it (12 hex digits of SHA-256). */
+export const shingleHash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 12)
+
+/** Each oxeval prompt file's shingles whose hash is in `hashes` (Ragas's committed fixture). */
+export function sharedHashedRuns(root: string, hashes: Set<string>, n = 10): Map<string, string[]> {
+  const hits = new Map<string, string[]>()
+  for (const [file, text] of oxevalPrompts(root)) {
+    const w = words(text)
+    const found: string[] = []
+    for (let i = 0; i + n <= w.length; i++) {
+      const s = w.slice(i, i + n).join(' ')
+      if (hashes.has(shingleHash(s))) found.push(s)
     }
     if (found.length) hits.set(file, found)
   }
