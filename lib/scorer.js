@@ -23,7 +23,7 @@ class Scorer {
   #fields
   #fieldsKey
   #nonFinite
-  constructor(nativeScorer, keepRun = false, sets = undefined, runFields = undefined, nonFinite = false) {
+  constructor(nativeScorer, keepRun = false, sets = undefined, runFields = undefined, nonFinite = { takes: false, inOptions: false }) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#keepRun = keepRun
@@ -34,7 +34,8 @@ class Scorer {
     // scorers reading the same fields share their JSON within a runEvals item (by this key)
     this.#fields = runFields
     this.#fieldsKey = runFields ? runFields.join(',') : '*'
-    // its expectations may hold Infinity/NaN, carried as the core reads them (nonfinite.js)
+    // its expectations may hold Infinity/NaN, carried as the core reads them (nonfinite.js):
+    // `takes` (the registry's flag), `inOptions` (its factory options carried some)
     this.#nonFinite = nonFinite
   }
   get id() {
@@ -93,14 +94,16 @@ class Scorer {
     // JSON string), and only the run fields it reads cross (a check: the output)
     // runEvals' run options carry what the scorers of one item share (PREPARED): the options'
     // descriptor and the run's JSON, made once per item instead of once per scorer
-    const sent = this.#nonFinite ? withNonFinite(run) : run
+    const sent = this.#nonFinite.takes ? withNonFinite(run) : run
+    // stand-ins echo in preprocessStepResult.config only when some crossed
+    const echoed = this.#nonFinite.inOptions || sent !== run
     // a run whose expectation carries stand-ins has JSON of its own
     const prepared = sent === run && options !== null && typeof options === 'object' ? options[PREPARED] : undefined
     if (this.#runsNow && !this.#keepRun) {
       const optionsJson = options === undefined ? NO_OPTIONS : prepared ? (prepared.options ??= JSON.stringify(describeRunOptions(options))) : JSON.stringify(describeRunOptions(options))
       const { json, error } = prepared ? sharedJson(prepared, run, this.#fields, this.#fieldsKey) : toJson(readFields(sent, this.#fields))
       const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, optionsJson))
-      if (outcome.ok && this.#nonFinite) revive(outcome.result.preprocessStepResult)
+      if (outcome.ok && echoed) reviveConfig(outcome.result)
       if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
       raise(outcome, run, options !== null && typeof options === 'object' && options.signal instanceof AbortSignal ? options.signal : undefined)
     }
@@ -133,7 +136,7 @@ class Scorer {
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
     }
-    if (outcome.ok && this.#nonFinite) revive(outcome.result.preprocessStepResult)
+    if (outcome.ok && echoed) reviveConfig(outcome.result)
     if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
     raise(outcome, run, signal)
   }
@@ -158,6 +161,12 @@ function sharedJson(prepared, run, fields, key) {
   let made = byFields.get(key)
   if (made === undefined) byFields.set(key, (made = toJson(fields ? readFields(run, fields) : run)))
   return made
+}
+
+/** The numbers back in the result's `preprocessStepResult.config` (where the expectation echoes). */
+function reviveConfig(result) {
+  const pre = result.preprocessStepResult
+  if (pre !== null && typeof pre === 'object' && pre.config !== undefined) pre.config = revive(pre.config)
 }
 
 /** `run` with its expectation's non-finite numbers as stand-ins (a copy), or `run` itself. */
@@ -236,10 +245,10 @@ function factory(spec) {
   const create = function (options) {
     // a code scorer's factory takes no argument, as Mastra's (`createToneScorer()`)
     if (options === undefined && spec.kind === 'code') options = {}
-    const { json, d, host, keepRun } = describeOptions(options, spec)
+    const { json, d, host, keepRun, nonFinite } = describeOptions(options, spec)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
-    return new Scorer(made, keepRun, spec.sets, spec.runFields, spec.nonFinite === true)
+    return new Scorer(made, keepRun, spec.sets, spec.runFields, { takes: spec.nonFinite === true, inOptions: nonFinite })
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create
