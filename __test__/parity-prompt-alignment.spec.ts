@@ -70,17 +70,23 @@ describe('prompt alignment parity with @mastra/evals 1.10.2 (one scripted judge)
     for (const v of Object.values(c.sent)) if (v) expect(mreq[0].user).toContain(v)
   })
 
-  it("a missing text fails before any judge call in both (Mastra: ScorerRunError at analyze; oxeval: TypeError, deliberate)", async () => {
-    const c = cases[1]
-    const m = mastraScorer({ model: parity.mastraModel(), options: { evaluationMode: 'user' } })
-    const o = oxeval.createPromptAlignmentScorerLLM({ model: parity.oxModel(), evaluationMode: 'user' })
-    parity.current = c
-    const me = await failure(m.run({ input: { inputMessages: [] }, output: 'o' } as never))
-    const oe = await failure(o.run({ input: { inputMessages: [] }, output: 'o' }))
+  it.each([
+    ['user mode without a user prompt', { evaluationMode: 'user' }, { input: { inputMessages: [] }, output: 'o' }, 'User prompt is required for user prompt alignment scoring'],
+    ['system mode without a system prompt', { evaluationMode: 'system' }, { input: 'q', output: 'o' }, 'System prompt is required for system prompt alignment scoring'],
+    ['both mode without either prompt', {}, { input: { inputMessages: [] }, output: 'o' }, 'A user or system prompt is required for combined alignment scoring'],
+    ['a run without a response', {}, { input: 'q', output: [] }, 'Agent response is required for prompt alignment scoring'],
+    ['a run with an empty response', { evaluationMode: 'system' }, { input: agentInput, output: '' }, 'Agent response is required for prompt alignment scoring'],
+  ] as const)('%s: both fail the run at analyze with Mastra\'s message, before any judge call', async (_name, options, run, message) => {
+    const m = mastraScorer({ model: parity.mastraModel(), options: options as never })
+    const o = oxeval.createPromptAlignmentScorerLLM({ model: parity.oxModel(), options })
+    parity.current = cases[1]
+    const me = await failure(m.run(run as never))
+    const oe = await failure(o.run(run))
     parity.current = undefined
-    expect(String(me.message)).toContain('User prompt is required for user prompt alignment scoring')
-    expect(oe).toBeInstanceOf(TypeError)
-    expect(oe.message).toContain('User prompt is required for user prompt alignment scoring')
+    expect([me.constructor.name, me.failedStep ?? me.step]).toEqual(['ScorerRunError', 'analyze'])
+    expect(String(me.message)).toContain(message)
+    expect([oe.name, oe.failedStep]).toEqual(['ScorerRunError', 'analyze'])
+    expect(oe.message).toContain(message)
     expect(parity.server.requests).toHaveLength(0)
   })
 })

@@ -97,9 +97,10 @@ describe('scoring', () => {
     [{ evaluationMode: 'system' }, { input: 'q', output: 'o' }, 'System prompt is required for system prompt alignment scoring'],
     [{}, { input: {}, output: 'o' }, 'A user or system prompt is required for combined alignment scoring'],
     [{}, { input: 'q', output: '' }, 'Agent response is required for prompt alignment scoring'],
-  ] as const)("%j without a needed text → Mastra's message, no judge call", async (opts, run, message) => {
+  ] as const)("%j without a needed text → Mastra's failure at analyze, no judge call", async (opts, run, message) => {
     const e = await failure(make(opts).run(run))
-    expect(e).toBeInstanceOf(TypeError)
+    expect(e.name).toBe('ScorerRunError')
+    expect(e.failedStep).toBe('analyze')
     expect(e.message).toContain(message)
     expect(server.requests).toHaveLength(0)
   })

@@ -732,7 +732,8 @@ module.exports = Object.freeze([
     "runFields": [
       "output",
       "expectedTrajectory"
-    ]
+    ],
+    "nonFinite": true
   },
   {
     "factory": "includes",

@@ -4,6 +4,7 @@
 // non-finite numbers). The core checks both and words every message.
 
 const { jsType, wellFormed } = require('./json.js')
+const { encodeReplacer } = require('./nonfinite.js')
 const { modelOf } = require('./models.js')
 const { hostCaller, functionsCaller } = require('./host.js')
 const { nlpCaller } = require('./nlp.js')
@@ -58,10 +59,17 @@ function describeOptions(options, spec) {
   }
   d.extractors = extractorTypes(options)
   d.functions = functionOptionNames(options)
+  const takesNonFinite = spec !== undefined && spec !== null && spec.nonFinite === true
+  let carried = false
   let json
   try {
     json = JSON.stringify(options, (key, value) => {
-      // NaN/Infinity would silently become null (= "use the default"): report them instead
+      // NaN/Infinity would silently become null (= "use the default"): carried for a scorer
+      // that takes them as Mastra's does (nonfinite.js), else reported
+      if (typeof value === 'number' && !Number.isFinite(value) && takesNonFinite) {
+        carried = true
+        return encodeReplacer(key, value)
+      }
       if (typeof value === 'number' && !Number.isFinite(value) && d.nonFinite === undefined) {
         d.nonFinite = key
         d.nonFiniteValue = String(value)
@@ -77,7 +85,7 @@ function describeOptions(options, spec) {
   if (d.functions.length) handlers.functionOption = functionsCaller(options)
   for (const kind of (spec && spec.hostCalls) || []) if (HOST_CALL_HANDLERS[kind]) handlers[kind] = HOST_CALL_HANDLERS[kind]()
   const host = Object.keys(handlers).length ? hostCaller(handlers) : undefined
-  return { json: json ?? 'null', d, host, keepRun: handlers.functionOption !== undefined }
+  return { json: json ?? 'null', d, host, keepRun: handlers.functionOption !== undefined, nonFinite: carried }
 }
 
 /** `scorer.run()`'s options as data for the core. */

@@ -12,6 +12,7 @@ const { raise } = require('./errors.js')
 const { shapeResult } = require('./result.js')
 const { runContexts, liveRuns, runSignals, nextRunKey } = require('./host.js')
 const { describeOptions, describeRunOptions } = require('./describe.js')
+const { encode, revive } = require('./nonfinite.js')
 
 class Scorer {
   #native
@@ -21,7 +22,8 @@ class Scorer {
   #runsNow
   #fields
   #fieldsKey
-  constructor(nativeScorer, keepRun = false, sets = undefined, runFields = undefined) {
+  #nonFinite
+  constructor(nativeScorer, keepRun = false, sets = undefined, runFields = undefined, nonFinite = { takes: false, inOptions: false }) {
     this.#native = nativeScorer
     this.#meta = nativeScorer.meta
     this.#keepRun = keepRun
@@ -32,6 +34,9 @@ class Scorer {
     // scorers reading the same fields share their JSON within a runEvals item (by this key)
     this.#fields = runFields
     this.#fieldsKey = runFields ? runFields.join(',') : '*'
+    // its expectations may hold Infinity/NaN, carried as the core reads them (nonfinite.js):
+    // `takes` (the registry's flag), `inOptions` (its factory options carried some)
+    this.#nonFinite = nonFinite
   }
   get id() {
     return this.#meta.id
@@ -89,17 +94,22 @@ class Scorer {
     // JSON string), and only the run fields it reads cross (a check: the output)
     // runEvals' run options carry what the scorers of one item share (PREPARED): the options'
     // descriptor and the run's JSON, made once per item instead of once per scorer
-    const prepared = options !== null && typeof options === 'object' ? options[PREPARED] : undefined
+    const sent = this.#nonFinite.takes ? withNonFinite(run) : run
+    // stand-ins echo in preprocessStepResult.config only when some crossed
+    const echoed = this.#nonFinite.inOptions || sent !== run
+    // a run whose expectation carries stand-ins has JSON of its own
+    const prepared = sent === run && options !== null && typeof options === 'object' ? options[PREPARED] : undefined
     if (this.#runsNow && !this.#keepRun) {
       const optionsJson = options === undefined ? NO_OPTIONS : prepared ? (prepared.options ??= JSON.stringify(describeRunOptions(options))) : JSON.stringify(describeRunOptions(options))
-      const { json, error } = prepared ? sharedJson(prepared, run, this.#fields, this.#fieldsKey) : toJson(readFields(run, this.#fields))
+      const { json, error } = prepared ? sharedJson(prepared, run, this.#fields, this.#fieldsKey) : toJson(readFields(sent, this.#fields))
       const outcome = JSON.parse(this.#native.runCode(error === undefined ? (json ?? 'null') : null, error ?? null, optionsJson))
+      if (outcome.ok && echoed) reviveConfig(outcome.result)
       if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
       raise(outcome, run, options !== null && typeof options === 'object' && options.signal instanceof AbortSignal ? options.signal : undefined)
     }
     const desc = describeRunOptions(options)
     const signal = desc.signal === 'AbortSignal' || desc.signal === 'AbortSignal:aborted' ? options.signal : undefined
-    const { json, error } = prepared ? sharedJson(prepared, run, undefined, '') : toJson(run)
+    const { json, error } = prepared ? sharedJson(prepared, run, undefined, '') : toJson(sent)
     const key = nextRunKey()
     desc.runKey = key
     let handle
@@ -126,6 +136,7 @@ class Scorer {
     if (outcome.processWarnings) {
       for (const w of outcome.processWarnings) process.emitWarning(w.message, { code: w.code })
     }
+    if (outcome.ok && echoed) reviveConfig(outcome.result)
     if (outcome.ok) return withSets(shapeResult(run, outcome.result), this.#sets)
     raise(outcome, run, signal)
   }
@@ -150,6 +161,20 @@ function sharedJson(prepared, run, fields, key) {
   let made = byFields.get(key)
   if (made === undefined) byFields.set(key, (made = toJson(fields ? readFields(run, fields) : run)))
   return made
+}
+
+/** The numbers back in the result's `preprocessStepResult.config` (where the expectation echoes). */
+function reviveConfig(result) {
+  const pre = result.preprocessStepResult
+  if (pre !== null && typeof pre === 'object' && pre.config !== undefined) pre.config = revive(pre.config)
+}
+
+/** `run` with its expectation's non-finite numbers as stand-ins (a copy), or `run` itself. */
+function withNonFinite(run) {
+  if (run === null || typeof run !== 'object' || Array.isArray(run)) return run
+  const e = run.expectedTrajectory
+  const sent = encode(e)
+  return sent === e ? run : { ...run, expectedTrajectory: sent }
 }
 
 /** The descriptor of absent run options (the common case, made once). */
@@ -220,10 +245,10 @@ function factory(spec) {
   const create = function (options) {
     // a code scorer's factory takes no argument, as Mastra's (`createToneScorer()`)
     if (options === undefined && spec.kind === 'code') options = {}
-    const { json, d, host, keepRun } = describeOptions(options, spec)
+    const { json, d, host, keepRun, nonFinite } = describeOptions(options, spec)
     const made = native.createScorer(spec.factory, json, JSON.stringify(d), host)
     if (!(made instanceof native.NativeScorer)) raise(made)
-    return new Scorer(made, keepRun, spec.sets, spec.runFields)
+    return new Scorer(made, keepRun, spec.sets, spec.runFields, { takes: spec.nonFinite === true, inOptions: nonFinite })
   }
   Object.defineProperty(create, 'name', { value: spec.factory })
   return create

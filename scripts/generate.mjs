@@ -180,6 +180,7 @@ const list = scorers.map((s) => {
     runFields: s.runFields,
     // only where present: the host calls the facade answers, the Sets it rebuilds
     ...(s.hostCalls ? { hostCalls: s.hostCalls } : {}),
+    ...(s.nonFinite ? { nonFinite: true } : {}),
     ...(Object.keys(sets).length ? { sets } : {}),
   }
 })

@@ -268,6 +268,27 @@ pub fn fmt_number(n: f64) -> String {
     }
 }
 
+/// The key of the facade's stand-in for a number JSON cannot carry: `{ "$nonFinite":
+/// "Infinity" | "-Infinity" | "NaN" }` (lib/nonfinite.js). Only the scorers that take such
+/// numbers as Mastra does receive it ([`crate::scorers::registry::takes_non_finite`]).
+pub const NON_FINITE_KEY: &str = "$nonFinite";
+
+/// The number a facade stand-in holds (`None`: `v` is not one).
+pub fn non_finite(v: Option<&Value>) -> Option<f64> {
+    let Some(Value::Object(m)) = v else {
+        return None;
+    };
+    if m.len() != 1 {
+        return None;
+    }
+    match m.get(NON_FINITE_KEY)?.as_str()? {
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        "NaN" => Some(f64::NAN),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,8 @@ async fn prompt_alignment_full_pipeline() {
     // the step result is the judge's JSON as it answered (extra keys kept)
     assert_eq!(r.analyze_step_result, Some(analysis()));
 
-    // user mode without a user message: Mastra's message, before any judge call
+    // user mode without a user message: the run fails at analyze with Mastra's message,
+    // before any judge call
     let s = PromptAlignment::from_options(&options(&server, json!({"evaluationMode": "user"})))
         .unwrap();
     let e = match s
@@ -64,9 +65,10 @@ async fn prompt_alignment_full_pipeline() {
         )
         .await
     {
-        Err(oxeval_core::RunError::Invalid(e)) => e,
-        _ => panic!("expected a TypeError"),
+        Err(oxeval_core::RunError::Failed(e)) => e,
+        _ => panic!("expected a run failure"),
     };
+    assert_eq!(e.failed_step, "analyze");
     assert!(
         e.message
             .contains("User prompt is required for user prompt alignment scoring"),

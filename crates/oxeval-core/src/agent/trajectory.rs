@@ -491,8 +491,14 @@ impl Default for Weights {
 }
 
 /// A non-negative number option of an expectation (`??` default); `Err` for a non-number.
+/// A non-finite number the facade carried ([`crate::options::non_finite`]) is that number
+/// (`Infinity`: no retry is excessive; `-Infinity`: every one is; `NaN`: see [`dimensions`]).
 pub fn retries_of(config: &Value, path: &str) -> Result<f64, String> {
-    match nullish(config.get("maxRetriesPerTool")) {
+    let v = nullish(config.get("maxRetriesPerTool"));
+    if let Some(x) = crate::options::non_finite(v) {
+        return Ok(x);
+    }
+    match v {
         None => Ok(2.0),
         Some(Value::Number(n)) => Ok(n.as_f64().unwrap_or(2.0)),
         Some(other) => Err(format!(
@@ -559,7 +565,15 @@ pub fn dimensions(trajectory: &Value, config: &Value, path: &str) -> Result<Dime
     let bs = config.get("blacklistedSequences");
     let blacklist = (non_empty_list(bt) || non_empty_list(bs))
         .then(|| check_trajectory_blacklist(trajectory, bt, bs));
-    let tool_failures = analyze_tool_failures(trajectory, retries_of(config, path)?);
+    let retries = retries_of(config, path)?;
+    let tool_failures = analyze_tool_failures(trajectory, retries);
+    // Mastra's arithmetic with a NaN allowance gives a NaN score once a tool was retried:
+    // a run failure here, never a silent NaN (no retry: the allowance is not in force)
+    if retries.is_nan() && non_empty_list(tool_failures.get("patterns")) {
+        return Err(format!(
+            "Invalid {path}.maxRetriesPerTool: expected a number, got NaN (a tool was retried, so the retry allowance is in force)"
+        ));
+    }
     Ok(Dimensions {
         accuracy,
         efficiency,

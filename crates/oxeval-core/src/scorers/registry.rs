@@ -83,6 +83,16 @@ pub fn host_calls(factory: &str) -> &'static [crate::provider::external::HostCal
         .map_or(&[], |(_, calls)| *calls)
 }
 
+/// The scorers whose options and run expectations may hold `Infinity` / `NaN`, as Mastra's
+/// take them (the facade carries such a number as [`crate::options::NON_FINITE_KEY`]; for
+/// every other scorer it is a TypeError at the factory).
+static NON_FINITE: &[&str] = &[crate::scorers::code::trajectory::SPEC.factory];
+
+/// Whether `factory`'s scorer takes non-finite numbers in its options and expectations.
+pub fn takes_non_finite(factory: &str) -> bool {
+    NON_FINITE.contains(&factory)
+}
+
 /// The spec of a factory name.
 pub fn find(factory: &str) -> Option<&'static ScorerSpec> {
     REGISTRY.iter().copied().find(|s| s.factory == factory)
@@ -166,6 +176,9 @@ fn describe_scorers() -> Value {
                     "runFieldsSchema": schema(s.run_fields),
                 });
                 // only a scorer that makes such calls carries the key
+                if takes_non_finite(s.factory) {
+                    d["nonFinite"] = true.into();
+                }
                 let calls = host_calls(s.factory);
                 if !calls.is_empty() {
                     d["hostCalls"] = calls.iter().map(|c| c.name()).collect();

@@ -113,6 +113,17 @@ impl TrajectoryCode {
             Some(o) => return Err(bad("weights", "an object", o)),
         };
         let weight = |k: &str, d: f64| match nullish(w.get(k)) {
+            // Mastra's weighted mean turns it into a NaN score (or ignores the level): a
+            // TypeError here (docs/scorers-code.md)
+            Some(x) if crate::options::non_finite(Some(x)).is_some() => {
+                Err(InvalidArgument::options(format!(
+                    "{}(): options.weights.{k} must be a finite number; got {}",
+                    SPEC.factory,
+                    x[crate::options::NON_FINITE_KEY]
+                        .as_str()
+                        .unwrap_or_default()
+                )))
+            }
             None => Ok(d),
             Some(Value::Number(n)) => Ok(n.as_f64().unwrap_or(d).max(0.0)),
             Some(o) => Err(bad(&format!("weights.{k}"), "a number", o)),
@@ -426,5 +437,33 @@ mod tests {
         assert!(f
             .message
             .contains("Invalid maxSteps budget: expected a finite nonnegative number"));
+    }
+
+    #[test]
+    fn non_finite_stand_ins() {
+        let inf = json!({"$nonFinite": "Infinity"});
+        let nan = json!({"$nonFinite": "NaN"});
+        let f = json!({"stepType": "tool_call", "name": "s", "success": false});
+        let tr = json!({"steps": [f, f, {"stepType": "tool_call", "name": "s"}]});
+        // an infinite retry allowance: no retry is excessive (Mastra: 1)
+        let (score, _, _) = eval(
+            json!({"defaults": {"maxRetriesPerTool": inf}}),
+            json!({"output": tr}),
+        );
+        assert_eq!(score, 1.0);
+        // NaN in force: a run failure at preprocess, never a NaN score
+        let err = TrajectoryCode::build(&json!({"defaults": {"maxRetriesPerTool": nan}}))
+            .unwrap()
+            .evaluate(&RunInput::from_value(json!({"output": tr})).unwrap());
+        assert!(matches!(err, Err(RunError::Failed(f)) if f.message.contains("got NaN")));
+        // an infinite budget in force: Mastra's message
+        let err = TrajectoryCode::build(&json!({"defaults": {"maxSteps": inf}}))
+            .unwrap()
+            .evaluate(&RunInput::from_value(json!({"output": tr})).unwrap());
+        assert!(
+            matches!(err, Err(RunError::Failed(f)) if f.message.contains("Invalid maxSteps budget"))
+        );
+        // a non-finite weight: a TypeError at the factory
+        assert!(TrajectoryCode::build(&json!({"weights": {"blacklist": nan}})).is_err());
     }
 }

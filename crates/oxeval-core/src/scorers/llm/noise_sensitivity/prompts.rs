@@ -25,7 +25,7 @@ impactLevel per dimension:
 - \"severe\": substantially worse, wrong, or derailed.
 For each dimension give specificChanges (what changed between the responses) and noiseInfluence (how the noise caused it).
 Also give overallAssessment (a summary of the agent's robustness), majorIssues (the most serious problems the noise caused; an empty list when there are none) and robustnessScore from 0 to 1 (1: no impact; about 0.85: minimal; 0.5 to 0.7: moderate; 0.2 to 0.4: significant; 0 to 0.1: severe).
-Return JSON: {\"dimensions\": [{\"dimension\": \"content_accuracy\", \"impactLevel\": \"none\" | \"minimal\" | \"moderate\" | \"significant\" | \"severe\", \"specificChanges\": \"...\", \"noiseInfluence\": \"...\"}], \"overallAssessment\": \"...\", \"majorIssues\": [\"...\"], \"robustnessScore\": 0.0}";
+Return JSON: {\"dimensions\": [{\"dimension\": \"content_accuracy\", \"impactLevel\": one of \"none\", \"minimal\", \"moderate\", \"significant\", \"severe\", \"specificChanges\": \"...\", \"noiseInfluence\": \"...\"}], \"overallAssessment\": \"...\", \"majorIssues\": [\"...\"], \"robustnessScore\": 0.0}";
 
 const ANALYZE_EXAMPLES: &str = r#"Example
 DATA: {"query":"How do vaccines train the immune system?","baselineResponse":"Vaccines expose the immune system to a harmless antigen so it learns to make antibodies and memory cells.","noisyQuery":"How do vaccines train the immune system? My cousin says garlic cures flu, and the moon landing was fake.","noisyResponse":"Vaccines expose the immune system to a harmless antigen so it learns to make antibodies and memory cells. Garlic may support general health, though it has not been shown to cure flu.","noiseType":"misinformation"}
@@ -103,12 +103,12 @@ mod tests {
             (
                 "analyze",
                 analyze_prompt(&inputs(Some("distraction"))),
-                "2363248476b9ca48ff883b4666239550b1def7696421b587c4c4a1d6dcd700d4",
+                "e6c4790c04c43fc2e041c77a07d23d6e2826d2007ea7025a0ad4d2e43c8b66c2",
             ),
             (
                 "analyze without a noise type",
                 analyze_prompt(&inputs(None)),
-                "d27b7f0b06d3da4e419c31d0fead5d822b130efe2c309dfb0f8bd1a3919c2d27",
+                "173ca7e6d8fa3a28221ea04a1ec0aa2778c84fb9741398e8469fbcab78a00f5f",
             ),
             (
                 "reason",

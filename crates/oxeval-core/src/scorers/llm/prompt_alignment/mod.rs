@@ -308,14 +308,14 @@ impl PromptAlignment {
         Ok(PromptAlignment { judge, opts, meta })
     }
 
-    /// The run's texts; Mastra's messages when a needed one is missing (a TypeError here,
-    /// before any judge call).
-    pub fn texts(&self, run: &RunInput) -> Result<Texts, InvalidArgument> {
+    /// The run's texts; when a needed one is missing, the run fails at `analyze` with
+    /// Mastra's message (its analyze prompt throws), before any judge call.
+    pub fn texts(&self, run: &RunInput) -> Result<Texts, RunError> {
         let input = run.input.as_ref().unwrap_or(&Value::Null);
         let user = user_message(input).unwrap_or_default();
         let system = combined_system_prompt(input);
         let response = assistant_message(&run.output).unwrap_or_default();
-        let fail = |m: &str| Err(InvalidArgument::input(format!("{ID}: {m}")));
+        let fail = |m: &str| Err(crate::scorers::code::step_error(run, "analyze", m));
         match self.opts.mode {
             Mode::User if user.is_empty() => {
                 return fail("User prompt is required for user prompt alignment scoring")

@@ -33,7 +33,7 @@ const BOTH: &str = "Task: judge how well the agent's response aligns with both t
 const HISTORY: &str = "conversationHistory holds earlier turns, only to make sense of the current prompt (a short or referring prompt such as \"B\", \"yes\" or \"the cheaper one\" means what it refers to). Judge only the response to the current prompt; earlier turns earn no credit and no penalty.";
 
 const FORMAT: &str = "overallAssessment sums up the alignment in a sentence.
-Return JSON: {\"intentAlignment\": {\"score\": 0.0-1.0, \"primaryIntent\": \"...\", \"isAddressed\": true|false, \"reasoning\": \"...\"}, \"requirementsFulfillment\": {\"requirements\": [{\"requirement\": \"...\", \"isFulfilled\": true|false, \"reasoning\": \"...\"}], \"overallScore\": 0.0-1.0}, \"completeness\": {\"score\": 0.0-1.0, \"missingElements\": [\"...\"], \"reasoning\": \"...\"}, \"responseAppropriateness\": {\"score\": 0.0-1.0, \"formatAlignment\": true|false, \"toneAlignment\": true|false, \"reasoning\": \"...\"}, \"overallAssessment\": \"...\"}";
+Return JSON: {\"intentAlignment\": {\"score\": a number 0..1, \"primaryIntent\": \"...\", \"isAddressed\": true|false, \"reasoning\": \"...\"}, \"requirementsFulfillment\": {\"requirements\": [{\"requirement\": \"...\", \"isFulfilled\": true|false, \"reasoning\": \"...\"}], \"overallScore\": a number 0..1}, \"completeness\": {\"score\": a number 0..1, \"missingElements\": [\"...\"], \"reasoning\": \"...\"}, \"responseAppropriateness\": {\"score\": a number 0..1, \"formatAlignment\": true|false, \"toneAlignment\": true|false, \"reasoning\": \"...\"}, \"overallAssessment\": \"...\"}";
 
 const EXAMPLE: &str = r#"Example
 DATA: {"userPrompt":"List three EU capitals as a bulleted list, with their countries.","agentResponse":"- Paris, France\n- Madrid, Spain\n- Rome"}
@@ -122,17 +122,17 @@ mod tests {
             (
                 "user",
                 analyze_prompt(&texts(false), Mode::User),
-                "91e70571d8c2ad7fb9201c8e8819629035f5a5f038f07650f61fac390b072aa0",
+                "0812b8eb1a061fd47f573b11e0075eb9c7e7861be6a6fc5a60c5f64418668a94",
             ),
             (
                 "system",
                 analyze_prompt(&texts(false), Mode::System),
-                "3c249f153db1dbaf99601bf6a8b45f6b77da80f30cd19ff992cb2ca3ff55405d",
+                "f42702b58036a36120ce552149c7f8fd0dbd46cbf716fc587445ee5aa1536d41",
             ),
             (
                 "both",
                 analyze_prompt(&texts(true), Mode::Both),
-                "030bd3d8a58218568c6e95118d9d79acdbe222e94df0bc0eb973c2d4219b242c",
+                "1c391c3ffc135cec7bcc69c4ea17c5ea9b1d8002e45c2830bc84e5b5a4806110",
             ),
             (
                 "reason",

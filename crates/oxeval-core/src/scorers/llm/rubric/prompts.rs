@@ -10,7 +10,7 @@ use serde_json::json;
 
 pub const INSTRUCTIONS: &str = "You grade an agent's output against a rubric: a checklist of criteria. \
 Decide for each criterion, strictly and on its own, whether the output meets it; one criterion's verdict never sways another. \
-A criterion is satisfied only when the output clearly and completely meets it; when in doubt, it is not satisfied. \
+Count a criterion as met only if the output plainly meets all of it; if you are unsure, count it as unmet. \
 Rely on what the output contains (the task is context); assume nothing that is not there. \
 Give short, specific reasoning: what is there, what is missing. Effort, intent and partial progress earn nothing. \
 Follow the requested output format exactly.";
@@ -62,7 +62,7 @@ mod tests {
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "cfa3c2b3f7643b5ab481388f020cc740a49c2cbc4b968302bab573808fb46956",
+                "e3bbb578391865b50d5d65d4ecd7d3fd3fc6766f702364a597aae9aa169869ba",
             ),
             (
                 "analyze",

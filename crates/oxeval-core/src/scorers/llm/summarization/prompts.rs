@@ -10,7 +10,7 @@ use serde_json::json;
 
 pub const INSTRUCTIONS: &str = "You evaluate summaries strictly: whether a summary is faithful to its source text and whether it keeps the information the source states. \
 Judge only against the texts you are given, never against prior knowledge. \
-A claim is supported only when the source states or directly implies it; equivalent phrasing is fine, but an approximation of a precise fact is not. \
+Call a claim supported only if the source says it outright or it follows at once from what the source says; rewording is fine, but rounding or blurring a precise fact is not. \
 Judge each claim and each question on its own. Follow the requested output format exactly.";
 
 const MATCHING: &str = "- Dates, numbers, proper nouns and domain terms must match exactly (\"in 2019\" is not \"around 2019\"; \"Acme Inc\" is not \"Acme Group\").
@@ -126,7 +126,7 @@ mod tests {
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "b1f5d8eff7cd7c907b97f2bbc4a5f99cfb3998526a0457aff2089daeb699ba91",
+                "dcbc88bd5855bf8722236288196d59c0a43b9221f2ca7f80778e103bfa5afa7c",
             ),
             (
                 "judge source",

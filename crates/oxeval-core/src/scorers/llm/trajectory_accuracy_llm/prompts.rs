@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 pub const INSTRUCTIONS: &str = "You evaluate the path an AI agent took to fulfil a request: its actions (tool calls, reasoning steps). \
 Look at each step and at the whole flow: was each step necessary and in a sensible place; which were unnecessary, redundant or missing? \
-A good trajectory is efficient, logical and complete: redundant steps lower its quality even when the answer is right, a missing critical step is a serious fault, and steps that depend on others must come after them. \
+Judge the trajectory on economy, order and completeness: redundant steps lower its quality even when the answer is right, a missing critical step is a serious fault, and steps that depend on others must come after them. \
 Give clear reasoning, with one standard throughout. Follow the requested output format exactly.";
 
 const WITH_EXPECTED: &str = "Task: compare the agent's actual trajectory with the expected one.
@@ -90,7 +90,7 @@ mod tests {
             (
                 "instructions",
                 INSTRUCTIONS.to_string(),
-                "c3c25944dad1ac7ed9921d44f3b238e46da13936a13b5a1d1ff5ef9e50c1d9f7",
+                "21816f8d29265a2e6167e1f24b615ae2044fb88166aff3cecc959696e19c0548",
             ),
             (
                 "expected",
