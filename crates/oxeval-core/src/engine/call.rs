@@ -316,6 +316,16 @@ fn error_detail(body: &str) -> String {
     }
 }
 
+/// The extra settings of a cache key: a later trial (2, 3, …) of an item is its own
+/// request (the first keeps the key of a run without trials).
+fn trial_settings(settings: String, trial: u32) -> String {
+    if trial > 1 {
+        format!("{settings}|trial={trial}")
+    } else {
+        settings
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,15 +338,5 @@ mod tests {
         );
         assert_eq!(error_detail("plain failure"), "plain failure");
         assert_eq!(error_detail(""), "(empty body)");
-    }
-}
-
-/// The extra settings of a cache key: a later trial (2, 3, …) of an item is its own
-/// request (the first keeps the key of a run without trials).
-fn trial_settings(settings: String, trial: u32) -> String {
-    if trial > 1 {
-        format!("{settings}|trial={trial}")
-    } else {
-        settings
     }
 }
