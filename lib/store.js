@@ -10,7 +10,7 @@ const { execFileSync } = require('node:child_process')
 const { createHash } = require('node:crypto')
 const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
-const { jsType } = require('./json.js')
+const { jsType, toJson } = require('./json.js')
 
 /** The default store file under a directory. */
 const DEFAULT_STORE = '.oxeval/store.db'
@@ -60,13 +60,12 @@ function fingerprint(value) {
 
 /** An item's JSON text for the store; a record JSON cannot carry keeps its scores. */
 function itemText(r) {
-  try {
-    return JSON.stringify(r)
-  } catch (e) {
-    const results = {}
-    for (const [k, v] of Object.entries(r.results || {})) results[k] = { score: v && v.score, reason: v && typeof v.reason === 'string' ? v.reason : undefined }
-    return JSON.stringify({ index: r.index, id: r.id, results, unserializable: String(e && e.message) })
-  }
+  // lone surrogates (a model's output may hold them) become U+FFFD: Rust text cannot hold them
+  const { json, error } = toJson(r)
+  if (json !== undefined) return json
+  const results = {}
+  for (const [k, v] of Object.entries(r.results || {})) results[k] = { score: v && v.score, reason: v && typeof v.reason === 'string' ? v.reason : undefined }
+  return toJson({ index: r.index, id: r.id, results, unserializable: String(error) }).json
 }
 
 /**
@@ -76,7 +75,7 @@ function itemText(r) {
  * cannot be opened gives a recorder whose `error` is set (items are dropped).
  */
 function startRecording(spec, run) {
-  const started = native.storeStart(spec, JSON.stringify({ startedAtMs: Date.now(), ...run }))
+  const started = native.storeStart(spec, toJson({ startedAtMs: Date.now(), ...run }).json ?? '{}')
   if (!(started instanceof native.NativeRecorder)) {
     const error = { code: started.code, message: started.message }
     return { store: spec, runId: null, error, item() {}, finish: () => ({ store: spec, runId: null, error }) }
@@ -89,11 +88,7 @@ function startRecording(spec, run) {
     item: (r) => rec.item(itemText(r)),
     finish(summary) {
       let text
-      try {
-        text = JSON.stringify(summary)
-      } catch {
-        text = JSON.stringify({ outcome: summary && summary.outcome, stats: summary && summary.stats })
-      }
+      text = toJson(summary).json ?? toJson({ outcome: summary && summary.outcome, stats: summary && summary.stats }).json
       const done = rec.finish(text)
       return done.ok ? { store: rec.store, runId: rec.runId } : { store: rec.store, runId: rec.runId, error: { code: done.code, message: done.message } }
     },
