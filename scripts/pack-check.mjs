@@ -15,14 +15,15 @@ import { delimiter, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildPrerequisites, cargoTargetDir, displayPath, HOST_TARGET, napiBuild, napiCli, printBuildLog, root } from './build-lib.mjs'
 
-// the main tarball is JS, types and docs only (the README alone is ~166 kB unpacked; batch mode and
+// the main tarball is JS, types and docs only (the README was ~166 kB unpacked before it moved to docs/; batch mode and
 // runEvals for agents brought it from 250 kB to ~259 kB packed): the limit catches a stray binary
 // or build folder, not growth of the facade
 // the addon: 7.0 MB before the code scorers; the ECMAScript regex engine of `matches` (regress,
 // ~0.75 MB of Unicode tables), the ICU normalizer (NFD for completeness), the vendored word lists
 // (AFINN-165, emoji scores, SMART) and 26 more scorers and checks brought it past 9 MB; the results
-// store's SQLite, compiled in (rusqlite `bundled`: nothing to install), adds ~1.7 MB (11.43 MB)
-const LIMITS = { node: 12.5e6, mainPacked: 300e3, platformPacked: 5e6 } // bytes (MB = 10^6)
+// store's SQLite, compiled in (rusqlite `bundled`: nothing to install), adds ~1.7 MB (11.43 MB;
+// 11.63 MB with Ragas's non-LLM metrics); packed, the platform tarball went from ~4.7 to 5.25 MB
+const LIMITS = { node: 12.5e6, mainPacked: 300e3, platformPacked: 6e6 } // bytes (MB = 10^6)
 const HOST = 'linux-x64-gnu' // the one platform package this machine can build and verify
 const keep = process.argv.includes('--keep')
 
