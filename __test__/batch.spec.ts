@@ -314,6 +314,43 @@ describe('batch mode', () => {
     expect(bad.message).toContain('batch.maxItems must be an integer ≥ 1')
   })
 
+  it('at maxItems, items are admitted in bulk: none until half the slots are free, then every free slot at once', async () => {
+    const { createRequire } = await import('node:module')
+    const { batchMode } = createRequire(import.meta.url)('../lib/batch.js')
+    const mode = batchMode({ batch: { maxItems: 4 } }, [], 1)
+    const ends: Array<() => void> = []
+    let next = 0
+    const tick = () => new Promise((r) => setImmediate(r))
+    const fed = mode.feed(
+      async () => (next < 10 ? ++next : undefined),
+      (_n: number, release: () => void) => {
+        release()
+        return new Promise<void>((r) => ends.push(r))
+      },
+      (e: unknown) => {
+        throw e
+      },
+      () => false,
+    )
+    await tick()
+    expect(ends).toHaveLength(4)
+    // one item ends: its slot alone lets nobody in (one item a time made batches of a few lines)
+    ends[0]()
+    await tick()
+    expect(ends).toHaveLength(4)
+    // a second: half the slots are free, both are filled at once
+    ends[1]()
+    await tick()
+    expect(ends).toHaveLength(6)
+    for (let i = 2; ends.length < 10 || i < ends.length; i++) {
+      ends[i]()
+      await tick()
+    }
+    await fed
+    expect(ends).toHaveLength(10)
+    await mode.close()
+  })
+
   it('a record the provider no longer knows (404) is removed and its requests are submitted again', async () => {
     const data = items(2)
     const dir = cacheDir()

@@ -6,9 +6,11 @@
 // with --batch, a config capping each batch at `max-requests` lines (so a stage of the items
 // in flight goes as several batches) and the default --batch-max-items unless given. The
 // CLI's peak RSS is its VmHWM (read from /proc every 100 ms until it exits). Prints one JSON
-// line: { items, maxRequests, maxItems, code, wallMs, peakRssMb, scored }.
+// line: { items, maxRequests, maxItems, code, wallMs, peakRssMb, scored, batches, batchLines }
+// (batches: how many the judge was sent, batchLines: their lines).
 import { spawn } from 'node:child_process'
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -39,7 +41,8 @@ const out = join(dir, 'out.jsonl')
 const config = join(dir, 'batch.config.mjs')
 writeFileSync(config, `export default { data: ${JSON.stringify(data)}, scorers: ['answer-relevancy'], cache: ${JSON.stringify(join(dir, 'cache'))}, out: ${JSON.stringify(out)}, batch: { pollMs: ${pollMs}, maxRequests: ${maxRequests} } }\n`)
 
-const judge = spawn(process.execPath, [join(root, 'bench/judge-proc.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] })
+const stats = join(dir, 'judge-stats.json')
+const judge = spawn(process.execPath, [join(root, 'bench/judge-proc.mjs')], { env: { ...process.env, JUDGE_STATS_FILE: stats }, stdio: ['ignore', 'pipe', 'inherit'] })
 const url = await new Promise((resolve, reject) => {
   let text = ''
   judge.stdout.on('data', (d) => {
@@ -65,14 +68,18 @@ const sample = setInterval(() => {
 const code = await new Promise((resolve) => child.on('exit', (c) => resolve(c)))
 clearInterval(sample)
 const wallMs = Math.round(performance.now() - t0)
+const judgeDone = new Promise((resolve) => judge.on('exit', resolve))
 judge.kill()
+await judgeDone
+// the batches the judge was sent (its stats, written as it exits)
+const { batches, batchLines } = JSON.parse(readFileSync(stats, 'utf8'))
+// line by line: the output of a long run is larger than a string may be
 let scored = 0
-for (const line of readFileSync(out, 'utf8').split('\n')) {
-  if (line.startsWith('{"type":"item"') || (line.includes('"type":"item"') && !line.includes('"errors":{"'))) {
-    const r = JSON.parse(line)
-    if (r.type === 'item' && r.results && Object.keys(r.results).length) scored++
-  }
+for await (const line of createInterface({ input: createReadStream(out), crlfDelay: Infinity })) {
+  if (!line.includes('"type":"item"') || line.includes('"errors":{"')) continue
+  const r = JSON.parse(line)
+  if (r.type === 'item' && r.results && Object.keys(r.results).length) scored++
 }
 if (code !== 0) process.stderr.write(stderr)
-console.log(JSON.stringify({ items: n, maxRequests, maxItems: maxItems ? Number(maxItems) : 'default', code, wallMs, peakRssMb: Math.round(peakKb / 1024), scored }))
+console.log(JSON.stringify({ items: n, maxRequests, maxItems: maxItems ? Number(maxItems) : 'default', code, wallMs, peakRssMb: Math.round(peakKb / 1024), scored, batches, batchLines }))
 rmSync(dir, { recursive: true, force: true })

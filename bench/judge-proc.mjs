@@ -143,7 +143,8 @@ console.log(server.url)
 process.on('SIGTERM', async () => {
   await server.close()
   if (process.env.JUDGE_STATS_FILE) {
-    writeFileSync(process.env.JUDGE_STATS_FILE, JSON.stringify({ calls, served, meanServiceMs: served ? serviceMs / served : 0 }))
+    const batches = [...server.batches.values()].map((b) => b.lines?.length ?? 0)
+    writeFileSync(process.env.JUDGE_STATS_FILE, JSON.stringify({ calls, served, meanServiceMs: served ? serviceMs / served : 0, batches: batches.length, batchLines: batches.reduce((a, b) => a + b, 0) }))
   }
   process.exit(0)
 })

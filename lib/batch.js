@@ -2,7 +2,7 @@
 // runEvals' batch mode (the transport is the core's: crates/oxeval-core/src/engine/batch/): the
 // option's check (every judged scorer needs a disk cache), the session every run joins (run
 // option `batchSession`), the scheduling (up to `maxItems` items in flight, the core's default
-// 5 000, in waves; `concurrency` bounds only the targets; an item holds the session until its scorer runs have started, so no batch
+// 5 000; past it new items come in bulk, once half the slots are free; `concurrency` bounds only the targets; an item holds the session until its scorer runs have started, so no batch
 // goes while items are still arriving), `onProgress`, and the session's end.
 
 const native = require('../load-binding.js')
@@ -35,17 +35,27 @@ function semaphore(n) {
   }
 }
 
-/** `n` slots: `take()` resolves when one is free, `give()` frees one. */
+/**
+ * `n` slots: `tryTake()` takes one if free; `freeAtLeast(k)` resolves once `k` are free (at
+ * once if they are); `give()` frees one.
+ */
 function semaphoreSlots(n) {
   let free = n
-  const waiting = []
+  let waiter
   return {
     tryTake: () => (free > 0 ? (free--, true) : false),
-    take: () => new Promise((r) => waiting.push(r)),
+    freeAtLeast: (k) =>
+      new Promise((r) => {
+        if (free >= k) r()
+        else waiter = { k, r }
+      }),
     give() {
-      const next = waiting.shift()
-      if (next) next()
-      else free++
+      free++
+      if (waiter && free >= waiter.k) {
+        const { r } = waiter
+        waiter = undefined
+        r()
+      }
     },
   }
 }
@@ -74,6 +84,8 @@ function batchMode(config, entries, concurrency) {
   // the items in flight at once (batch.maxItems, the core's default): each holds its state
   // until its last stage is answered
   const itemSlots = semaphoreSlots(session.maxItems)
+  // the free slots that let new items in once the run is at maxItems: half of them
+  const refill = Math.max(1, Math.ceil(session.maxItems / 2))
   const gate = semaphore(concurrency)
   let timer
   let last = ''
@@ -120,10 +132,15 @@ function batchMode(config, entries, concurrency) {
           }
           if (!n) break
           if (!itemSlots.tryTake()) {
-            // at maxItems: the items in flight may flush without this one (no hold while waiting)
+            // at maxItems, admission is in bulk: the feeder lets go of the session (the items
+            // in flight flush without waiting for new ones) until `refill` slots are free, then
+            // holds it again while it starts items into every free slot, so those start
+            // together and their first requests go as one batch (admitting each item as one
+            // ends made a batch of a few lines whenever the others were all waiting)
             session.release(1)
-            await itemSlots.take()
+            await itemSlots.freeAtLeast(refill)
             session.hold(1)
+            itemSlots.tryTake()
           }
           session.hold(1)
           let held = true

@@ -11,5 +11,6 @@ mod evals;
 mod info;
 mod model;
 mod registry;
+mod runtime;
 mod scorer;
 mod store;

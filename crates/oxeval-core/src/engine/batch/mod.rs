@@ -20,6 +20,7 @@
 //! its arm in [`wire::api_for`].
 
 mod create;
+mod index;
 mod inspect;
 pub mod lookup;
 pub mod state;
@@ -368,9 +369,15 @@ struct SessionState {
     submitted: u64,
     /// Files of the state directories that could not be read (reported at the end).
     unreadable: Vec<state::Unreadable>,
+    /// The session's view of each state directory (read once, then only what changed).
+    indexes: HashMap<PathBuf, Arc<Mutex<index::DirIndex>>>,
 }
 
 impl SessionState {
+    fn index(&mut self, dir: &Path) -> Arc<Mutex<index::DirIndex>> {
+        self.indexes.entry(dir.to_path_buf()).or_default().clone()
+    }
+
     fn note_unreadable(&mut self, found: &[state::Unreadable]) {
         for u in found {
             if !self.unreadable.iter().any(|x| x.path == u.path) {
@@ -477,9 +484,14 @@ impl BatchSession {
             return;
         }
         let dir = target.state.clone();
-        let loaded = tokio::task::spawn_blocking(move || dir.load_all())
-            .await
-            .unwrap_or_default();
+        let index = self.lock().index(&dir.dir);
+        let loaded = tokio::task::spawn_blocking(move || {
+            let mut index = index.lock().unwrap_or_else(|e| e.into_inner());
+            index.refresh(&dir);
+            index.loaded()
+        })
+        .await
+        .unwrap_or_default();
         let mut st = self.lock();
         if st.dirs.contains_key(&target.state.dir) {
             return;
@@ -847,10 +859,16 @@ async fn submit(
     // under the directory's lock: requests another process recorded meanwhile are
     // waited for there, the rest is submitted and recorded before the lock goes
     let state = target.state.clone();
+    let index = session.lock().index(&state.dir);
     let lock = tokio::task::spawn_blocking(move || {
         let lock = state.lock();
-        let loaded = state.load_all();
-        (lock, loaded)
+        let mut index = index.lock().unwrap_or_else(|e| e.into_inner());
+        if lock.is_ok() {
+            // only the files added or changed since (by another process, or this one's
+            // own writes) are read
+            index.refresh(&state);
+        }
+        (lock, index.snapshot())
     })
     .await;
     let (lock, loaded) = match lock {
@@ -873,7 +891,7 @@ async fn submit(
         }
         Err(_) => return,
     };
-    let state::Loaded {
+    let index::Snapshot {
         mut records,
         intents,
         unreadable,
@@ -893,7 +911,7 @@ async fn submit(
     // intents left by a run that died in its create: looked up before anything is created
     let wanted: HashSet<&str> = chunk.iter().map(|(k, _)| k.as_str()).collect();
     let (adopted, refused) = create::resolve(&target, intents, &wanted, &recorded).await;
-    records.extend(adopted);
+    records.extend(adopted.into_iter().map(Arc::new));
     if !refused.is_empty() {
         chunk.retain_mut(|(k, l)| {
             let Some(f) = refused.get(k.as_str()) else {
@@ -908,7 +926,13 @@ async fn submit(
     let known: HashMap<&str, &Record> = records
         .iter()
         .filter(|r| r.target == target.fingerprint && r.provider == target.api.provider())
-        .flat_map(|r| r.requests.iter().map(move |k| (k.as_str(), r)))
+        .flat_map(|r| r.requests.iter().map(move |k| (k.as_str(), &**r)))
+        .collect();
+    let watched: HashSet<String> = session
+        .lock()
+        .watched
+        .iter()
+        .map(|w| w.batch.clone())
         .collect();
     let mut elsewhere: Vec<(Record, Vec<(String, QueuedLine)>)> = Vec::new();
     chunk.retain_mut(|(k, l)| {
@@ -916,8 +940,7 @@ async fn submit(
             return true;
         };
         // a line this session already had answered by that batch is a retry: submit it
-        let seen = session.lock().watched.iter().any(|w| w.batch == r.batch);
-        if seen {
+        if watched.contains(&r.batch) {
             return true;
         }
         let line = (

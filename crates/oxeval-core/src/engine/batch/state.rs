@@ -245,13 +245,13 @@ impl StateDir {
     }
 }
 
-enum Parsed {
+pub(super) enum Parsed {
     Record(Record),
     Intent(Intent),
 }
 
 /// A record or an intent, or why the file is neither.
-fn read_file(path: &Path) -> Result<Parsed, String> {
+pub(super) fn read_file(path: &Path) -> Result<Parsed, String> {
     let f = File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     if len > MAX_RECORD_BYTES {
