@@ -66,6 +66,24 @@ describe('oxeval compare', () => {
     expect(same.stdout).toMatch(/no significant change/)
   })
 
+  it('three items can never show a significant change: it says so (not "no significant change"); a larger run states what it could detect', async () => {
+    const few = (name: string, score: number) => outFile(name, [{ id: 'relevance' }], [0, 1, 2].map((i) => ({ id: `s${i}`, input: `q${i}`, scores: { relevance: score } })))
+    const r = await runCli(['compare', few('few-base.jsonl', 1), few('few-head.jsonl', 0), '--format', 'json'])
+    const s = JSON.parse(r.stdout).scorers[0]
+    expect([s.regressed, s.canDetect, s.minPairs]).toEqual([false, false, 6])
+    const text = await runCli(['compare', t.p('few-base.jsonl'), t.p('few-head.jsonl')])
+    expect(text.stdout).toMatch(/relevance .*too few items to detect any change \(a paired test at this α needs ≥ 6\)/)
+    expect(text.stdout).not.toMatch(/no significant change/)
+    const md = await runCli(['compare', t.p('few-base.jsonl'), t.p('few-head.jsonl'), '--format', 'markdown'])
+    expect(md.stdout).toMatch(/too few items \(≥ 6 needed\)/)
+    // 20 pairs: it could detect, and says how small a change it would have found; at
+    // α = 1e-6 even 20 pairs cannot (2 / 2^20 is the smallest p), and it says that instead
+    const c: Any = await json(['--min-effect', '0.2'])
+    expect(c.scorers[0]).toMatchObject({ canDetect: true, regressed: false, minPairs: 6 })
+    expect(c.scorers[0].detectable).toBeGreaterThan(0)
+    expect((await json(['--alpha', '0.000001'])).scorers[0]).toMatchObject({ canDetect: false, minPairs: 21 })
+  })
+
   it('--format markdown renders as a GitHub table with the regression called out', async () => {
     const r = await runCli(['compare', base, head, '--format', 'markdown'])
     expect(r.code).toBe(0)

@@ -140,7 +140,13 @@ export async function comparison(basePath, headPath, opts = {}) {
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '–')
 const signed = (x) => (typeof x === 'number' ? `${x > 0 ? '+' : ''}${x.toFixed(3)}` : '–')
 const pText = (p) => (typeof p !== 'number' ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3))
-const verdict = (s) => (s.regressed ? 'REGRESSED' : s.improved ? 'improved' : 'no significant change')
+// what a comparison that found nothing can say: too few items to find anything, or how small a
+// change it would have found (80 % power at this size and spread; the core's compare.rs)
+const verdict = (s) =>
+  s.regressed ? 'REGRESSED'
+  : s.improved ? 'improved'
+  : s.canDetect === false ? `too few items to detect any change (a paired test at this α needs ≥ ${s.minPairs})`
+  : `no significant change${typeof s.detectable === 'number' ? ` (smallest detectable ≈ ${s.detectable.toFixed(3)})` : ''}`
 
 const LISTED = 50
 
@@ -152,7 +158,7 @@ function markdown(c) {
   out.push('')
   out.push('| scorer | base | head | Δ | 95% CI | p | n | |')
   out.push('|---|---|---|---|---|---|---|---|')
-  for (const s of c.scorers) out.push(`| ${esc(s.id)} | ${fmt(s.baseMean)} | ${fmt(s.headMean)} | ${signed(s.delta)} | ${s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–'} | ${pText(s.pValue)} | ${s.n} | ${s.regressed ? '🔴 regressed' : s.improved ? '🟢 improved' : ''} |`)
+  for (const s of c.scorers) out.push(`| ${esc(s.id)} | ${fmt(s.baseMean)} | ${fmt(s.headMean)} | ${signed(s.delta)} | ${s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–'} | ${pText(s.pValue)} | ${s.n} | ${s.regressed ? '🔴 regressed' : s.improved ? '🟢 improved' : s.canDetect === false ? `too few items (≥ ${s.minPairs} needed)` : typeof s.detectable === 'number' ? `unchanged (detectable ≈ ${s.detectable.toFixed(3)})` : ''} |`)
   if (c.worstItems.length) {
     out.push('', '<details><summary>Items that got worse</summary>', '')
     for (const w of c.worstItems) out.push(`- \`${esc(w.scorer)}\` ${esc(w.item).slice(0, 120)}: ${fmt(w.base)} → ${fmt(w.head)}${w.reason ? ` — ${esc(w.reason).slice(0, 200)}` : ''}`)

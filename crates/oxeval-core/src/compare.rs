@@ -10,6 +10,13 @@
 //! ([`BOOTSTRAP_RESAMPLES`] resamples, fixed seed: the same files give the same interval).
 //! A scorer regressed when it got worse in its direction (a lower-is-better scorer regresses
 //! when it rises), the p-value is below `alpha`, and |mean difference| ≥ `min_effect`.
+//!
+//! Every comparison also says what it could have detected: the fewest pairs with which the
+//! signed-rank test can reach `alpha` at all ([`min_pairs`]: all differences in one direction
+//! give the smallest p-value, 2 / 2ⁿ; 6 pairs at α = 0.05), whether this comparison has them
+//! (`canDetect`: 3 starter items never can, and "no significant change" would then say
+//! nothing), and the smallest mean change it would detect with 80 % power at its size and
+//! the observed spread of the differences ([`detectable`]).
 
 use crate::scorers::Direction;
 use serde::Serialize;
@@ -39,6 +46,38 @@ pub struct Paired {
     pub p_value: Option<f64>,
     pub regressed: bool,
     pub improved: bool,
+    /// The fewest pairs with which the test can reach `alpha` ([`min_pairs`]).
+    pub min_pairs: usize,
+    /// Whether this comparison has that many pairs (else no change can be significant).
+    pub can_detect: bool,
+    /// The smallest |mean change| detectable with 80 % power at this size ([`detectable`]).
+    pub detectable: Option<f64>,
+}
+
+/// The fewest pairs `n` with which a two-sided signed-rank test can reach p < `alpha`: its
+/// smallest p-value, every difference in one direction, is 2 / 2ⁿ.
+pub fn min_pairs(alpha: f64) -> usize {
+    (1..=64)
+        .find(|&n| 2.0 / 2f64.powi(n as i32) < alpha)
+        .unwrap_or(64)
+}
+
+/// The smallest |mean difference| detectable two-sided at `alpha` with 80 % power by a paired
+/// test on `d` (normal approximation: (z₁₋α/₂ + z₀.₈) · s / √n, `s` the differences' sample
+/// standard deviation); `None` below two pairs, or when the differences do not vary.
+pub fn detectable(d: &[f64], alpha: f64) -> Option<f64> {
+    if d.len() < 2 {
+        return None;
+    }
+    let n = d.len() as f64;
+    let m = d.iter().sum::<f64>() / n;
+    let sd = (d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    if sd.is_nan() || sd <= 0.0 {
+        return None;
+    }
+    let normal = Normal::new(0.0, 1.0).ok()?;
+    let z = normal.inverse_cdf(1.0 - alpha / 2.0) + normal.inverse_cdf(0.8);
+    Some(z * sd / n.sqrt())
 }
 
 fn mean(xs: &[f64]) -> Option<f64> {
@@ -73,6 +112,9 @@ pub fn paired(
         p_value,
         regressed: significant && big && delta.is_some_and(worse),
         improved: significant && big && delta.is_some_and(|x| !worse(x)),
+        min_pairs: min_pairs(alpha),
+        can_detect: n >= min_pairs(alpha),
+        detectable: detectable(&d, alpha),
     }
 }
 
@@ -168,7 +210,7 @@ pub fn bootstrap_ci(d: &[f64], resamples: usize, seed: u64) -> Option<[f64; 2]> 
 /// [`paired`] for each scorer of `{ scorers: [{ id, direction?, base: number[], head:
 /// number[] }], alpha?, minEffect? }` (JSON, as the CLI sends it): `{ method, alpha,
 /// minEffect, scorers: [{ id, direction, n, baseMean, headMean, delta, ci95, pValue,
-/// regressed, improved }] }`.
+/// regressed, improved, minPairs, canDetect, detectable }] }`.
 pub fn compare_json(
     input: &serde_json::Value,
 ) -> Result<serde_json::Value, crate::InvalidArgument> {
@@ -295,5 +337,36 @@ mod tests {
         );
         let one = paired(&[0.5], &[0.4], Direction::Higher, 0.05, 0.0);
         assert_eq!((one.n, one.ci95), (1, None));
+    }
+
+    #[test]
+    fn what_a_comparison_can_detect() {
+        // 2 / 2^n < alpha: 6 pairs at 0.05 (2/64 = 0.031), 8 at 0.01 (2/256 = 0.0078)
+        assert_eq!(min_pairs(0.05), 6);
+        assert_eq!(min_pairs(0.01), 8);
+        assert!(wilcoxon(&[0.1, 0.2, 0.3, 0.4, 0.5]).unwrap() >= 0.05);
+        assert!(wilcoxon(&[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]).unwrap() < 0.05);
+        // three starter items: every one worse, and still nothing can be significant
+        let p = paired(
+            &[1.0, 1.0, 1.0],
+            &[0.0, 0.2, 0.5],
+            Direction::Higher,
+            0.05,
+            0.0,
+        );
+        assert!(!p.can_detect && !p.regressed && p.min_pairs == 6);
+        let q = paired(
+            &[1.0; 6],
+            &[0.0, 0.2, 0.5, 0.1, 0.3, 0.4],
+            Direction::Higher,
+            0.05,
+            0.0,
+        );
+        assert!(q.can_detect && q.regressed);
+        // (1.95996 + 0.84162) · s / √n for d = [0, 1]: s = 0.7071, n = 2 → 1.40079
+        let m = detectable(&[0.0, 1.0], 0.05).unwrap();
+        assert!((m - 1.400_79).abs() < 1e-4, "{m}");
+        assert_eq!(detectable(&[0.5, 0.5, 0.5], 0.05), None);
+        assert_eq!(detectable(&[0.5], 0.05), None);
     }
 }
