@@ -80,12 +80,20 @@ describeBrowser('oxeval view in headless Chromium', () => {
     // compare the two
     await page.goto(url)
     await page.waitForSelector('#runs tr[data-file]')
-    await page.check('#runs tr[data-file="runs/base.jsonl"] input')
+    // ticked newest first: the older run is still the base
     await page.check('#runs tr[data-file="runs/head.jsonl"] input')
+    await page.check('#runs tr[data-file="runs/base.jsonl"] input')
     await page.click('#compare')
     await page.waitForSelector('#comparison tr[data-scorer="length"]')
-    const row = await page.textContent('#comparison tr[data-scorer="length"]')
-    expect(row).toMatch(/regressed/)
+    expect(page.url()).toBe(`${url}#/compare/runs%2Fbase.jsonl/runs%2Fhead.jsonl`)
+    expect(await page.textContent('#comparison tr[data-scorer="length"] td.verdict')).toBe('regressed')
+    // the swap control: the same pairs the other way round, and the verdict follows
+    await page.click('#swap')
+    await page.waitForFunction(() => location.hash.startsWith('#/compare/runs%2Fhead'))
+    await page.waitForSelector('#comparison tr[data-scorer="length"] td.verdict')
+    expect(await page.textContent('#comparison tr[data-scorer="length"] td.verdict')).toBe('improved')
+    await page.goBack()
+    await page.waitForSelector('#comparison tr[data-scorer="length"] td.verdict')
     await page.screenshot({ path: join(process.cwd(), '.demo', 'view-compare.png') }).catch(() => {})
     expect(elsewhere).toEqual([])
     await page.close()

@@ -156,13 +156,17 @@ function list(){where.textContent='';main.textContent='';get('api/runs').then(fu
     tr.appendChild(el('td',null,r.scorers.map(function(s){return s+' '+fmt(r.means[s])}).join(', ')))
     tr.appendChild(el('td',r.outcome,r.outcome));labels(t,tr);t.appendChild(tr)})
   main.appendChild(t)
-  btn.addEventListener('click',function(){location.hash='#/compare/'+encodeURIComponent(picked[0])+'/'+encodeURIComponent(picked[1])})
+  // the older run is the base, whatever the order of the ticks (the comparison has a swap link)
+  var when={};runs.forEach(function(r){when[r.file]=String(r.startedAt||'')})
+  btn.addEventListener('click',function(){var p=picked.slice().sort(function(x,y){return when[x]<when[y]?-1:when[x]>when[y]?1:0});location.hash='#/compare/'+encodeURIComponent(p[0])+'/'+encodeURIComponent(p[1])})
 }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
 function labels(t,tr){var hs=t.querySelectorAll('tr.head th');Array.prototype.forEach.call(tr.children,function(td,i){if(hs[i])td.dataset.label=hs[i].textContent})}
 function run(file){location.replace('run/'+encodeURIComponent(file))}
+function verdictOf(s){return s.regressed?'regressed':s.improved?'improved':s.canDetect===false?'unchanged (too few items to tell: ≥ '+s.minPairs+' needed)':'unchanged'+(typeof s.detectable==='number'?' (detectable ≈ '+fmt(s.detectable)+')':'')}
 function compare(a,b){where.textContent=a+' → '+b;main.textContent='';get('api/compare?base='+encodeURIComponent(a)+'&head='+encodeURIComponent(b)).then(function(c){
-  var t=el('table');t.id='comparison';var h=el('tr','head');['scorer','base','head','Δ','95% CI','p','n',''].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
-  c.scorers.forEach(function(s){var tr=el('tr');tr.dataset.scorer=s.id;[s.id,fmt(s.baseMean),fmt(s.headMean),(s.delta>0?'+':'')+fmt(s.delta),s.ci95?'['+fmt(s.ci95[0])+', '+fmt(s.ci95[1])+']':'–',typeof s.pValue==='number'?s.pValue.toPrecision(3):'–',String(s.n)].forEach(function(x,i){tr.appendChild(el('td',i?'num':null,x))});tr.appendChild(el('td',s.regressed?'bad':s.improved?'good':null,s.regressed?'regressed':s.improved?'improved':''));labels(t,tr);t.appendChild(tr)})
+  var sw=el('a',null,'⇄ swap base and head');sw.id='swap';sw.href='#/compare/'+encodeURIComponent(b)+'/'+encodeURIComponent(a);var top=el('p',null,'base: '+a+' · head: '+b+' · ');top.appendChild(sw);main.appendChild(top)
+  var t=el('table');t.id='comparison';var h=el('tr','head');['scorer','base','head','Δ','95% CI','p','n','verdict'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
+  c.scorers.forEach(function(s){var tr=el('tr');tr.dataset.scorer=s.id;[s.id,fmt(s.baseMean),fmt(s.headMean),(s.delta>0?'+':'')+fmt(s.delta),s.ci95?'['+fmt(s.ci95[0])+', '+fmt(s.ci95[1])+']':'–',typeof s.pValue==='number'?s.pValue.toPrecision(3):'–',String(s.n)].forEach(function(x,i){tr.appendChild(el('td',i?'num':null,x))});var v=el('td',s.regressed?'bad':s.improved?'good':null,verdictOf(s));v.className+=' verdict';tr.appendChild(v);labels(t,tr);t.appendChild(tr)})
   main.appendChild(t);main.appendChild(el('p',null,'paired by '+c.pairedBy+' · '+c.sharedItems+' shared items · new '+c.newItems.length+' · missing '+c.missingItems.length))
   ;[['new','new items (in head only)',c.newItems],['missing','missing items (in base only)',c.missingItems]].forEach(function(x){if(!x[2].length)return;var d=el('details');d.id=x[0];d.appendChild(el('summary',null,x[1]+': '+x[2].length));var ul=el('ul');x[2].slice(0,200).forEach(function(i){ul.appendChild(el('li',null,String(i)))});if(x[2].length>200)ul.appendChild(el('li',null,'… and '+(x[2].length-200)+' more'));d.appendChild(ul);main.appendChild(d)})
   if(c.worstItems.length){var ul=el('ul');c.worstItems.forEach(function(w){ul.appendChild(el('li',null,w.scorer+' · '+w.item+': '+fmt(w.base)+' → '+fmt(w.head)+(w.reason?' — '+w.reason:'')))});main.appendChild(el('h3',null,'Items that got worse'));main.appendChild(ul)}
