@@ -12,6 +12,7 @@
 //! run streams its items to), [`jsonl`] (import and export of `--out` files), [`time`]
 //! (timestamps as ISO text and back), [`status`] (who owns a running run; interrupted runs).
 
+pub mod api;
 pub mod jsonl;
 pub mod recorder;
 pub mod rows;
