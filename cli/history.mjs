@@ -165,7 +165,7 @@ export async function storeCommand(argv, io = { stdout: process.stdout }) {
   if (sub === 'import') {
     if (!files.length) throw new UsageError('usage: oxeval store import FILE.jsonl…')
     const r = ask(store, { kind: 'import', files, tags: values.tag || [] })
-    out(io, values, r, r.imported.map((i) => `${safeText(i.file)}: ${i.already ? `already in the store as run ${i.runId}` : `run ${i.runId} (${i.items} items)`}`).join('\n') + '\n')
+    out(io, values, r, r.imported.map((i) => `${safeText(i.file)}: ${i.already ? `already in the store as run ${i.runId}` : `run ${i.runId} (${i.items} items)`}${i.replaced ? `; ${i.replaced} lone surrogate escape${i.replaced === 1 ? '' : 's'} (\\ud800…) imported as U+FFFD` : ''}`).join('\n') + '\n')
     return { code: 0 }
   }
   if (sub === 'prune') {

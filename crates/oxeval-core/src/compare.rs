@@ -17,6 +17,15 @@
 //! (`canDetect`: 3 starter items never can, and "no significant change" would then say
 //! nothing), and the smallest mean change it would detect with 80 % power at its size and
 //! the observed spread of the differences ([`detectable`]).
+//!
+//! With several base runs (`--base-runs K`, [`pooled`]) the base of an item is the mean of its
+//! scores across the runs that scored it, and the judge's noise is measured ([`Noise`]): the
+//! per-item standard deviation across the base runs, their pooled value σ, and the items whose
+//! verdict flips among the base runs. From σ the noise floor: the change of the mean that judge
+//! noise alone reaches at `alpha` (two-sided) when nothing else changed, z₁₋α/₂ · σ ·
+//! √(mean over pairs of (1 + 1/Kᵢ) / n) (head's one score and base's mean of Kᵢ each carry
+//! the noise). A change below the floor is *within noise*: never called a regression or an
+//! improvement, and the smallest detectable change is never below the floor.
 
 use crate::scorers::Direction;
 use serde::Serialize;
@@ -50,8 +59,31 @@ pub struct Paired {
     pub min_pairs: usize,
     /// Whether this comparison has that many pairs (else no change can be significant).
     pub can_detect: bool,
-    /// The smallest |mean change| detectable with 80 % power at this size ([`detectable`]).
+    /// The smallest |mean change| detectable with 80 % power at this size ([`detectable`]),
+    /// and never below the noise floor when the noise was measured.
     pub detectable: Option<f64>,
+    /// The judge noise measured across several base runs (`None` with one base run).
+    pub noise: Option<Noise>,
+    /// |delta| is below the noise floor (so neither regressed nor improved).
+    pub within_noise: bool,
+}
+
+/// Judge noise of one scorer measured across several base runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Noise {
+    /// The most base runs any paired item was scored in.
+    pub runs: usize,
+    /// Paired items scored in at least two base runs (the ones the noise is measured on).
+    pub items: usize,
+    /// Mean over those items of the sample standard deviation of their base scores.
+    pub mean_sd: Option<f64>,
+    /// The pooled within-item standard deviation σ (√(Σ (Kᵢ−1) sᵢ² / Σ (Kᵢ−1))).
+    pub pooled_sd: Option<f64>,
+    /// Items whose verdict (pass / fail) differs among the base runs.
+    pub flips: usize,
+    /// z₁₋α/₂ · σ · √(mean (1 + 1/Kᵢ) / n): the change judge noise alone reaches.
+    pub floor: Option<f64>,
 }
 
 /// The fewest pairs `n` with which a two-sided signed-rank test can reach p < `alpha`: its
@@ -78,6 +110,68 @@ pub fn detectable(d: &[f64], alpha: f64) -> Option<f64> {
     let normal = Normal::new(0.0, 1.0).ok()?;
     let z = normal.inverse_cdf(1.0 - alpha / 2.0) + normal.inverse_cdf(0.8);
     Some(z * sd / n.sqrt())
+}
+
+/// The judge noise in `samples` (per paired item, its scores across the base runs; at least
+/// one each), at `alpha`; `pass` is the verdict of one score.
+pub fn noise(samples: &[Vec<f64>], alpha: f64, pass: &dyn Fn(f64) -> bool) -> Noise {
+    let (mut sds, mut ss, mut df, mut flips) = (Vec::new(), 0.0, 0usize, 0);
+    for xs in samples.iter().filter(|xs| xs.len() >= 2) {
+        let m = xs.iter().sum::<f64>() / xs.len() as f64;
+        let sq: f64 = xs.iter().map(|x| (x - m).powi(2)).sum();
+        sds.push((sq / (xs.len() - 1) as f64).sqrt());
+        ss += sq;
+        df += xs.len() - 1;
+        let first = pass(xs[0]);
+        flips += usize::from(xs.iter().any(|&x| pass(x) != first));
+    }
+    let pooled_sd = (df > 0).then(|| (ss / df as f64).sqrt());
+    let n = samples.len() as f64;
+    let spread = samples
+        .iter()
+        .map(|xs| 1.0 + 1.0 / xs.len().max(1) as f64)
+        .sum::<f64>()
+        / n;
+    let z = Normal::new(0.0, 1.0)
+        .map(|d| d.inverse_cdf(1.0 - alpha / 2.0))
+        .unwrap_or(f64::NAN);
+    Noise {
+        runs: samples.iter().map(Vec::len).max().unwrap_or(0),
+        items: sds.len(),
+        mean_sd: mean(&sds),
+        pooled_sd,
+        flips,
+        floor: pooled_sd
+            .filter(|_| n > 0.0)
+            .map(|sd| z * sd * (spread / n).sqrt()),
+    }
+}
+
+/// [`paired`] against several base runs: `samples[i]` are item i's base scores (its base is
+/// their mean), and the measured noise decides what is within it.
+pub fn pooled(
+    samples: &[Vec<f64>],
+    head: &[f64],
+    direction: Direction,
+    alpha: f64,
+    min_effect: f64,
+    pass: &dyn Fn(f64) -> bool,
+) -> Paired {
+    let n = samples.len().min(head.len());
+    let base: Vec<f64> = samples[..n]
+        .iter()
+        .map(|xs| mean(xs).unwrap_or(f64::NAN))
+        .collect();
+    let mut p = paired(&base, &head[..n], direction, alpha, min_effect);
+    let nz = noise(&samples[..n], alpha, pass);
+    if let Some(floor) = nz.floor {
+        p.within_noise = p.delta.is_some_and(|d| d.abs() < floor);
+        p.regressed &= !p.within_noise;
+        p.improved &= !p.within_noise;
+        p.detectable = Some(p.detectable.map_or(floor, |d| d.max(floor)));
+    }
+    p.noise = Some(nz);
+    p
 }
 
 fn mean(xs: &[f64]) -> Option<f64> {
@@ -115,6 +209,8 @@ pub fn paired(
         min_pairs: min_pairs(alpha),
         can_detect: n >= min_pairs(alpha),
         detectable: detectable(&d, alpha),
+        noise: None,
+        within_noise: false,
     }
 }
 
@@ -210,7 +306,10 @@ pub fn bootstrap_ci(d: &[f64], resamples: usize, seed: u64) -> Option<[f64; 2]> 
 /// [`paired`] for each scorer of `{ scorers: [{ id, direction?, base: number[], head:
 /// number[] }], alpha?, minEffect? }` (JSON, as the CLI sends it): `{ method, alpha,
 /// minEffect, scorers: [{ id, direction, n, baseMean, headMean, delta, ci95, pValue,
-/// regressed, improved, minPairs, canDetect, detectable }] }`.
+/// regressed, improved, minPairs, canDetect, detectable, noise, withinNoise }] }`. With
+/// several base runs a scorer sends `baseRuns: number[][]` (per pair, the item's scores in
+/// the base runs) instead of `base`, and `threshold?` / `scale?` for the verdict flips
+/// ([`pooled`]).
 pub fn compare_json(
     input: &serde_json::Value,
 ) -> Result<serde_json::Value, crate::InvalidArgument> {
@@ -256,22 +355,78 @@ pub fn compare_json(
             Some("lower") => Direction::Lower,
             _ => Direction::Higher,
         };
-        let base = numbers(s.get("base"), &format!("{id}.base"))?;
         let head = numbers(s.get("head"), &format!("{id}.head"))?;
-        if base.len() != head.len() {
+        let runs = match s.get("baseRuns") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_array()
+                    .ok_or_else(|| bad(format!("{id}.baseRuns must be an array of arrays")))?
+                    .iter()
+                    .map(|xs| numbers(Some(xs), &format!("{id}.baseRuns[]")))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        let paired_len = runs.as_ref().map_or_else(
+            || numbers(s.get("base"), &format!("{id}.base")).map(|b| b.len()),
+            |r| Ok(r.len()),
+        )?;
+        if paired_len != head.len() {
             return Err(bad(format!(
-                "{id}: base and head must pair up ({} vs {} scores)",
-                base.len(),
+                "{id}: base and head must pair up ({paired_len} vs {} scores)",
                 head.len()
             )));
         }
-        let p = paired(&base, &head, direction, alpha, min_effect);
+        let p = match &runs {
+            Some(r) => {
+                if r.iter().any(Vec::is_empty) {
+                    return Err(bad(format!("{id}.baseRuns: every pair needs a base score")));
+                }
+                let verdict = Verdict::of(s);
+                pooled(r, &head, direction, alpha, min_effect, &|x| {
+                    verdict.passes(x)
+                })
+            }
+            None => {
+                let base = numbers(s.get("base"), &format!("{id}.base"))?;
+                paired(&base, &head, direction, alpha, min_effect)
+            }
+        };
         let mut v = serde_json::to_value(&p).unwrap_or_default();
         v["id"] = json!(id);
         v["direction"] = json!(direction);
         out.push(v);
     }
     Ok(json!({ "method": METHOD, "alpha": alpha, "minEffect": min_effect, "scorers": out }))
+}
+
+/// A scorer's pass rule for counting verdict flips: `threshold` (a number: score ≥ it; `{ min?,
+/// max? }`: within), else at least half its `scale` (default 1), as the store's flaky items.
+struct Verdict {
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+impl Verdict {
+    fn of(s: &serde_json::Value) -> Verdict {
+        let t = &s["threshold"];
+        match t.as_f64() {
+            Some(m) => Verdict {
+                min: Some(m),
+                max: None,
+            },
+            None if t.is_object() => Verdict {
+                min: t["min"].as_f64(),
+                max: t["max"].as_f64(),
+            },
+            None => Verdict {
+                min: Some(0.5 * s["scale"].as_f64().unwrap_or(1.0)),
+                max: None,
+            },
+        }
+    }
+    fn passes(&self, x: f64) -> bool {
+        self.min.is_none_or(|m| x >= m) && self.max.is_none_or(|m| x <= m)
+    }
 }
 
 #[cfg(test)]
@@ -368,5 +523,100 @@ mod tests {
         assert!((m - 1.400_79).abs() < 1e-4, "{m}");
         assert_eq!(detectable(&[0.5, 0.5, 0.5], 0.05), None);
         assert_eq!(detectable(&[0.5], 0.05), None);
+    }
+
+    #[test]
+    fn judge_noise_across_base_runs() {
+        // item sds: √0.02 = 0.141421, 0, √0.08 = 0.282843; pooled √(0.1 / 3) = 0.182574;
+        // floor = 1.959964 · 0.182574 · √(1.5 / 3) = 0.253030; item 3 flips at 0.5
+        let samples = vec![vec![0.8, 1.0], vec![0.5, 0.5], vec![0.2, 0.6]];
+        let nz = noise(&samples, 0.05, &|x| x >= 0.5);
+        assert_eq!((nz.runs, nz.items, nz.flips), (2, 3, 1));
+        assert!(close(nz.mean_sd.unwrap(), 0.141_421, 1e-6), "{nz:?}");
+        assert!(close(nz.pooled_sd.unwrap(), 0.182_574, 1e-6), "{nz:?}");
+        assert!(close(nz.floor.unwrap(), 0.253_030, 1e-5), "{nz:?}");
+        // unequal run counts: pooled over degrees of freedom, (1 + 1/Kᵢ) per pair;
+        // [0.8, 1.0] (ss 0.02, df 1) and [0, 0.3, 0.6] (ss 0.18, df 2): σ = √(0.2 / 3)
+        let nz = noise(
+            &[vec![0.8, 1.0], vec![0.0, 0.3, 0.6], vec![0.7]],
+            0.05,
+            &|x| x >= 0.5,
+        );
+        let sigma = (0.2f64 / 3.0).sqrt();
+        let spread = (1.5 + 4.0 / 3.0 + 2.0) / 3.0;
+        assert_eq!((nz.runs, nz.items, nz.flips), (3, 2, 1));
+        assert!(close(
+            nz.floor.unwrap(),
+            1.959_964 * sigma * (spread / 3.0f64).sqrt(),
+            1e-5
+        ));
+        // one run each: nothing measured
+        let one = noise(&[vec![0.5], vec![0.7]], 0.05, &|x| x >= 0.5);
+        assert_eq!(
+            (one.items, one.pooled_sd, one.floor, one.flips),
+            (0, None, None, 0)
+        );
+    }
+
+    #[test]
+    fn a_change_within_the_judge_noise_is_not_a_regression() {
+        // base runs score every item 0.4 and 0.6 (σ = 0.141421, floor over 20 pairs
+        // 1.959964 · 0.141421 · √(1.5 / 20) = 0.075906)
+        let samples = vec![vec![0.4, 0.6]; 20];
+        let small = pooled(&samples, &[0.45; 20], Direction::Higher, 0.05, 0.0, &|x| {
+            x >= 0.5
+        });
+        assert!(
+            small.p_value.unwrap() < 0.05,
+            "the test alone would call it: {small:?}"
+        );
+        assert!(
+            small.within_noise && !small.regressed && !small.improved,
+            "{small:?}"
+        );
+        assert!(close(small.base_mean.unwrap(), 0.5, 1e-12));
+        assert!(
+            close(small.detectable.unwrap(), 0.075_906, 1e-5),
+            "{small:?}"
+        );
+        assert_eq!(small.noise.as_ref().unwrap().flips, 20);
+        let big = pooled(&samples, &[0.3; 20], Direction::Higher, 0.05, 0.0, &|x| {
+            x >= 0.5
+        });
+        assert!(big.regressed && !big.within_noise, "{big:?}");
+        // one base run: the plain paired comparison, noise not measured
+        let single = pooled(
+            &vec![vec![0.5]; 20],
+            &[0.45; 20],
+            Direction::Higher,
+            0.05,
+            0.0,
+            &|x| x >= 0.5,
+        );
+        assert!(single.regressed && !single.within_noise);
+        assert_eq!(single.noise.unwrap().floor, None);
+    }
+
+    #[test]
+    fn compare_json_takes_base_runs_and_the_threshold() {
+        let v = compare_json(
+            &serde_json::json!({ "scorers": [{ "id": "f", "threshold": 0.9,
+            "baseRuns": [[0.8, 1.0], [0.5, 0.5], [0.2, 0.6]], "head": [0.9, 0.5, 0.4] }] }),
+        )
+        .unwrap();
+        let s = &v["scorers"][0];
+        assert_eq!(s["noise"]["flips"], 1, "{s}");
+        assert_eq!(s["baseMean"], serde_json::json!((0.9 + 0.5 + 0.4) / 3.0));
+        assert_eq!(s["withinNoise"], true);
+        let e = compare_json(&serde_json::json!({ "scorers": [{ "id": "f",
+            "baseRuns": [[0.8], []], "head": [0.9, 0.5] }] }));
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("every pair needs a base score"));
+        let plain = compare_json(&serde_json::json!({ "scorers": [{ "id": "f",
+            "base": [0.8], "head": [0.9] }] }))
+        .unwrap();
+        assert_eq!(plain["scorers"][0]["noise"], serde_json::Value::Null);
     }
 }

@@ -101,7 +101,7 @@ pub fn request(spec: &str, r: &Value) -> StoreResult<Value> {
             {
                 let i = import_file(store.as_mut(), std::path::Path::new(f), &tags)?;
                 done.push(
-                    json!({ "file": f, "runId": i.run_id, "items": i.items, "already": i.already }),
+                    json!({ "file": f, "runId": i.run_id, "items": i.items, "already": i.already, "replaced": i.replaced }),
                 );
             }
             Ok(json!({ "imported": done }))

@@ -4,6 +4,10 @@
 //! Import is idempotent: a file is known by the digest of its header line (its start time,
 //! dataset and scorers), so importing it again finds the run already there. A file without
 //! its summary line (a run that died) is imported as `interrupted` with the items it has.
+//!
+//! A file written by JavaScript can hold a lone surrogate escape (`"\ud800"`: `JSON.stringify`
+//! of a string cut in the middle of an emoji); JSON text cannot carry it into a Rust string,
+//! so each such escape is imported as U+FFFD (�) and the count is reported (`replaced`).
 
 use super::rows::prompt_digest;
 use super::time::{now_ms, parse_iso};
@@ -19,6 +23,57 @@ pub struct Imported {
     pub items: u64,
     /// The file was imported before: nothing was written.
     pub already: bool,
+    /// Lone surrogate escapes imported as U+FFFD.
+    pub replaced: u64,
+}
+
+/// One JSON line; a line with lone surrogate escapes is parsed with each replaced by U+FFFD
+/// (counted in `replaced`).
+fn parse_line(line: &str, replaced: &mut u64) -> serde_json::Result<Value> {
+    match serde_json::from_str(line) {
+        Err(e) if e.is_syntax() && line.contains("\\u") => {
+            let (fixed, n) = replace_lone_surrogates(line);
+            if n == 0 {
+                return Err(e);
+            }
+            *replaced += n;
+            serde_json::from_str(&fixed)
+        }
+        r => r,
+    }
+}
+
+/// `text` with every `\uXXXX` escape of a lone surrogate (a high one not followed by a low
+/// one's escape, or a low one not after a high one) as `\ufffd`; and how many there were.
+pub fn replace_lone_surrogates(text: &str) -> (String, u64) {
+    let b = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let hex = b.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let (mut out, mut from, mut i, mut n) = (String::with_capacity(text.len()), 0, 0, 0);
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => i += 12,
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[from..i]);
+                out.push_str("\\ufffd");
+                n += 1;
+                i += 6;
+                from = i;
+            }
+            _ => i += 2,
+        }
+    }
+    out.push_str(&text[from..]);
+    (out, n)
 }
 
 fn bad(path: &Path, line: usize, what: impl std::fmt::Display) -> StoreError {
@@ -60,6 +115,7 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
     let file = std::fs::File::open(path)
         .map_err(|e| StoreError::invalid(format!("{}: cannot read: {e}", path.display())))?;
     let mut lines = BufReader::new(file).lines().enumerate();
+    let mut replaced = 0;
     let (header_text, header) = loop {
         let Some((k, line)) = lines.next() else {
             return Err(bad(path, 1, "empty file: not an oxeval --out file"));
@@ -68,8 +124,8 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value =
-            serde_json::from_str(&line).map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
+        let v = parse_line(&line, &mut replaced)
+            .map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
         if v["type"] != "run" {
             return Err(bad(
                 path,
@@ -85,6 +141,7 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
             run_id: id,
             items: 0,
             already: true,
+            replaced: 0,
         });
     }
     let run = new_run(&header, key, tags);
@@ -98,8 +155,8 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
         if line.trim().is_empty() {
             continue;
         }
-        let mut v: Value =
-            serde_json::from_str(&line).map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
+        let mut v = parse_line(&line, &mut replaced)
+            .map_err(|e| bad(path, k + 1, format!("not JSON: {e}")))?;
         let kind = v["type"].as_str().unwrap_or_default().to_string();
         if let Some(o) = v.as_object_mut() {
             o.remove("type");
@@ -132,6 +189,7 @@ pub fn import_file(store: &mut dyn Store, path: &Path, tags: &[String]) -> Store
         run_id: run.id,
         items,
         already: false,
+        replaced,
     })
 }
 
@@ -145,4 +203,26 @@ pub fn export_to(store: &mut dyn Store, run_id: &str, out: &mut dyn Write) -> St
     })?;
     out.flush()
         .map_err(|e| StoreError::write(format!("cannot write the export: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_become_the_replacement_character() {
+        let (t, n) = replace_lone_surrogates(r#"{"a":"x\ud800y","b":"\udc00","c":"\ud83d\ude00"}"#);
+        assert_eq!(n, 2);
+        assert_eq!(t, r#"{"a":"x\ufffdy","b":"\ufffd","c":"\ud83d\ude00"}"#);
+        let v: Value = serde_json::from_str(&t).unwrap();
+        assert_eq!(v["a"], "x\u{fffd}y");
+        assert_eq!(v["c"], "\u{1f600}");
+        // an escaped backslash before "ud800" is text, not an escape; a high one at the end
+        let (t, n) = replace_lone_surrogates(r#"["\\ud800","\ud800"]"#);
+        assert_eq!((t.as_str(), n), (r#"["\\ud800","\ufffd"]"#, 1));
+        let mut k = 0;
+        assert!(parse_line(r#"{"a":"\\ud800"}"#, &mut k).is_ok());
+        assert_eq!(k, 0);
+        assert!(parse_line(r#"{"a":"\ud800" "#, &mut k).is_err());
+    }
 }

@@ -179,3 +179,6 @@ pub fn open(spec: &str) -> StoreResult<Box<dyn Store>> {
 pub fn new_run_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()[..12].to_string()
 }
+
+#[cfg(test)]
+mod compat_tests;
