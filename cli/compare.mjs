@@ -2,7 +2,10 @@
 // pair by `id` (when both runs' items have one), else by their input; per scorer the mean of
 // head − base over the paired items and a paired test (the core's `compare.rs`: Wilcoxon's
 // signed-rank test and a paired bootstrap interval), direction-aware; the items that got
-// worse most, with their reasons; new and missing items. Exit 0, or 1 with
+// worse most, with their reasons; new and missing items. With --base-runs K the base is the
+// last K runs of a stored baseline: an item's base is the mean of its scores across them, and
+// the judge noise they show (per-item spread, verdict flips, the noise floor) is measured and
+// reported (compare.rs). Exit 0, or 1 with
 // --fail-on-regression when a scorer got significantly worse; 2 for usage errors.
 import { createReadStream, existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -10,7 +13,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { safeText } from './terminal.mjs'
-import { baselineFile, storeSpec } from './store.mjs'
+import { baseRunsOption, baselineFile, poolBaseline, poolFiles, storeSpec } from './store.mjs'
 import { findConfig } from './config.mjs'
 import { itemReason, itemScore } from '../report/items.mjs'
 
@@ -31,6 +34,10 @@ Options
       --fail-on-regression   exit 1 when a scorer got significantly worse
       --format F             text (default), json, or markdown (a pull-request comment)
       --worst N              the N items that got worse most, per scorer (default 5)
+      --base-runs K          pool the last K finished runs of a stored BASE (main, branch:B,
+                             tag:T: the newest K with its dataset; run:ID: it and the K−1 before
+                             it on its branch): an item's base is its mean over them, the judge
+                             noise is measured, and a change within it is "within noise"
   -h, --help
 
 Exit status: 0 (or 1 with --fail-on-regression and a regression), 2 usage or file errors.
@@ -42,6 +49,7 @@ const OPTIONS = {
   'fail-on-regression': { type: 'boolean' },
   format: { type: 'string' },
   worst: { type: 'string' },
+  'base-runs': { type: 'string' },
   store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 }
@@ -78,8 +86,8 @@ function stable(v) {
   return JSON.stringify(v) ?? 'undefined'
 }
 
-function pairKeys(base, head) {
-  const byId = base.items.every((i) => i.id !== undefined) && head.items.every((i) => i.id !== undefined)
+function pairKeys(bases, head) {
+  const byId = bases.every((b) => b.items.every((i) => i.id !== undefined)) && head.items.every((i) => i.id !== undefined)
   const key = (it) => (byId ? `id:${it.id}` : `input:${stable(it.input)}`)
   const label = (it) => (byId ? String(it.id) : typeof it.input === 'string' ? it.input : stable(it.input))
   return { by: byId ? 'id' : 'input', key, label }
@@ -94,35 +102,66 @@ function number(flag, text, dflt) {
   return n
 }
 
-/** The comparison as data (what --format json prints). */
-export async function comparison(basePath, headPath, opts = {}) {
-  const base = await readRun(basePath, 'BASE')
+/** A scorer's threshold and scale in a run's header (for the base runs' verdict flips). */
+function verdictRule(header, id) {
+  const t = (header.scorers || []).find((x) => x.id === id)?.threshold
+  return { threshold: t ?? null, scale: header.scorerInfo?.[id]?.scale ?? null }
+}
+
+const first = (maps, k) => maps.find((m) => m.has(k))?.get(k)
+
+/**
+ * The comparison as data (what --format json prints). `basePaths`: one --out file, or several
+ * (the pooled base runs, newest first; `opts.pool` says what was asked: requested, runIds, note).
+ */
+export async function comparison(basePaths, headPath, opts = {}) {
+  const paths = Array.isArray(basePaths) ? basePaths : [basePaths]
+  const bases = []
+  for (const p of paths) bases.push(await readRun(p, 'BASE'))
   const head = await readRun(headPath, 'HEAD')
-  const { by, key, label } = pairKeys(base, head)
-  const baseMap = new Map()
-  for (const it of base.items) if (!baseMap.has(key(it))) baseMap.set(key(it), it)
-  const headMap = new Map()
-  for (const it of head.items) if (!headMap.has(key(it))) headMap.set(key(it), it)
-  const shared = [...headMap.keys()].filter((k) => baseMap.has(k))
-  const newItems = [...headMap.keys()].filter((k) => !baseMap.has(k)).map((k) => label(headMap.get(k)))
-  const missingItems = [...baseMap.keys()].filter((k) => !headMap.has(k)).map((k) => label(baseMap.get(k)))
+  const { by, key, label } = pairKeys(bases, head)
+  const index = (items) => {
+    const m = new Map()
+    for (const it of items) if (!m.has(key(it))) m.set(key(it), it)
+    return m
+  }
+  const baseMaps = bases.map((b) => index(b.items))
+  const headMap = index(head.items)
+  const inBase = (k) => baseMaps.some((m) => m.has(k))
+  const shared = [...headMap.keys()].filter(inBase)
+  const newItems = [...headMap.keys()].filter((k) => !inBase(k)).map((k) => label(headMap.get(k)))
+  const baseKeys = new Set(baseMaps.flatMap((m) => [...m.keys()]))
+  const missingItems = [...baseKeys].filter((k) => !headMap.has(k)).map((k) => label(first(baseMaps, k)))
+  const base = bases[0]
   const scorerIds = ids(head.header).filter((id) => ids(base.header).includes(id))
   if (!scorerIds.length) throw new UsageError('the two runs have no scorer in common')
   const direction = (id) => head.header.scorerInfo?.[id]?.direction ?? base.header.scorerInfo?.[id]?.direction ?? 'higher'
   const series = scorerIds.map((id) => {
     const pairs = []
     for (const k of shared) {
-      const b = itemScore(baseMap.get(k), id)
+      const samples = baseMaps.map((m) => (m.has(k) ? itemScore(m.get(k), id) : undefined)).filter((x) => typeof x === 'number')
       const h = itemScore(headMap.get(k), id)
-      if (typeof b === 'number' && typeof h === 'number') pairs.push({ k, b, h })
+      if (samples.length && typeof h === 'number') pairs.push({ k, b: samples.reduce((a, x) => a + x, 0) / samples.length, samples, h })
     }
     return { id, direction: direction(id), pairs }
   })
+  const pooled = bases.length > 1
   const native = require('../load-binding.js')
   const r = native.compareScores(
-    JSON.stringify({ alpha: opts.alpha, minEffect: opts.minEffect, scorers: series.map((s) => ({ id: s.id, direction: s.direction, base: s.pairs.map((p) => p.b), head: s.pairs.map((p) => p.h) })) }),
+    JSON.stringify({
+      alpha: opts.alpha,
+      minEffect: opts.minEffect,
+      scorers: series.map((s) => ({
+        id: s.id,
+        direction: s.direction,
+        head: s.pairs.map((p) => p.h),
+        ...(pooled ? { baseRuns: s.pairs.map((p) => p.samples), ...verdictRule(base.header, s.id) } : { base: s.pairs.map((p) => p.b) }),
+      })),
+    }),
   )
   if (!r.ok) throw new UsageError(r.message)
+  const pool = opts.pool ?? {}
+  const baseRuns = { requested: pool.requested ?? 1, used: bases.length, runs: pool.runIds ?? null, note: pool.note ?? null }
   const k = Number.isInteger(opts.worst) && opts.worst >= 0 ? opts.worst : 5
   const worstItems = []
   for (const s of series) {
@@ -134,7 +173,8 @@ export async function comparison(basePath, headPath, opts = {}) {
       .slice(0, k)
     for (const p of worse) worstItems.push({ scorer: s.id, item: label(headMap.get(p.k)), base: p.b, head: p.h, delta: p.delta, reason: itemReason(headMap.get(p.k), s.id) })
   }
-  return { method: r.value.method, pairedBy: by, alpha: r.value.alpha, minEffect: r.value.minEffect, sharedItems: shared.length, scorers: r.value.scorers, newItems, missingItems, worstItems }
+  const method = pooled ? `${r.value.method}; base: per item the mean of ${bases.length} runs, judge noise measured across them (a change below the noise floor z·σ·√(mean(1 + 1/K)/n) is within noise)` : r.value.method
+  return { method, pairedBy: by, alpha: r.value.alpha, minEffect: r.value.minEffect, sharedItems: shared.length, baseRuns, scorers: r.value.scorers, newItems, missingItems, worstItems }
 }
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : '–')
@@ -145,10 +185,29 @@ const pText = (p) => (typeof p !== 'number' ? '–' : p < 0.001 ? '<0.001' : p.t
 const verdict = (s) =>
   s.regressed ? 'REGRESSED'
   : s.improved ? 'improved'
+  : s.withinNoise ? `within judge noise (|Δ| < noise floor ${s.noise.floor.toFixed(3)})`
   : s.canDetect === false ? `too few items to detect any change (a paired test at this α needs ≥ ${s.minPairs})`
   : `no significant change${typeof s.detectable === 'number' ? ` (smallest detectable ≈ ${s.detectable.toFixed(3)})` : ''}`
 
 const LISTED = 50
+
+/** The judge-noise lines of a pooled comparison (none with one base run). */
+function noiseLines(c) {
+  const b = c.baseRuns
+  if (!b || (b.used < 2 && !b.note)) return []
+  const out = [`judge noise across ${b.used} base run${b.used === 1 ? '' : 's'}${b.requested !== b.used ? ` (${b.requested} asked)` : ''}:`]
+  if (b.note) out.push(`  ${b.note}`)
+  for (const s of c.scorers) {
+    const n = s.noise
+    if (!n) continue
+    if (n.pooledSd == null) {
+      out.push(`  ${s.id}: no item scored in two base runs: noise not measured`)
+      continue
+    }
+    out.push(`  ${s.id}: per-item sd ${fmt(n.meanSd)} on average (pooled σ ${fmt(n.pooledSd)}, ${n.items} items), ${n.flips} item${n.flips === 1 ? '' : 's'} flip${n.flips === 1 ? 's' : ''} verdict among the base runs; noise floor ±${fmt(n.floor)}`)
+  }
+  return out
+}
 
 function markdown(c) {
   const esc = (t) => String(t).replace(/[|\\`*_<>[\]]/g, (ch) => `\\${ch}`).replace(/\n/g, ' ')
@@ -158,7 +217,9 @@ function markdown(c) {
   out.push('')
   out.push('| scorer | base | head | Δ | 95% CI | p | n | |')
   out.push('|---|---|---|---|---|---|---|---|')
-  for (const s of c.scorers) out.push(`| ${esc(s.id)} | ${fmt(s.baseMean)} | ${fmt(s.headMean)} | ${signed(s.delta)} | ${s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–'} | ${pText(s.pValue)} | ${s.n} | ${s.regressed ? '🔴 regressed' : s.improved ? '🟢 improved' : s.canDetect === false ? `too few items (≥ ${s.minPairs} needed)` : typeof s.detectable === 'number' ? `unchanged (detectable ≈ ${s.detectable.toFixed(3)})` : ''} |`)
+  for (const s of c.scorers) out.push(`| ${esc(s.id)} | ${fmt(s.baseMean)} | ${fmt(s.headMean)} | ${signed(s.delta)} | ${s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–'} | ${pText(s.pValue)} | ${s.n} | ${s.regressed ? '🔴 regressed' : s.improved ? '🟢 improved' : s.withinNoise ? `within noise (< ${fmt(s.noise.floor)})` : s.canDetect === false ? `too few items (≥ ${s.minPairs} needed)` : typeof s.detectable === 'number' ? `unchanged (detectable ≈ ${s.detectable.toFixed(3)})` : ''} |`)
+  const noise = noiseLines(c)
+  if (noise.length) out.push('', ...noise.map((l) => `${l.startsWith('  ') ? '- ' : ''}${esc(l.trim())}`))
   if (c.worstItems.length) {
     out.push('', '<details><summary>Items that got worse</summary>', '')
     for (const w of c.worstItems) out.push(`- \`${esc(w.scorer)}\` ${esc(w.item).slice(0, 120)}: ${fmt(w.base)} → ${fmt(w.head)}${w.reason ? ` — ${esc(w.reason).slice(0, 200)}` : ''}`)
@@ -186,6 +247,8 @@ function text(c) {
   for (const s of c.scorers) {
     out.push(`${s.id.padEnd(w)}  ${fmt(s.baseMean).padEnd(6)}  ${fmt(s.headMean).padEnd(6)}  ${signed(s.delta).padEnd(6)}  ${(s.ci95 ? `[${signed(s.ci95[0])}, ${signed(s.ci95[1])}]` : '–').padEnd(18)}  ${pText(s.pValue).padEnd(6)}  ${s.n}  ${verdict(s)}`)
   }
+  const noise = noiseLines(c)
+  if (noise.length) out.push('', ...noise)
   if (c.worstItems.length) {
     out.push('', 'worst items:')
     for (const x of c.worstItems) out.push(`  ${x.scorer}  ${String(x.item).slice(0, 60)}  ${fmt(x.base)} → ${fmt(x.head)}${x.reason ? `  ${String(x.reason).slice(0, 120)}` : ''}`)
@@ -199,9 +262,10 @@ function text(c) {
   return `${safeText(out.join('\n'), { newlines: true })}\n`
 }
 
-/** The text report of comparing two --out files (for `oxeval run --base`). */
-export async function compareText(basePath, headPath) {
-  return text(await comparison(basePath, headPath, {}))
+/** The text report of comparing a base (one --out file, or the pooled runs' files) with a
+ * head (for `oxeval run --base`). */
+export async function compareText(basePaths, headPath, pool) {
+  return text(await comparison(basePaths, headPath, { pool }))
 }
 
 export async function compare(argv, io = { stdout: process.stdout }) {
@@ -216,9 +280,11 @@ export async function compare(argv, io = { stdout: process.stdout }) {
   if (minEffect < 0) throw new UsageError(`--min-effect must be at least 0; got "${values['min-effect']}"`)
   const worst = values.worst === undefined ? 5 : number('worst', values.worst, 5)
   // a run in the results store by name (main, branch:B, run:ID, tag:T) is exported to a file
+  const k = baseRunsOption(values['base-runs'])
   const store = storeSpec(values, { configPath: findConfigQuietly() })
-  const [basePath, headPath] = positionals.map((p, k) => baselineFile(p, store, { flag: k ? 'HEAD' : 'BASE' }))
-  const c = await comparison(basePath, headPath, { alpha, minEffect, worst })
+  const pool = poolBaseline(positionals[0], store, { flag: 'BASE', k })
+  const headPath = baselineFile(positionals[1], store, { flag: 'HEAD' })
+  const c = await comparison(poolFiles(pool, store), headPath, { alpha, minEffect, worst, pool })
   io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : format === 'markdown' ? markdown(c) : text(c))
   return { code: values['fail-on-regression'] && c.scorers.some((s) => s.regressed) ? 1 : 0 }
 }

@@ -20,7 +20,7 @@ import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
 import { applyTurnScorers, conversationCache, scorersOption, turnScorers } from './agents.mjs'
-import { STORE_OPTIONS, exportRun, resolveBaseline, startCliRecording, storeFailureText, storeSpec } from './store.mjs'
+import { STORE_OPTIONS, baseRunsOption, exportRun, poolBaseline, poolFiles, startCliRecording, storeFailureText, storeSpec } from './store.mjs'
 
 const require = createRequire(import.meta.url)
 const { judgeModelOf } = require('../lib/store.js')
@@ -56,6 +56,7 @@ export const RUN_OPTIONS = {
   'min-coverage': { type: 'string' },
   'no-progress': { type: 'boolean' },
   base: { type: 'string' },
+  'base-runs': { type: 'string' },
   config: { type: 'string' },
   'cache-targets': { type: 'string' },
   ...STORE_OPTIONS,
@@ -101,6 +102,8 @@ Scorers and judge
       --base BASE            after the run, compare it with BASE: an earlier --out FILE, or a run
                              in the results store: main (the newest finished run on branch main
                              with this dataset; any branch name works), branch:B, run:ID, tag:T
+      --base-runs K          pool the base's last K finished runs (same dataset; docs/store.md):
+                             per item the mean of K, the judge noise measured and reported
       --scorers MODULE       repeatable; a .mjs/.js module (or .ts with a loader: NODE_OPTIONS=
                              '--import tsx') whose exports are scorers (createScorer's, built-in,
                              Mastra's), { scorer, threshold } or arrays of them; mixed with --scorer
@@ -312,6 +315,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     maxErrors: values['max-errors'] !== undefined ? nonNegativeInt('max-errors', values['max-errors']) : 0,
     minCoverage: values['min-coverage'] !== undefined ? share('min-coverage', values['min-coverage']) : undefined,
     progress: !values['no-progress'],
+    baseRuns: values['base-runs'] !== undefined ? (values.base !== undefined ? baseRunsOption(values['base-runs']) : usage('--base-runs needs --base (the baseline whose runs are pooled)')) : 1,
     base: values.base !== undefined ? (values.out !== undefined || !values['no-store'] ? values.base : usage('--base needs --out FILE or the results store (the two runs are compared)')) : undefined,
   }
 }
@@ -522,7 +526,7 @@ async function runResolved(values, extra, io, configPath) {
   // the results store: the run is recorded as its items finish (lib/store.js, the core's store)
   const store = storeSpec(values, { configPath })
   const judgeModels = Object.fromEntries([...scorerEntries.map((e) => e.scorer || e), ...gateScorers].map((sc) => [sc.id, judgeModelOf(sc) ?? (header.model && (header.model.id || header.model)) ?? null]))
-  const base = cfg.base ? resolveBaseline(cfg.base, store, { dataset: header.dataset && header.dataset.sha256 }) : null
+  const base = cfg.base ? poolBaseline(cfg.base, store, { dataset: header.dataset && header.dataset.sha256, k: cfg.baseRuns }) : null
   const recorder = store ? startCliRecording(store, header, values, { judgeModels, cwd: configPath ? dirname(configPath) : process.cwd() }) : null
   let storeFailed = false
   if (recorder && recorder.error) {
@@ -652,7 +656,7 @@ async function runResolved(values, extra, io, configPath) {
     // what changed since the base run (oxeval compare BASE OUT); the exit status stays the run's
     const { compareText } = await import('./compare.mjs')
     const head = cfg.out ?? (recorder && recorder.runId ? exportRun(store, recorder.runId) : usage('--base needs --out FILE or the results store'))
-    io.stdout.write(`\n${await compareText(typeof base === 'string' ? base : exportRun(store, base.runId), head)}`)
+    io.stdout.write(`\n${await compareText(poolFiles(base, store), head, base)}`)
   }
   return { code: verdictExitCode(summary, { shard: cfg.shard }) }
 }

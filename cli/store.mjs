@@ -83,6 +83,50 @@ export function resolveBaseline(spec, store, { flag = '--base', dataset } = {}) 
   }
 }
 
+/** The most runs `--base-runs` pools, and how far back `run:ID` is looked for on its branch. */
+export const MAX_BASE_RUNS = 50
+const LOOK_BACK = 2000
+
+/** `--base-runs K` as a whole number from 1 to MAX_BASE_RUNS (default 1). */
+export function baseRunsOption(text) {
+  if (text === undefined) return 1
+  if (!/^\d+$/.test(String(text)) || Number(text) < 1 || Number(text) > MAX_BASE_RUNS) throw new UsageError(`--base-runs must be a whole number from 1 to ${MAX_BASE_RUNS}; got "${text}"`)
+  return Number(text)
+}
+
+/**
+ * A baseline of K runs (`--base-runs K`): the run `spec` resolves to and the K − 1 finished runs
+ * before it with its dataset fingerprint: on its branch (`main`, `branch:B`, `run:ID`), or with
+ * the tag (`tag:T`). A file is one run. Resolved before a run starts, like resolveBaseline.
+ * → `{ file }` or `{ runIds, requested, note? }` (note: fewer runs than asked, and why).
+ */
+export function poolBaseline(spec, store, { flag = '--base', dataset, k = 1 } = {}) {
+  const b = resolveBaseline(spec, store, { flag, dataset })
+  if (typeof b === 'string') {
+    if (k > 1) throw new UsageError(`--base-runs ${k} pools runs of the results store (main, branch:B, tag:T, run:ID); ${flag} ${spec} is a file`)
+    return { file: b }
+  }
+  if (k === 1) return { runIds: [b.runId], requested: 1 }
+  const first = ask(store, { kind: 'show', run: b.runId })
+  const tag = spec.startsWith('tag:') ? spec.slice(4) : undefined
+  const branch = tag === undefined ? first.branch ?? undefined : undefined
+  let pool = [b.runId]
+  if (tag !== undefined || branch !== undefined) {
+    const h = ask(store, { kind: 'history', branch, tag, dataset: first.datasetFingerprint ?? undefined, last: LOOK_BACK })
+    const runs = h.runs.filter((r) => r.status === 'finished')
+    const at = runs.findIndex((r) => r.id === b.runId)
+    if (at >= 0) pool = runs.slice(at, at + k).map((r) => r.id)
+  }
+  const within = tag !== undefined ? `with tag ${tag}` : branch !== undefined ? `on branch ${branch}` : 'without a branch'
+  const note = pool.length < k ? `--base-runs ${k}: only ${pool.length} finished run${pool.length === 1 ? '' : 's'} ${within} with this dataset up to ${b.runId}; pooled ${pool.length === 1 ? 'that one' : 'those'}` : undefined
+  return { runIds: pool, requested: k, note }
+}
+
+/** A pooled baseline as files (the stored runs exported), newest first. */
+export function poolFiles(pool, store) {
+  return pool.file ? [pool.file] : pool.runIds.map((id) => exportRun(store, id))
+}
+
 /** A baseline as a file: a resolved run exported to a temporary `--out` file. */
 export function baselineFile(spec, store, opts = {}) {
   const b = resolveBaseline(spec, store, opts)
