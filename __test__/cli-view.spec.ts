@@ -110,7 +110,7 @@ describeBrowser('oxeval view: the results store history in headless Chromium', (
     const data = join(dir, 'd.jsonl')
     for (const [k, outputs] of [['main', ['Paris', 'Rome', 'Rome']], ['feature', ['Paris', 'Paris', 'Rome']], ['feature', ['Paris', 'Paris', 'Paris']]] as const) {
       writeFileSync(data, jsonl(outputs.map((output, i) => ({ id: `q${i}`, input: `question ${i}`, output }))))
-      const r = await runCli(['run', '--data', data, '--scorer', 'includes("Paris")', '--tag', k, '--no-progress'], { cwd: dir, env: { OXEVAL_STORE: undefined } })
+      const r = await runCli(['run', '--data', data, '--scorer', 'includes("Paris")', '--tag', k, '--no-progress'], { cwd: dir, env: { OXEVAL_STORE: undefined, GITHUB_REF_NAME: k } })
       if (r.code !== 0) throw new Error(r.stderr)
     }
     child = spawn(process.execPath, [CLI, 'view', '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OXEVAL_STORE: '' } })
@@ -153,6 +153,33 @@ describeBrowser('oxeval view: the results store history in headless Chromium', (
     await page.waitForSelector('#q')
     expect(await page.textContent('body')).toMatch(/Rome/)
     expect(await page.$$('iframe')).toEqual([])
+    // the branch filter: the two runs on feature
+    await page.goto(`${url}#/history?branch=feature&tag=`)
+    await page.waitForFunction(() => document.querySelectorAll('svg.trend circle').length === 2)
+    expect(await page.$$eval('#stored-runs tr[data-run]', (rows) => rows.map((r) => r.children[3].textContent))).toEqual(['feature', 'feature'])
+    await page.close()
+  })
+
+  it('any two stored runs open their comparison (the older the base, whatever the order of the ticks), with a swap', async () => {
+    const page = await context.newPage()
+    await page.goto(`${url}#/history`)
+    await page.waitForSelector('#stored-runs tr[data-run]')
+    const ids = await page.$$eval('#stored-runs tr[data-run]', (rows) => rows.map((r) => (r as HTMLElement).dataset.run!))
+    expect(ids).toHaveLength(3)
+    const [newest, , oldest] = ids
+    expect(await page.isDisabled('#compare-stored')).toBe(true)
+    await page.check(`#stored-runs tr[data-run="${newest}"] input`)
+    await page.check(`#stored-runs tr[data-run="${oldest}"] input`)
+    await page.click('#compare-stored')
+    await page.waitForSelector('#comparison tr[data-scorer="check-includes"]')
+    expect(page.url()).toBe(`${url}#/compare/run:${oldest}/run:${newest}`)
+    const cells = await page.$$eval('#comparison tr[data-scorer="check-includes"] td', (tds) => tds.map((td) => td.textContent))
+    // 1/3 → 1 over three items: too few to tell, and it says so
+    expect(cells.slice(1, 4)).toEqual(['0.333', '1.000', '+0.667'])
+    expect(cells[7]).toMatch(/^unchanged \(too few items to tell: ≥ 6 needed\)$/)
+    await page.click('#swap')
+    await page.waitForFunction((id) => decodeURIComponent(location.hash) === `#/compare/run:${id[0]}/run:${id[1]}`, [newest, oldest])
+    await page.waitForFunction(() => document.querySelector('#comparison tr[data-scorer="check-includes"] td:nth-child(4)')?.textContent === '-0.667')
     await page.close()
   })
 })

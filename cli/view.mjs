@@ -2,11 +2,12 @@
 // 127.0.0.1 only, with no network at view time. `#/` lists the runs (date, dataset, scorers,
 // means, outcome), `#/run/<file>` shows one run's report (the same HTML report as --html,
 // rendered from the file, as a page of its own at `run/<file>`: no frame, so no scroll inside a
-// scroll), `#/compare/<a>/<b>` the comparison of two (oxeval compare's). The
+// scroll), `#/compare/<a>/<b>` the comparison of two (oxeval compare's; `run:<id>` names a
+// run of the results store, picked on `#/history`). The
 // files are listed once at start and re-read on each request (a run written meanwhile shows).
-import { createReadStream, readdirSync, statSync } from 'node:fs'
+import { createReadStream, readdirSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { join, relative, resolve, sep } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
@@ -25,7 +26,8 @@ only requests addressed to it (Host 127.0.0.1, localhost or [::1] with its port)
 --port 0 picks a free port (default 7357). Ctrl-C stops it.
 #/history: the runs of the results store (--store PATH, default .oxeval/store.db in the working
 directory): one trend chart per scorer (mean and 95% interval per run, oldest → newest; a point
-opens its run), filters by branch and tag, and the flaky items.
+opens its run), filters by branch and tag, the stored runs (tick any two to compare them: the
+older is the base), and the flaky items.
 `
 
 /** The runs in `dir`: each .jsonl file (two levels deep) whose first line is a run header. */
@@ -162,7 +164,7 @@ function list(){where.textContent='';main.textContent='';get('api/runs').then(fu
 }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
 function labels(t,tr){var hs=t.querySelectorAll('tr.head th');Array.prototype.forEach.call(tr.children,function(td,i){if(hs[i])td.dataset.label=hs[i].textContent})}
 function run(file){location.replace('run/'+encodeURIComponent(file))}
-function verdictOf(s){return s.regressed?'regressed':s.improved?'improved':s.canDetect===false?'unchanged (too few items to tell: ≥ '+s.minPairs+' needed)':'unchanged'+(typeof s.detectable==='number'?' (detectable ≈ '+fmt(s.detectable)+')':'')}
+function verdictOf(s){return s.regressed?'regressed':s.improved?'improved':s.withinNoise?'unchanged (within judge noise)':s.canDetect===false?'unchanged (too few items to tell: ≥ '+s.minPairs+' needed)':'unchanged'+(typeof s.detectable==='number'?' (detectable ≈ '+fmt(s.detectable)+')':'')}
 function compare(a,b){where.textContent=a+' → '+b;main.textContent='';get('api/compare?base='+encodeURIComponent(a)+'&head='+encodeURIComponent(b)).then(function(c){
   var sw=el('a',null,'⇄ swap base and head');sw.id='swap';sw.href='#/compare/'+encodeURIComponent(b)+'/'+encodeURIComponent(a);var top=el('p',null,'base: '+a+' · head: '+b+' · ');top.appendChild(sw);main.appendChild(top)
   var t=el('table');t.id='comparison';var h=el('tr','head');['scorer','base','head','Δ','95% CI','p','n','verdict'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
@@ -187,10 +189,23 @@ function historyPage(q){where.textContent='history';main.textContent='';var f=el
     if(!h.runs.length){main.appendChild(el('p',null,'No runs in the store yet: oxeval run records every run.'));return}
     var runs=h.runs.slice().reverse(),ids=[];runs.forEach(function(r){r.scorers.forEach(function(s){if(ids.indexOf(s.id)<0)ids.push(s.id)})})
     var box=el('div');box.id='charts';ids.forEach(function(id){box.appendChild(chart(id,runs))});main.appendChild(box)
+    storedRuns(h.runs)
     return get('api/flaky').then(function(fl){var t=el('table');t.id='flaky';var hr=el('tr');['flaky item','scorer','changes','verdicts (oldest → newest)'].forEach(function(x){hr.appendChild(el('th',null,x))});t.appendChild(hr)
       fl.items.forEach(function(it){var tr=el('tr');[it.item,it.scorer,String(it.flips),it.verdicts.map(function(v){return v==='pass'?'✓':v==='fail'?'✗':v==='error'?'!':'·'}).join('')].forEach(function(x){tr.appendChild(el('td',null,x))});t.appendChild(tr)})
       main.appendChild(el('h3',null,'Flaky items'));main.appendChild(fl.items.length?t:el('p',null,'No item changed its verdict.'))})
   }).catch(function(e){main.appendChild(el('p','bad',String(e.message)))})}
+// the store's runs (newest first), any two ticked → their comparison, the older run the base
+function storedRuns(runs){main.appendChild(el('h3',null,'Runs'));var bar=el('div');var btn=el('button',null,'Compare the two selected');btn.id='compare-stored';btn.disabled=true;bar.appendChild(btn);main.appendChild(bar)
+  var t=el('table');t.id='stored-runs';var h=el('tr','head');['','date','run','branch','tags','status','scorers (mean)'].forEach(function(x){h.appendChild(el('th',null,x))});t.appendChild(h)
+  var picked=[],when={}
+  runs.forEach(function(r){when[r.id]=String(r.startedAt||'');var tr=el('tr');tr.dataset.run=r.id
+    var cb=el('input');cb.type='checkbox';cb.addEventListener('change',function(){if(cb.checked)picked.push(r.id);else picked=picked.filter(function(x){return x!==r.id});btn.disabled=picked.length!==2});var td0=el('td');td0.appendChild(cb);tr.appendChild(td0)
+    tr.appendChild(el('td',null,String(r.startedAt||'').replace('T',' ').slice(0,19)))
+    var a=el('a',null,r.id);a.href='stored/'+r.id;var td=el('td');td.appendChild(a);tr.appendChild(td)
+    tr.appendChild(el('td',null,r.branch||''));tr.appendChild(el('td',null,(r.tags||[]).join(', ')));tr.appendChild(el('td',r.status==='finished'?null:'bad',r.status))
+    tr.appendChild(el('td',null,r.scorers.map(function(s){return s.id+' '+fmt(s.mean)}).join(', ')));labels(t,tr);t.appendChild(tr)})
+  main.appendChild(t)
+  btn.addEventListener('click',function(){var p=picked.slice().sort(function(x,y){return when[x]<when[y]?-1:when[x]>when[y]?1:0});location.hash='#/compare/run:'+p[0]+'/run:'+p[1]})}
 function stored(id){location.replace('stored/'+encodeURIComponent(id))}
 function route(){var h=decodeURIComponent(location.hash||'#/');var m
   if((m=/^#\\/run\\/(.+)$/.exec(location.hash)))return run(decodeURIComponent(m[1]))
@@ -283,10 +298,23 @@ export async function view(argv, io = { stdout: process.stdout }) {
         return send(res, 200, 'text/html; charset=utf-8', renderHtmlReport({ header: r.header, summary, items, title: `oxeval · run ${id}`, back: { href: '/#/history', label: 'history' } }))
       }
       if (url.pathname === '/api/compare') {
-        const a = await known(url.searchParams.get('base') ?? '')
-        const b = await known(url.searchParams.get('head') ?? '')
-        if (!a || !b) return send(res, 404, 'text/plain', 'no such run')
-        return send(res, 200, 'application/json', JSON.stringify(await comparison(a, b, {})))
+        // an --out file the listing knows, or run:<id> of the results store (exported, then removed)
+        const made = []
+        const side = async (name) => {
+          const m = /^run:([0-9a-f]{1,64})$/.exec(name)
+          if (!m) return known(name)
+          const p = exportRun(store, m[1])
+          made.push(dirname(p))
+          return p
+        }
+        try {
+          const a = await side(url.searchParams.get('base') ?? '')
+          const b = await side(url.searchParams.get('head') ?? '')
+          if (!a || !b) return send(res, 404, 'text/plain', 'no such run')
+          return send(res, 200, 'application/json', JSON.stringify(await comparison(a, b, {})))
+        } finally {
+          for (const d of made) rmSync(d, { recursive: true, force: true })
+        }
       }
       return send(res, 404, 'text/plain', 'not found')
     } catch (e) {
