@@ -186,6 +186,24 @@ describe('the store commands', () => {
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--keep N or --older-than/)])
   })
 
+  it('import takes an --out file with a lone surrogate (as JSON.stringify writes it): U+FFFD, and says so', async () => {
+    const cwd = t.p('surrogate')
+    mkdirSync(cwd, { recursive: true })
+    writeFileSync(join(cwd, 'data.jsonl'), '{"id":"q0","input":"q","output":"Paris, cut \\ud83d"}\n')
+    const made = await runCli(['run', '--data', 'data.jsonl', '--scorer', PARIS, '--out', 's.jsonl', '--no-store'], { cwd })
+    expect(made.code, made.stderr).toBe(0)
+    expect(readFileSync(join(cwd, 's.jsonl'), 'utf8')).toContain('cut \\ud83d')
+    const r = await json(['store', 'import', 's.jsonl'], cwd)
+    expect(r.imported[0]).toMatchObject({ items: 1, already: false })
+    expect(r.imported[0].replaced).toBeGreaterThanOrEqual(1)
+    const text = await runCli(['store', 'import', 's.jsonl', '--store', 'other.db'], { cwd })
+    expect(text.stdout).toMatch(/lone surrogate escapes? \(\\ud800…\) imported as U\+FFFD/)
+    await runCli(['runs', 'export', r.imported[0].runId, '--out', 'back.jsonl'], { cwd })
+    const back = readFileSync(join(cwd, 'back.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(back[1].output).toBe('Paris, cut \ufffd')
+    expect(back[1].results[ID].score).toBe(1)
+  })
+
   it('reading a store that does not exist yet: nothing recorded, and no file made', async () => {
     const cwd = t.p('empty')
     mkdirSync(cwd, { recursive: true })
