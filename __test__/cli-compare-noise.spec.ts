@@ -89,6 +89,9 @@ describe('--base-runs: judge noise measured across the baseline\'s last K runs',
     const first: Any = await compareJson([`run:${oldest}`, 'branch:feature', '--base-runs', '2'])
     expect(first.baseRuns).toMatchObject({ used: 1, runs: [oldest] })
     expect(first.baseRuns.note).toMatch(/only 1 finished run on branch main/)
+    // a stored head is never pooled into its own base
+    const self: Any = await compareJson(['main', `run:${oldest}`, '--base-runs', '3'])
+    expect(self.baseRuns).toMatchObject({ used: 2, runs: [newest, middle] })
     const tagged: Any = await compareJson(['tag:nightly', 'branch:feature', '--base-runs', '3'])
     expect(tagged.baseRuns).toMatchObject({ used: 2, runs: [newest, middle] })
     expect(tagged.baseRuns.note).toMatch(/only 2 finished runs with tag nightly/)

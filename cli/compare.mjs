@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
 import { safeText } from './terminal.mjs'
-import { baseRunsOption, baselineFile, poolBaseline, poolFiles, storeSpec } from './store.mjs'
+import { baseRunsOption, exportRun, poolBaseline, poolFiles, resolveBaseline, storeSpec } from './store.mjs'
 import { findConfig } from './config.mjs'
 import { itemReason, itemScore } from '../report/items.mjs'
 
@@ -282,8 +282,10 @@ export async function compare(argv, io = { stdout: process.stdout }) {
   // a run in the results store by name (main, branch:B, run:ID, tag:T) is exported to a file
   const k = baseRunsOption(values['base-runs'])
   const store = storeSpec(values, { configPath: findConfigQuietly() })
-  const pool = poolBaseline(positionals[0], store, { flag: 'BASE', k })
-  const headPath = baselineFile(positionals[1], store, { flag: 'HEAD' })
+  // a stored head is never pooled into its own base
+  const h = resolveBaseline(positionals[1], store, { flag: 'HEAD' })
+  const pool = poolBaseline(positionals[0], store, { flag: 'BASE', k, exclude: typeof h === 'string' ? undefined : h.runId })
+  const headPath = typeof h === 'string' ? h : exportRun(store, h.runId)
   const c = await comparison(poolFiles(pool, store), headPath, { alpha, minEffect, worst, pool })
   io.stdout.write(format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : format === 'markdown' ? markdown(c) : text(c))
   return { code: values['fail-on-regression'] && c.scorers.some((s) => s.regressed) ? 1 : 0 }

@@ -97,10 +97,11 @@ export function baseRunsOption(text) {
 /**
  * A baseline of K runs (`--base-runs K`): the run `spec` resolves to and the K − 1 finished runs
  * before it with its dataset fingerprint: on its branch (`main`, `branch:B`, `run:ID`), or with
- * the tag (`tag:T`). A file is one run. Resolved before a run starts, like resolveBaseline.
+ * the tag (`tag:T`); never `exclude` (the head being compared). A file is one run. Resolved
+ * before a run starts, like resolveBaseline.
  * → `{ file }` or `{ runIds, requested, note? }` (note: fewer runs than asked, and why).
  */
-export function poolBaseline(spec, store, { flag = '--base', dataset, k = 1 } = {}) {
+export function poolBaseline(spec, store, { flag = '--base', dataset, k = 1, exclude } = {}) {
   const b = resolveBaseline(spec, store, { flag, dataset })
   if (typeof b === 'string') {
     if (k > 1) throw new UsageError(`--base-runs ${k} pools runs of the results store (main, branch:B, tag:T, run:ID); ${flag} ${spec} is a file`)
@@ -113,7 +114,7 @@ export function poolBaseline(spec, store, { flag = '--base', dataset, k = 1 } = 
   let pool = [b.runId]
   if (tag !== undefined || branch !== undefined) {
     const h = ask(store, { kind: 'history', branch, tag, dataset: first.datasetFingerprint ?? undefined, last: LOOK_BACK })
-    const runs = h.runs.filter((r) => r.status === 'finished')
+    const runs = h.runs.filter((r) => r.status === 'finished' && (r.id !== exclude || r.id === b.runId))
     const at = runs.findIndex((r) => r.id === b.runId)
     if (at >= 0) pool = runs.slice(at, at + k).map((r) => r.id)
   }

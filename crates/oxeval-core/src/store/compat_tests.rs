@@ -123,8 +123,7 @@ fn clear_error(path: &Path) -> super::StoreError {
         Ok(mut s) => s
             .history(&RunQuery::default())
             .and_then(|_| s.export_run("a2c0ffee0002", &mut |_| Ok(())))
-            .err()
-            .expect("a damaged store cannot answer everything"),
+            .expect_err("a damaged store cannot answer everything"),
     };
     assert!(e.code.starts_with("OXEVAL_STORE_"), "{e:?}");
     assert!(
