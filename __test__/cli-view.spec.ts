@@ -153,8 +153,10 @@ describeBrowser('oxeval view: the results store history in headless Chromium', (
     await page.waitForSelector('#q')
     expect(await page.textContent('body')).toMatch(/Rome/)
     expect(await page.$$('iframe')).toEqual([])
-    // the branch filter: the two runs on feature
+    // the branch filter (its choices: the store's branches and tags), the two runs on feature
     await page.goto(`${url}#/history?branch=feature&tag=`)
+    await page.waitForFunction(() => document.querySelectorAll('#tag-choices option').length === 2)
+    expect(await page.$$eval('#branch-choices option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['feature', 'main'])
     await page.waitForFunction(() => document.querySelectorAll('svg.trend circle').length === 2)
     expect(await page.$$eval('#stored-runs tr[data-run]', (rows) => rows.map((r) => r.children[3].textContent))).toEqual(['feature', 'feature'])
     await page.close()
