@@ -21,12 +21,13 @@ use tokio::sync::watch;
 pub const WINDOW: Duration = Duration::from_millis(5);
 
 /// What one text's waiter learns: its vector and, for the run that sent the text, its share
-/// of the request's usage and whether it counts the request (the first text of each).
+/// of the request's usage and the HTTP attempts it counts (the first text of each request
+/// counts all of them, retries included; the others 0).
 #[derive(Debug, Clone)]
 struct Answer {
     vector: Arc<Vec<f64>>,
     usage: Usage,
-    counts_call: bool,
+    calls: u32,
 }
 
 type Slot = Option<Result<Answer, JudgeError>>;
@@ -93,7 +94,7 @@ impl Embedder {
             match own {
                 Some(a) => {
                     record.usage.add(&a.usage);
-                    record.calls += u32::from(a.counts_call);
+                    record.calls += a.calls;
                 }
                 None => record.cached += 1,
             }
@@ -204,7 +205,7 @@ impl Embedder {
                 (Ok(_), Some(v)) => Ok(Answer {
                     vector: Arc::new(v.clone()),
                     usage: shares.get(i).cloned().unwrap_or_default(),
-                    counts_call: i == 0,
+                    calls: if i == 0 { exec.model_call_count } else { 0 },
                 }),
                 (Err(e), _) => Err(e.clone()),
                 (Ok(_), None) => Err(lost()),
