@@ -183,6 +183,44 @@ describe('failures: only the scorer fails, with a stable code at its step', () =
     expect(calls).toBe(1)
   })
 
+  it('a JS embedder that never answers is bounded by callbackTimeoutMs', async () => {
+    const s = ragas.createSemanticSimilarityScorer({ embedder: () => new Promise(() => {}) })
+    const t0 = Date.now()
+    const e = await failure(s.run({ output: 'a', groundTruth: 'b' }, { callbackTimeoutMs: 150 }))
+    expect(e.code).toBe('OXEVAL_CALLBACK_TIMEOUT')
+    expect(e.failedStep).toBe('embed')
+    expect(Date.now() - t0).toBeLessThan(2000)
+  })
+
+  it('random faults (429, 500, reset, truncate, garbled): every run scores as without them or fails with a stable code', async () => {
+    const { startJudgeServer } = await import('../testing/judge-server.mjs')
+    const faulty = await startJudgeServer({ faults: { rate: 0.4, seed: 11, kinds: ['429', '500', 'reset', 'truncate', 'invalid-json', 'empty'] } })
+    try {
+      const make = (url: string) =>
+        ragas.createSemanticSimilarityScorer({ embedder: { id: uniqueModelId('faults'), url, apiKey: 'k' }, modelSettings: { retryDelayMs: 1, maxRetries: 2, timeoutMs: 3000 } })
+      const runs = Array.from({ length: 40 }, (_, i) => ({ output: `response ${i} text`, groundTruth: `reference ${i % 7} words` }))
+      const clean = await Promise.all(runs.map((r) => make(server.url).run(r)))
+      const f = make(faulty.url)
+      // one run at a time: 40 requests or more (coalesced, they would be one or two)
+      const got: PromiseSettledResult<Any>[] = []
+      for (const r of runs) got.push((await Promise.allSettled([f.run(r)]))[0])
+      let failed = 0
+      got.forEach((g, i) => {
+        if (g.status === 'fulfilled') expect(g.value.score).toBe(clean[i].score)
+        else {
+          failed++
+          expect(g.reason.name).toBe('ScorerRunError')
+          expect(g.reason.failedStep).toBe('embed')
+          expect(['OXEVAL_JUDGE_HTTP', 'OXEVAL_JUDGE_NETWORK', 'OXEVAL_JUDGE_OUTPUT']).toContain(g.reason.code)
+        }
+      })
+      expect(faulty.embeddingRequests.some((r) => r.fault !== null)).toBe(true)
+      expect(failed).toBeLessThan(runs.length)
+    } finally {
+      await faulty.close()
+    }
+  })
+
   it('a zero vector fails generateScore (Ragas would score NaN)', async () => {
     server.scriptEmbedding('zero', [0, 0]).scriptEmbedding('one', [1, 0])
     const e = await failure(scorer().run({ output: 'zero', groundTruth: 'one' }))

@@ -51,6 +51,9 @@ pub struct Embedder {
     judge: Arc<Judge>,
     state: Arc<Mutex<State>>,
     window: Duration,
+    /// A JS embedder (user code): each run's wait is also bounded by its callback bound
+    /// (run option `callbackTimeoutMs`).
+    host: bool,
 }
 
 /// What a run's texts cost: usage, requests counted, texts answered from the cache.
@@ -67,6 +70,15 @@ impl Embedder {
             judge: Arc::new(judge),
             state: Arc::default(),
             window: WINDOW,
+            host: false,
+        }
+    }
+
+    /// An embedder the host answers (user code, bounded as a callback).
+    pub fn host(judge: Judge) -> Self {
+        Embedder {
+            host: true,
+            ..Embedder::new(judge)
         }
     }
 
@@ -115,10 +127,25 @@ impl Embedder {
             return Ok((Arc::new(v), None));
         }
         let (mut rx, owner) = self.join(text, ctx);
+        // a JS embedder is user code: the run's callback bound applies to its answer
+        let bound = self
+            .host
+            .then(crate::scorers::llm::callbacks::callback_timeout)
+            .flatten();
+        let callback_bound = async {
+            match bound {
+                Some(d) => tokio::time::sleep(d).await,
+                None => std::future::pending().await,
+            }
+        };
         let answer = tokio::select! {
             biased;
             _ = ctx.cancel.cancelled() => return Err(crate::engine::call::aborted()),
             _ = ctx.deadline_passed() => return Err(deadline_passed()),
+            _ = callback_bound => return Err(JudgeError::new(
+                ErrorCode::CallbackTimeout,
+                crate::run::callback_timeout_message("the embedder", bound),
+            )),
             r = rx.wait_for(Option::is_some) => match r {
                 Ok(v) => v.clone().unwrap_or_else(|| Err(lost())),
                 Err(_) => Err(lost()),
@@ -166,6 +193,7 @@ impl Embedder {
             judge: self.judge.clone(),
             state: self.state.clone(),
             window: self.window,
+            host: self.host,
         }
     }
 

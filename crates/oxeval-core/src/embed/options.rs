@@ -30,7 +30,7 @@ pub fn embedder_from_options(
             host.clone(),
         ));
         let judge = Judge::with_provider(provider, model, settings).with_cache(cache);
-        return Ok(Embedder::new(judge));
+        return Ok(Embedder::host(judge));
     }
     let spec = match v.get("embedder") {
         None | Some(Value::Null) => {
