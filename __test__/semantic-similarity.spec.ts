@@ -146,6 +146,18 @@ describe('providers', () => {
     expect(r.judge.embed.executions[0].usage.inputTokens).toBe(7)
   })
 
+  it.each([
+    ['@ai-sdk/openai (v3)', '@ai-sdk/openai'],
+    ['@ai-sdk/openai v2', '@ai-sdk/openai-v2'],
+  ])('a real AI SDK embedding model: %s at the scripted judge, the same score as the HTTP road', async (_name, pkg) => {
+    const { createOpenAI } = require(pkg)
+    const model = createOpenAI({ baseURL: server.url, apiKey: 'k' }).textEmbeddingModel('text-embedding-3-small')
+    const viaSdk = await ragas.createSemanticSimilarityScorer({ embedder: model }).run({ output: 'The cat sat', groundTruth: 'A cat sat down' })
+    const direct = await scorer().run({ output: 'The cat sat', groundTruth: 'A cat sat down' })
+    expect(viaSdk.score).toBeCloseTo(direct.score, 12)
+    expect(server.embeddingRequests.length).toBe(2)
+  })
+
   it('bad options are TypeErrors', () => {
     expect(() => ragas.createSemanticSimilarityScorer({})).toThrow(/options.embedder is required/)
     expect(() => ragas.createSemanticSimilarityScorer({ embedder: 'anthropic/claude-x' })).toThrow(/Anthropic has no embeddings API/)
