@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { failure, oxeval, uniqueModelId, useJudgeServer, type Any } from './helpers/setup'
+import { jsonl, runCli, tempDir } from './helpers/cli'
 
 const require = createRequire(import.meta.url)
 const ragas = require('../ragas/index.js') as Any
@@ -297,4 +298,27 @@ describe('cache', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+})
+
+describe('the command line', () => {
+  it('--scorer semantic-similarity with --option semantic-similarity.embedder', async () => {
+    const t = tempDir()
+    try {
+      t.write('data.jsonl', jsonl([
+        { input: 'q1', output: 'Paris is the capital', groundTruth: 'Paris is the capital of France' },
+        { input: 'q2', output: 'a dog', groundTruth: 'a cat' },
+      ]))
+      const embedder = JSON.stringify({ id: uniqueModelId('cli'), url: server.url, apiKey: 'k' })
+      const r = await runCli(['run', '--data', t.p('data.jsonl'), '--scorer', 'semantic-similarity', '--option', `semantic-similarity.embedder=${embedder}`])
+      expect(r.code).toBe(0)
+      expect(r.stdout).toMatch(/ragas-semantic-similarity\s+0\.\d+\s+2\/2\s+0/)
+      // the four texts of the two items in one request
+      expect(server.embeddingRequests.map((q) => q.texts?.length)).toEqual([4])
+      const missing = await runCli(['run', '--data', t.p('data.jsonl'), '--scorer', 'semantic-similarity'])
+      expect(missing.code).not.toBe(0)
+      expect(missing.stderr).toMatch(/options.embedder is required/)
+    } finally {
+      t.remove()
+    }
+  }, 60_000)
 })
