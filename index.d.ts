@@ -46,6 +46,36 @@ export type JudgeFunction = (
   | LanguageModelLike
   | PromiseLike<string | { text: string; usage?: JudgeUsage } | LanguageModelLike>
 
+/**
+ * What embeds texts (`createSemanticSimilarityScorer`'s `embedder`, docs/embeddings.md): a
+ * `'provider/model'` string (e.g. `'openai/text-embedding-3-small'`, `'google/text-embedding-004'`,
+ * `'azure/<deployment>'`), a config object like a judge model's (any OpenAI-compatible
+ * `/embeddings` base URL), an AI SDK `EmbeddingModel` (v2 or v3), or a function of texts.
+ */
+export type EmbedderOption =
+  | string
+  | ({ id: string } & ModelEndpointOptions)
+  | ({ providerId: string; modelId: string } & ModelEndpointOptions)
+  | EmbeddingModelLike
+  | EmbedderFunction
+
+/** What oxeval needs of an AI SDK `EmbeddingModel` (v2: AI SDK 5; v3: AI SDK 6). */
+export interface EmbeddingModelLike {
+  readonly specificationVersion: 'v2' | 'v3'
+  readonly provider: string
+  readonly modelId: string
+  /** When set, oxeval sends at most this many texts per `doEmbed` call. */
+  readonly maxEmbeddingsPerCall?: number | PromiseLike<number | undefined> | undefined
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  doEmbed(options: any): PromiseLike<unknown>
+}
+
+/** An embedder as a function: one vector per text, in order (`signal`: the call's timeout). */
+export type EmbedderFunction = (
+  texts: string[],
+  context: { signal: AbortSignal },
+) => number[][] | PromiseLike<number[][]>
+
 export interface ModelEndpointOptions {
   /** Any OpenAI-compatible chat-completions base URL, e.g. `http://127.0.0.1:8080/v1`. */
   url?: string

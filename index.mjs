@@ -45,6 +45,7 @@ export const {
   createExactMatchScorer,
   createStringPresenceScorer,
   createStringSimilarityScorer,
+  createSemanticSimilarityScorer,
   createChrfScorer,
   createBleuScorer,
   createRougeScorer,

@@ -57,6 +57,7 @@ const EXCEPTIONS: Record<string, Where> = {
   createKeywordCoverageScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
   createTextualDifferenceScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
   createToneScorer: { name: 'code-text-parity', rust: null, why: 'a text code scorer: no judge to call over HTTP; one differential spec and decision table for the five' },
+  createSemanticSimilarityScorer: { name: 'semantic-similarity', rust: 'semantic_similarity_http.rs', why: 'id ragas-semantic-similarity: spec, decision table and HTTP test named semantic-similarity' },
   // Ragas's no-judge metrics: one parity spec against ragas itself and one decision table
   ...Object.fromEntries(
     ['createExactMatchScorer', 'createStringPresenceScorer', 'createStringSimilarityScorer', 'createChrfScorer', 'createBleuScorer', 'createRougeScorer'].map((f) => [

@@ -65,6 +65,9 @@ import type {
   RagasRougeAnalysis,
   RagasRougePreprocess,
   RagasRougeScorerOptions,
+  RagasSemanticSimilarityAnalysis,
+  RagasSemanticSimilarityPreprocess,
+  RagasSemanticSimilarityScorerOptions,
   RagasStringPresenceAnalysis,
   RagasStringPresencePreprocess,
   RagasStringPresenceScorerOptions,
@@ -199,6 +202,9 @@ export declare function createStringPresenceScorer<TID extends string = 'ragas-s
 export declare function createStringSimilarityScorer<TID extends string = 'ragas-non-llm-string-similarity'>(
   options: RagasStringSimilarityScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, RagasStringSimilarityPreprocess, RagasStringSimilarityAnalysis>
+export declare function createSemanticSimilarityScorer<TID extends string = 'ragas-semantic-similarity'>(
+  options: RagasSemanticSimilarityScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasSemanticSimilarityPreprocess, RagasSemanticSimilarityAnalysis>
 export declare function createChrfScorer<TID extends string = 'ragas-chrf-score'>(
   options: RagasChrfScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, RagasChrfPreprocess, RagasChrfAnalysis>

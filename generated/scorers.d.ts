@@ -28,6 +28,7 @@ export type OxevalErrorCode =
   | 'OXEVAL_BATCH_TIMEOUT'
   | 'OXEVAL_BATCH_PENDING'
   | 'OXEVAL_PATTERN_BUDGET'
+  | 'OXEVAL_EMBED_OUTPUT'
   | 'OXEVAL_INTERNAL'
 
 // --------------------------------------------------------------------------------------
@@ -2566,6 +2567,61 @@ export type RagasStringSimilarityScorer = Scorer<RagasStringSimilarityPreprocess
 
 /** Ragas's NonLLMStringSimilarity: 1 − the normalized Levenshtein, Hamming, Jaro or Jaro-Winkler distance of the output and the ground truth. Default id `ragas-non-llm-string-similarity`. */
 export declare function createStringSimilarityScorer(options?: RagasStringSimilarityScorerOptions): RagasStringSimilarityScorer
+
+// --------------------------------------------------------------------------------------
+// createSemanticSimilarityScorer (ragas): ragas-semantic-similarity
+
+export interface RagasSemanticSimilarityOwnOptions {
+  /**
+   * What embeds the texts (required): a model string such as
+   * `'openai/text-embedding-3-small'`, a model object `{ id, url, apiKey, headers }`
+   * (OpenAI, Azure OpenAI, Gemini, any OpenAI-compatible URL), an AI SDK `EmbeddingModel`
+   * or a function `(texts: string[]) => number[][] | Promise<number[][]>`.
+   */
+  embedder: import('../index').EmbedderOption
+  /**
+   * Ragas's `threshold`: when set (and not 0, as in Ragas), the score is 1 when the
+   * cosine similarity is `>= threshold`, else 0. Default: none (the cosine itself).
+   */
+  threshold?: number
+  /**
+   * Timeouts, retries and rate limits of the embeddings requests.
+   */
+  modelSettings?: import('../index').ModelSettings
+  /**
+   * The response cache (one entry per text and model).
+   */
+  cache?: import('../index').CacheOption
+}
+
+/** Options of `createSemanticSimilarityScorer`. */
+export interface RagasSemanticSimilarityScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasSemanticSimilarityOwnOptions {}
+
+export type RagasSemanticSimilarityPreprocess = RagasExactMatchPreprocess
+
+/**
+ * `analyzeStepResult`: what the embedder gave.
+ */
+export interface RagasSemanticSimilarityAnalysis {
+  /**
+   * The vectors' dimension.
+   */
+  dimensions: number
+  /**
+   * The cosine similarity (the score without `threshold`).
+   */
+  similarity: number
+}
+
+/** A run of `createSemanticSimilarityScorer`. */
+export type RagasSemanticSimilarityRun = ScorerRun & {}
+
+export type RagasSemanticSimilarityResult<R extends RagasSemanticSimilarityRun = RagasSemanticSimilarityRun> = ScorerResult<R, RagasSemanticSimilarityPreprocess, RagasSemanticSimilarityAnalysis>
+
+export type RagasSemanticSimilarityScorer = Scorer<RagasSemanticSimilarityPreprocess, RagasSemanticSimilarityAnalysis, RagasSemanticSimilarityRun>
+
+/** Ragas's SemanticSimilarity: the cosine similarity of the embeddings of the output and the ground truth. Default id `ragas-semantic-similarity`. */
+export declare function createSemanticSimilarityScorer(options?: RagasSemanticSimilarityScorerOptions): RagasSemanticSimilarityScorer
 
 // --------------------------------------------------------------------------------------
 // createChrfScorer (ragas): ragas-chrf-score

@@ -1217,6 +1217,37 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createSemanticSimilarityScorer",
+    "id": "ragas-semantic-similarity",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output) and the reference (groundTruth)"
+      },
+      {
+        "name": "embed",
+        "type": "function",
+        "description": "Embed the reference and the response (the embedder)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The cosine of the two embeddings (1/0 by `threshold` when set)"
+      }
+    ],
+    "runFields": [
+      "output",
+      "groundTruth"
+    ],
+    "hostCalls": [
+      "embed"
+    ]
+  },
+  {
     "factory": "createChrfScorer",
     "id": "ragas-chrf-score",
     "contextExtractor": false,

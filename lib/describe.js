@@ -6,6 +6,7 @@
 const { jsType, wellFormed } = require('./json.js')
 const { encodeReplacer } = require('./nonfinite.js')
 const { modelOf } = require('./models.js')
+const { embedderOf } = require('./embedders.js')
 const { hostCaller, functionsCaller } = require('./host.js')
 const { nlpCaller } = require('./nlp.js')
 
@@ -13,7 +14,7 @@ const { nlpCaller } = require('./nlp.js')
 const HOST_CALL_HANDLERS = { nlp: () => nlpCaller }
 
 /** Options that are functions handled elsewhere (the judge model). */
-const HANDLED_FUNCTIONS = new Set(['model'])
+const HANDLED_FUNCTIONS = new Set(['model', 'embedder'])
 
 /**
  * Names of the other function-valued options, top-level or under `options` (Mastra's form):
@@ -57,6 +58,13 @@ function describeOptions(options, spec) {
     // the object itself never crosses as data (it may hold keys in its config)
     options = { ...options, model: `${model.provider}/${model.modelId}` }
   }
+  const embedder = embedderOf(options.embedder)
+  d.embedder = embedder.kind
+  if (embedder.kind !== 'data') {
+    d.embedderProvider = embedder.provider
+    d.embedderId = embedder.modelId
+    options = { ...options, embedder: `${embedder.provider}/${embedder.modelId}` }
+  }
   d.extractors = extractorTypes(options)
   d.functions = functionOptionNames(options)
   const takesNonFinite = spec !== undefined && spec !== null && spec.nonFinite === true
@@ -82,6 +90,7 @@ function describeOptions(options, spec) {
   // the one host channel: the judge model's calls and the function options' calls
   const handlers = {}
   if (model.caller) handlers.judgeModel = model.caller
+  if (embedder.caller) handlers.embed = embedder.caller
   if (d.functions.length) handlers.functionOption = functionsCaller(options)
   for (const kind of (spec && spec.hostCalls) || []) if (HOST_CALL_HANDLERS[kind]) handlers[kind] = HOST_CALL_HANDLERS[kind]()
   const host = Object.keys(handlers).length ? hostCaller(handlers) : undefined

@@ -39,6 +39,7 @@ export const {
   createExactMatchScorer,
   createStringPresenceScorer,
   createStringSimilarityScorer,
+  createSemanticSimilarityScorer,
   createChrfScorer,
   createBleuScorer,
   createRougeScorer,

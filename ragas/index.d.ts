@@ -6,6 +6,7 @@ export {
   createChrfScorer,
   createBleuScorer,
   createRougeScorer,
+  createSemanticSimilarityScorer,
   createFactualCorrectnessScorer,
   createAnswerAccuracyScorer,
   createContextRelevanceScorer,

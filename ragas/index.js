@@ -14,6 +14,7 @@ const names = [
   'createChrfScorer',
   'createBleuScorer',
   'createRougeScorer',
+  'createSemanticSimilarityScorer',
   'createFactualCorrectnessScorer',
   'createAnswerAccuracyScorer',
   'createContextRelevanceScorer',

@@ -8,6 +8,7 @@ export const {
   createChrfScorer,
   createBleuScorer,
   createRougeScorer,
+  createSemanticSimilarityScorer,
   createFactualCorrectnessScorer,
   createAnswerAccuracyScorer,
   createContextRelevanceScorer,

@@ -58,7 +58,13 @@ export interface ChatCompletionRequestBody {
 }
 
 /** The wire formats the fake judge speaks, chosen by the request path. */
-export type JudgeApi = 'openai' | 'azure' | 'anthropic' | 'google'
+export type JudgeApi = 'openai' | 'azure' | 'anthropic' | 'google' | EmbeddingsApi
+
+/**
+ * The embeddings endpoints: OpenAI `POST …/embeddings`, Azure OpenAI
+ * `POST …/deployments/{d}/embeddings?api-version=…`, Gemini `POST …/models/{m}:batchEmbedContents`.
+ */
+export type EmbeddingsApi = 'openai-embeddings' | 'azure-embeddings' | 'google-embeddings'
 
 /** Everything recorded about one HTTP request (including faulted/invalid ones). */
 export interface RecordedRequest {
@@ -107,6 +113,24 @@ export interface RecordedRequest {
   batch?: string
   /** A batch line: its `custom_id` (Gemini: its `metadata.key`). */
   customId?: string
+  /** An embeddings request: the texts it carried, in order (`text` is them joined with '\n'). */
+  texts?: string[]
+}
+
+/**
+ * The reply to an embeddings request (`server.onEmbeddings`): `embeddings` as given (one per
+ * text, or deliberately not), an HTTP error (`status` >= 400 with `content`), a raw `body`, a
+ * connection `fault`, or `content` as the raw body; `{}` answers the default vectors.
+ */
+export interface EmbeddingsReply {
+  embeddings?: unknown[]
+  status?: number
+  content?: string
+  body?: string
+  fault?: ScriptedFault
+  headers?: Record<string, string>
+  delayMs?: number
+  usage?: Record<string, number>
 }
 
 /** A reply described as an object. */
@@ -215,6 +239,8 @@ export interface JudgeServerOptions {
   batchOrder?: 'reverse' | 'input'
   /** Answer a batch's lines from its creation on (ready the moment its delay ends; benchmarks). */
   batchPrepare?: boolean
+  /** The dimension of the default embedding vectors (default 16). */
+  embeddingDimensions?: number
 }
 
 export interface JudgeServer {
@@ -240,6 +266,22 @@ export interface JudgeServer {
   on(matcher: Matcher, reply: Reply, options?: RuleOptions): JudgeServer
   /** Appends replies to the FIFO queue. Chainable. */
   enqueue(...replies: Reply[]): JudgeServer
+  /**
+   * Answers the embeddings requests matching `matcher` (tested on `text`, the texts joined by
+   * '\n', or a predicate of the record) with `reply`, before the default vectors. Chainable.
+   */
+  onEmbeddings(
+    matcher: string | RegExp | ((req: RecordedRequest) => boolean),
+    reply: EmbeddingsReply | ((req: RecordedRequest) => EmbeddingsReply | Promise<EmbeddingsReply>),
+    options?: RuleOptions,
+  ): JudgeServer
+  /**
+   * The vector every embeddings request answers for `text` instead of the default one (a
+   * bag of seeded hashed word vectors: deterministic, exact in float32, `embeddingDimensions` long).
+   */
+  scriptEmbedding(text: string, vector: number[]): JudgeServer
+  /** The recorded embeddings requests (each with `texts`): count texts per request from them. */
+  readonly embeddingRequests: RecordedRequest[]
   /** Scripts the next created batch (one script per batch, in order). Chainable. */
   scriptBatch(script: BatchScript): JudgeServer
   /** The batches created since start / last `reset()`, by id (`lines`: `{ id, path, body }` in submission order). */

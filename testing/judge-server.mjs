@@ -5,6 +5,7 @@
 //   POST …/openai/deployments/{d}/chat/completions   Azure OpenAI (needs ?api-version=)
 //   POST …/messages                                  Anthropic Messages
 //   POST …/models/{m}:generateContent                Google Gemini
+//   POST …/embeddings, …:batchEmbedContents          embeddings (server/embeddings.mjs)
 // Replies and faults are scripted once and rendered in the format of the request.
 //
 //   const judge = await startJudgeServer({ handler: heuristicJudge })

@@ -5,6 +5,7 @@
 import http from 'node:http'
 import { nativeSchemaName, wireNamed, wireOf } from '../wire/index.mjs'
 import { createBatches } from './batches.mjs'
+import { embeddingsApi, embeddingTexts, invalidEmbeddings, renderEmbeddings } from './embeddings.mjs'
 import { randomFaults, SCRIPTED_FAULTS } from './faults.mjs'
 import { normalizeReply, render } from './render.mjs'
 
@@ -23,6 +24,10 @@ export async function startJudgeServer(options = {}) {
   /** @type {{ matcher: any, reply: any, remaining: number }[]} */
   let rules = []
   let queue = []
+  /** Embeddings: rules (`onEmbeddings`), vectors by text (`scriptEmbedding`), default dimension. */
+  let embedRules = []
+  const scripted = new Map()
+  const dims = Math.max(1, Math.floor(Number(options.embeddingDimensions ?? 16)) || 16)
   const requests = []
   let nextIndex = 0
   let inFlight = 0
@@ -188,9 +193,11 @@ export async function startJudgeServer(options = {}) {
     }
     const body = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null
     const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    const wire = wireOf(url.pathname)
-    const api = wire?.name ?? null
-    const { system, user, text } = (wire ?? wireNamed('openai')).read(body)
+    const embedApi = embeddingsApi(url.pathname)
+    const wire = embedApi ? undefined : wireOf(url.pathname)
+    const api = embedApi ?? wire?.name ?? null
+    const texts = embedApi ? embeddingTexts(embedApi, body) : undefined
+    const { system, user, text } = texts ? { system: '', user: texts.join('\n'), text: texts.join('\n') } : (wire ?? wireNamed('openai')).read(body)
     const marker = /Output schema name:\s*([A-Za-z0-9_.-]+)/.exec(system)?.[1]
     const rec = {
       index: nextIndex++,
@@ -210,6 +217,7 @@ export async function startJudgeServer(options = {}) {
       fault: null,
       status: null,
     }
+    if (texts) rec.texts = texts
     requests.push(rec)
     // a long-running judge (benchmarks, soaks) keeps only the latest records
     if (requests.length > maxRecorded) requests.splice(0, requests.length - maxRecorded)
@@ -236,7 +244,7 @@ export async function startJudgeServer(options = {}) {
       return
     }
 
-    const out = render(reply, rec)
+    const out = rec.texts ? renderEmbeddings(reply, rec, { scripted, dims }) : render(reply, rec)
     const payload = Array.isArray(out.payload) ? out.payload.join('') : out.payload
     const bytes = Buffer.from(payload, 'utf8')
     rec.status = out.status
@@ -294,6 +302,7 @@ export async function startJudgeServer(options = {}) {
       return
     }
 
+    if (rec.texts && req.method === 'POST') return handleEmbeddings(res, rec)
     if (req.method !== 'POST' || rec.api === null) {
       return send(res, rec, { status: 404, content: `judge-server: no route for ${rec.method} ${rec.path}` })
     }
@@ -308,6 +317,29 @@ export async function startJudgeServer(options = {}) {
     let reply = await resolveReply(selectReply(rec), rec)
     if (randomFault) reply = faults.apply(reply, randomFault)
 
+    const wait = latencyMs + Math.max(0, Number(reply.delayMs ?? 0) || 0)
+    if (wait > 0) await sleep(wait)
+    send(res, rec, reply)
+  }
+
+  /** An embeddings request: checked, the first matching `onEmbeddings` rule or the vectors, faults. */
+  async function handleEmbeddings(res, rec) {
+    if (rec.body === null) return send(res, rec, { status: 400, content: 'judge-server: request body is not a JSON object' })
+    const invalid = invalidEmbeddings(rec)
+    if (invalid !== undefined) return send(res, rec, { status: 400, content: invalid })
+    const randomFault = faults.draw()
+    rec.fault = randomFault
+    let chosen = {}
+    for (let i = 0; i < embedRules.length; i++) {
+      const rule = embedRules[i]
+      if (!ruleMatches(rule, rec)) continue
+      rule.remaining -= 1
+      if (rule.remaining <= 0) embedRules.splice(i, 1)
+      chosen = rule.reply
+      break
+    }
+    let reply = await resolveReply(chosen, rec)
+    if (randomFault) reply = faults.apply(reply, randomFault)
     const wait = latencyMs + Math.max(0, Number(reply.delayMs ?? 0) || 0)
     if (wait > 0) await sleep(wait)
     send(res, rec, reply)
@@ -371,6 +403,29 @@ export async function startJudgeServer(options = {}) {
       return server
     },
 
+    /** Answers embeddings requests matching `matcher` (on the texts joined by newlines, or a predicate of the record) with `reply`. */
+    onEmbeddings(matcher, reply, ruleOptions = {}) {
+      const ok = typeof matcher === 'string' || matcher instanceof RegExp || typeof matcher === 'function'
+      if (!ok) throw new TypeError('judge-server: matcher must be a string, RegExp or predicate function')
+      const times = ruleOptions.times ?? Infinity
+      if (!(times > 0)) throw new RangeError('judge-server: times must be a positive number')
+      embedRules.push({ matcher, reply, remaining: times })
+      return server
+    },
+
+    /** The vector every embeddings request answers for `text` (instead of the default). */
+    scriptEmbedding(text, vector) {
+      if (typeof text !== 'string') throw new TypeError('judge-server: scriptEmbedding(text, vector): text must be a string')
+      if (!Array.isArray(vector)) throw new TypeError('judge-server: scriptEmbedding(text, vector): vector must be an array of numbers')
+      scripted.set(text, vector.slice())
+      return server
+    },
+
+    /** The recorded embeddings requests (each with `texts`). */
+    get embeddingRequests() {
+      return requests.filter((r) => r.texts !== undefined)
+    },
+
     /** The batches created (id → state), every protocol. */
     batches: batchApi.batches,
 
@@ -401,6 +456,8 @@ export async function startJudgeServer(options = {}) {
     reset() {
       rules = []
       queue = []
+      embedRules = []
+      scripted.clear()
       requests.length = 0
       nextIndex = 0
       maxInFlight = inFlight

@@ -92,6 +92,9 @@ pub enum ErrorCode {
     /// such tests still hold every pattern worker. The run fails at `preprocess`.
     #[serde(rename = "OXEVAL_PATTERN_BUDGET")]
     PatternBudget,
+    /// An embedder's reply is not one finite vector of one dimension per text.
+    #[serde(rename = "OXEVAL_EMBED_OUTPUT")]
+    EmbedOutput,
     /// A bug in oxeval (a caught panic). Please report it.
     #[serde(rename = "OXEVAL_INTERNAL")]
     Internal,
@@ -124,6 +127,7 @@ impl ErrorCode {
         ErrorCode::BatchTimeout,
         ErrorCode::BatchPending,
         ErrorCode::PatternBudget,
+        ErrorCode::EmbedOutput,
         ErrorCode::Internal,
     ];
 
@@ -153,6 +157,7 @@ impl ErrorCode {
             ErrorCode::BatchTimeout => "OXEVAL_BATCH_TIMEOUT",
             ErrorCode::BatchPending => "OXEVAL_BATCH_PENDING",
             ErrorCode::PatternBudget => "OXEVAL_PATTERN_BUDGET",
+            ErrorCode::EmbedOutput => "OXEVAL_EMBED_OUTPUT",
             ErrorCode::Internal => "OXEVAL_INTERNAL",
         }
     }

@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod agreement;
 pub mod compare;
+pub mod embed;
 pub mod engine;
 pub mod error;
 pub mod evals;

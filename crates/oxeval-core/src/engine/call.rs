@@ -134,10 +134,35 @@ impl Judge {
             u32::try_from((req.system.len() + req.user.len()) / 4).unwrap_or(u32::MAX);
         let est_tokens =
             prompt_tokens.saturating_add(self.settings.max_output_tokens.unwrap_or(256));
-        let policy = self.settings.retry;
         let opts = CallOptions {
             reasoning_effort: self.settings.reasoning_effort,
         };
+        self.attempts(
+            est_tokens,
+            ctx,
+            exec,
+            |timeout| self.provider.complete(req, &opts, timeout),
+            |err| self.provider.adapt(req, &opts, err),
+        )
+        .await
+    }
+
+    /// The HTTP attempts of one request, whatever it asks (a chat completion, embeddings):
+    /// admission by the endpoint limiter (`est_tokens`), `attempt` with the per-attempt
+    /// timeout clamped by the run's deadline, the self-heal resend when `adapt` says the
+    /// provider changed its request, retries with backoff, cancellation; a failed call
+    /// becomes a [`JudgeError`] ([`call_error`](Self::call_error)).
+    pub(super) async fn attempts<'a, T>(
+        &'a self,
+        est_tokens: u32,
+        ctx: &RunContext,
+        exec: &mut Execution,
+        mut attempt: impl FnMut(
+            std::time::Duration,
+        ) -> futures::future::BoxFuture<'a, Result<T, CallError>>,
+        adapt: impl Fn(&CallError) -> bool,
+    ) -> Result<T, JudgeError> {
+        let policy = self.settings.retry;
         let mut retry = 0u32;
         let mut adapted = 0u32;
         loop {
@@ -169,7 +194,7 @@ impl Judge {
                 // fails when the run's signal cancels it)
                 biased;
                 _ = ctx.cancel.cancelled() => return Err(aborted()),
-                r = self.provider.complete(req, &opts, timeout) => r,
+                r = attempt(timeout) => r,
             };
             drop(permit);
             match &outcome {
@@ -191,7 +216,7 @@ impl Judge {
                     }
                     // The judge rejected a parameter this model does not support and the
                     // provider now leaves it out: send again at once (not a retry).
-                    if adapted < MAX_ADAPTATIONS && self.provider.adapt(req, &opts, &err) {
+                    if adapted < MAX_ADAPTATIONS && adapt(&err) {
                         adapted += 1;
                         continue;
                     }
@@ -285,11 +310,11 @@ fn scrub_reply(redactor: &crate::redact::Redactor, resp: &mut ChatResponse) {
     }
 }
 
-pub(super) fn aborted() -> JudgeError {
+pub(crate) fn aborted() -> JudgeError {
     JudgeError::new(ErrorCode::Aborted, "the run was aborted")
 }
 
-pub(super) fn deadline_error() -> JudgeError {
+pub(crate) fn deadline_error() -> JudgeError {
     JudgeError::new(
         ErrorCode::Deadline,
         "the run's deadline passed before the judge answered",

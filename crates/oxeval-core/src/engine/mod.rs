@@ -16,6 +16,7 @@ pub mod batch;
 pub mod cache;
 pub mod call;
 pub mod context;
+pub mod embed;
 pub mod execution;
 pub mod json;
 pub mod limits;

@@ -185,6 +185,8 @@ pub enum HostCall {
     /// The host's NLP library (npm `compromise`) for completeness's elements (see
     /// `scorers::code::completeness`).
     Nlp,
+    /// An embedder given as a JS value (an AI SDK `EmbeddingModel` or a function of texts).
+    Embed,
 }
 
 impl HostCall {
@@ -195,6 +197,7 @@ impl HostCall {
             HostCall::FunctionOption => "functionOption",
             HostCall::CustomStep => "customStep",
             HostCall::Nlp => "nlp",
+            HostCall::Embed => "embed",
         }
     }
 }
@@ -293,7 +296,108 @@ fn read_reply(text: &str) -> Result<ChatResponse, CallError> {
     })
 }
 
+/// What the host's embedder is asked: the texts, the call's budget and the run.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EmbedCall<'a> {
+    texts: &'a [String],
+    timeout_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_key: Option<String>,
+}
+
+/// The host embedder's answer: `{ ok: true, embeddings, usage? }` or `{ ok: false, error }`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct EmbedReply {
+    ok: bool,
+    embeddings: Option<Vec<Vec<Value>>>,
+    usage: Option<ExternalUsage>,
+    error: Option<ExternalError>,
+}
+
+/// The host embedder's reply text as vectors (at most `limit` bytes of it read).
+pub fn read_embed_reply(
+    text: &str,
+    limit: usize,
+) -> Result<super::embed::EmbedResponse, CallError> {
+    if text.len() > limit {
+        return Err(CallError::TooLarge { limit });
+    }
+    let reply: EmbedReply = serde_json::from_str(text).map_err(|e| {
+        CallError::bad_response(
+            format!("the embedder's reply could not be read ({e})"),
+            text.as_bytes(),
+        )
+    })?;
+    if !reply.ok {
+        let e = reply.error.unwrap_or_default();
+        return Err(CallError::Model {
+            name: if e.name.is_empty() {
+                "Error".into()
+            } else {
+                e.name
+            },
+            message: e.message,
+            retryable: e.retryable,
+        });
+    }
+    let Some(rows) = reply.embeddings else {
+        return Err(CallError::bad_response(
+            "the embedder returned no `embeddings` list",
+            text.as_bytes(),
+        ));
+    };
+    let mut vectors = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        // JSON has no NaN: the facade's `null` is a non-finite number, refused (not retried)
+        // by the vector check with the other bad vectors
+        let v = row
+            .iter()
+            .map(|x| match x {
+                Value::Null => Some(f64::NAN),
+                other => other.as_f64(),
+            })
+            .collect::<Option<Vec<f64>>>();
+        vectors.push(v.ok_or_else(|| {
+            CallError::bad_response(
+                format!("vector {i} of the embedder's reply holds a value that is not a number"),
+                b"",
+            )
+        })?);
+    }
+    Ok(super::embed::EmbedResponse {
+        vectors,
+        usage: reply.usage.unwrap_or_default().normalize().0,
+    })
+}
+
 impl Provider for ExternalProvider {
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<super::embed::EmbedResponse, CallError>> {
+        let body = EmbedCall {
+            texts,
+            timeout_ms: timeout.as_millis().min(u64::MAX as u128) as u64,
+            run_key: RUN_KEY.try_with(|id| id.to_string()).ok(),
+        };
+        let request = serde_json::to_string(&body).unwrap_or_default();
+        let call = self.host.call(HostCall::Embed, request);
+        Box::pin(async move {
+            match tokio::time::timeout(timeout, call).await {
+                Err(_) => Err(CallError::Timeout(timeout)),
+                Ok(Err(host)) => Err(CallError::Model {
+                    name: "Error".into(),
+                    message: host,
+                    retryable: false,
+                }),
+                Ok(Ok(reply)) => read_embed_reply(&reply, super::embed::MAX_EMBED_RESPONSE_BYTES),
+            }
+        })
+    }
+
     fn name(&self) -> &str {
         &self.name
     }

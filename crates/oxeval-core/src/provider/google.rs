@@ -61,6 +61,10 @@ pub struct GoogleCaps {
 }
 
 pub struct GoogleProvider {
+    /// `{base}/models/{model}:batchEmbedContents`.
+    embed_endpoint: String,
+    /// `models/{model}` (what a `batchEmbedContents` request names).
+    model_path: String,
     /// `{base}/models/{model}:generateContent` (`{base}/{model}:generateContent` for an id
     /// with a path such as `tunedModels/x`).
     http: HttpTarget,
@@ -81,6 +85,8 @@ impl GoogleProvider {
             format!("models/{}", model.model_id)
         };
         GoogleProvider {
+            embed_endpoint: endpoint_url(&base, &format!("/{path}:batchEmbedContents")),
+            model_path: path.clone(),
             http: HttpTarget::new(
                 model,
                 api_key.as_ref(),
@@ -356,6 +362,31 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
 }
 
 impl Provider for GoogleProvider {
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<super::embed::EmbedResponse, CallError>> {
+        use super::embed::{gemini_body, parse_gemini, MAX_EMBED_RESPONSE_BYTES};
+        Box::pin(async move {
+            let body = gemini_body(&self.model_path, texts);
+            self.http
+                .post_to(
+                    &self.embed_endpoint,
+                    &body,
+                    |b| b,
+                    MAX_EMBED_RESPONSE_BYTES,
+                    timeout,
+                    parse_gemini,
+                )
+                .await
+        })
+    }
+
+    fn max_embed_inputs(&self) -> usize {
+        super::embed::GEMINI_MAX_INPUTS
+    }
+
     fn name(&self) -> &str {
         &self.http.provider_id
     }

@@ -7,6 +7,7 @@
 //! [`post`]. [`external`] is the host's model (an AI SDK object or a function).
 
 pub mod anthropic;
+pub mod embed;
 pub mod external;
 pub mod google;
 pub mod openai;
@@ -311,6 +312,29 @@ pub trait Provider: Send + Sync {
         let _ = (req, opts, err);
         false
     }
+
+    /// Embed `texts` in one request (a vector per text, in order), waiting at most
+    /// `timeout`; the same scrubbing promise as [`complete`](Self::complete). The default:
+    /// this provider has no embeddings API.
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<embed::EmbedResponse, CallError>> {
+        let _ = (texts, timeout);
+        let name = self.name().to_string();
+        Box::pin(async move {
+            Err(CallError::bad_response(
+                format!("provider {name} has no embeddings API"),
+                b"",
+            ))
+        })
+    }
+
+    /// Most texts one embeddings request may carry.
+    fn max_embed_inputs(&self) -> usize {
+        embed::OPENAI_MAX_INPUTS
+    }
 }
 
 /// Where an HTTP provider sends: its provider and model ids, the endpoint URL (never with
@@ -364,13 +388,35 @@ impl HttpTarget {
         timeout: Duration,
         parse: fn(&[u8]) -> Result<ChatResponse, CallError>,
     ) -> Result<ChatResponse, CallError> {
+        self.post_to(
+            &self.endpoint,
+            body,
+            auth,
+            req.max_response_bytes,
+            timeout,
+            parse,
+        )
+        .await
+    }
+
+    /// [`send`](Self::send) to another endpoint of the same target (the embeddings one),
+    /// with its own body bound and reply type: the same credentials, bounds and scrubbing.
+    pub(crate) async fn post_to<B: Serialize, T>(
+        &self,
+        endpoint: &str,
+        body: &B,
+        auth: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+        limit: usize,
+        timeout: Duration,
+        parse: fn(&[u8]) -> Result<T, CallError>,
+    ) -> Result<T, CallError> {
         let builder = auth(
             http_client()
-                .post(&self.endpoint)
+                .post(endpoint)
                 .headers(self.headers.clone())
                 .json(body),
         );
-        let reply = match post(builder, timeout, req.max_response_bytes).await {
+        let reply = match post(builder, timeout, limit).await {
             Ok(bytes) => parse(&bytes),
             Err(e) => Err(e),
         };

@@ -37,6 +37,8 @@ enum Auth {
 }
 
 pub struct OpenAiProvider {
+    /// `{base}/embeddings` (Azure: `{base}/deployments/{d}/embeddings?api-version=…`).
+    embed_endpoint: String,
     /// `{base_url}/chat/completions` (Azure: `{base_url}/deployments/{deployment}/chat/completions?api-version=…`),
     /// never with the base URL's userinfo.
     http: HttpTarget,
@@ -271,7 +273,9 @@ impl OpenAiProvider {
         } else {
             endpoint_url(&base, "/chat/completions")
         };
+        let embed_endpoint = embeddings_endpoint(&endpoint);
         OpenAiProvider {
+            embed_endpoint,
             heal_key: format!("{endpoint}#{}", model.model_id),
             http: HttpTarget::new(model, api_key.as_ref(), endpoint, headers),
             auth,
@@ -619,7 +623,41 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
     })
 }
 
+/// The embeddings URL beside a chat completions URL (the query, e.g. Azure's
+/// `api-version`, kept).
+fn embeddings_endpoint(chat: &str) -> String {
+    match chat.rfind("/chat/completions") {
+        Some(i) => format!(
+            "{}/embeddings{}",
+            &chat[..i],
+            &chat[i + "/chat/completions".len()..]
+        ),
+        None => chat.to_string(),
+    }
+}
+
 impl Provider for OpenAiProvider {
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<super::embed::EmbedResponse, CallError>> {
+        use super::embed::{openai_body, parse_openai, MAX_EMBED_RESPONSE_BYTES};
+        Box::pin(async move {
+            let body = openai_body(&self.http.model_id, texts);
+            self.http
+                .post_to(
+                    &self.embed_endpoint,
+                    &body,
+                    |b| self.authorize(b),
+                    MAX_EMBED_RESPONSE_BYTES,
+                    timeout,
+                    parse_openai,
+                )
+                .await
+        })
+    }
+
     fn name(&self) -> &str {
         &self.http.provider_id
     }

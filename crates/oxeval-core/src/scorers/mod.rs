@@ -2,6 +2,7 @@
 
 pub mod code;
 pub mod custom;
+pub mod embedding;
 pub mod extract;
 pub mod llm;
 pub mod registry;

@@ -65,6 +65,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &ragas::exact_match::SPEC,
     &ragas::string_presence::SPEC,
     &ragas::string_similarity::SPEC,
+    &crate::scorers::embedding::semantic_similarity::SPEC,
     &ragas::chrf::SPEC,
     &ragas::bleu::SPEC,
     &ragas::rouge::SPEC,
@@ -72,8 +73,13 @@ pub static REGISTRY: &[&ScorerSpec] = &[
 
 /// The host calls a scorer makes besides a judge model's and function options' (the facade
 /// supplies their handlers): by factory.
-static HOST_CALLS: &[(&str, &[crate::provider::external::HostCall])] =
-    &[(completeness::SPEC.factory, completeness::HOST_CALLS)];
+static HOST_CALLS: &[(&str, &[crate::provider::external::HostCall])] = &[
+    (completeness::SPEC.factory, completeness::HOST_CALLS),
+    (
+        crate::scorers::embedding::semantic_similarity::SPEC.factory,
+        crate::scorers::embedding::semantic_similarity::HOST_CALLS,
+    ),
+];
 
 /// The host calls `factory`'s scorer makes besides a judge model's and function options'.
 pub fn host_calls(factory: &str) -> &'static [crate::provider::external::HostCall] {

@@ -155,6 +155,8 @@ pub struct BuildContext {
     pub model: Option<HostModel>,
     /// The names of the options that are host functions (e.g. `getContext`).
     pub functions: Vec<String>,
+    /// The embedder is the host's (a JS value), not `options.embedder` as data: its name.
+    pub embedder: Option<HostModel>,
 }
 
 /// The name of a judge model the host supplies.
@@ -193,6 +195,11 @@ pub struct FactoryDescriptor {
     /// extractor callback the scorer does not take (e.g. `sourceExtractor`) is a TypeError
     /// (JSON drops functions: it would otherwise vanish silently).
     pub functions: Vec<String>,
+    /// `data`, `function` or `embeddingModel` (an object with `doEmbed`), and for a JS
+    /// embedder its provider name and model id.
+    pub embedder: String,
+    pub embedder_provider: String,
+    pub embedder_id: String,
 }
 
 impl FactoryDescriptor {
@@ -204,6 +211,13 @@ impl FactoryDescriptor {
             model: (js_model && host.is_some()).then(|| HostModel {
                 provider_id: self.model_provider.clone(),
                 model_id: self.model_id.clone(),
+                slot: 0,
+            }),
+            embedder: (matches!(self.embedder.as_str(), "function" | "embeddingModel")
+                && host.is_some())
+            .then(|| HostModel {
+                provider_id: self.embedder_provider.clone(),
+                model_id: self.embedder_id.clone(),
                 slot: 0,
             }),
             functions: if host.is_some() {
@@ -241,6 +255,12 @@ impl FactoryDescriptor {
             "{factory}(): options.model is a language model object of an unsupported specification version ({}); AI SDK models of specification v2 and v3 are supported",
             d.model_id
         ));
+        }
+        if d.embedder == "unsupportedEmbeddingModel" {
+            return bad(format!(
+                "{factory}(): options.embedder is an embedding model object of an unsupported specification version ({}); AI SDK embedding models of specification v2 and v3 are supported",
+                d.embedder_id
+            ));
         }
         for x in spec.extractors {
             let kind = d.extractors.get(x.option).map(String::as_str);
