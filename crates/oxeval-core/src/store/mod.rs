@@ -17,6 +17,7 @@ pub mod jsonl;
 pub mod recorder;
 pub mod rows;
 pub mod schema;
+pub mod shared;
 pub mod sqlite;
 pub mod status;
 pub mod time;
