@@ -36,11 +36,16 @@ impl PgStore {
     /// Connect to `url` and migrate the schema.
     pub fn open(url: &str) -> StoreResult<Self> {
         let (client, password) = connect::connect(url)?;
+        // the database's password is scrubbed from every row like the environment's secrets
+        let redactor = match password.as_deref().filter(|p| !p.is_empty()) {
+            Some(p) => env_redactor().with_secret(p),
+            None => env_redactor(),
+        };
         let mut s = PgStore {
             client,
             name: connect::describe(url),
             host: host_name(),
-            redactor: env_redactor(),
+            redactor,
             password,
         };
         s.migrate()?;

@@ -119,6 +119,33 @@ fn a_newer_schema_is_refused_and_the_store_is_named_without_its_password() {
 }
 
 #[test]
+fn the_database_password_never_reaches_a_stored_row() {
+    let Some(b) = pg() else { return };
+    let password = PgStore::open(&server_url().unwrap())
+        .unwrap()
+        .password
+        .unwrap();
+    let mut s = b.open();
+    let mut r = crate::store::contract::run("leak", 1, "main", &[]);
+    r.header = serde_json::json!({ "note": format!("pw={password}") });
+    s.begin_run(&r).unwrap();
+    let mut it = crate::store::contract::item(0, 1.0);
+    it["output"] = serde_json::json!(format!("the password is {password}"));
+    s.add_items("leak", vec![it], true).unwrap();
+    s.finish_run("leak", &crate::store::contract::summary(&[1.0]), 2)
+        .unwrap();
+    let mut out = Vec::new();
+    crate::store::jsonl::export_to(s.as_mut(), "leak", &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("the password is ") && !text.contains(&password),
+        "{text}"
+    );
+    let q = format!("SELECT COUNT(*) FROM items WHERE record LIKE '%{password}%'");
+    assert_eq!(b.count(&q), 0);
+}
+
+#[test]
 fn a_server_that_is_down_is_a_bounded_open_error_without_the_password() {
     // a port nothing listens on: bind one, note it, close it
     let port = std::net::TcpListener::bind("127.0.0.1:0")
