@@ -8,7 +8,7 @@ import { createServer } from 'node:net'
 import { existsSync, readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { jsonl, runCli, tempDir } from './helpers/cli'
-import type { Any } from './helpers/setup'
+import { oxeval, type Any } from './helpers/setup'
 
 const URL = process.env.OXEVAL_TEST_POSTGRES_URL || ''
 const t = tempDir('oxeval-pg-')
@@ -59,14 +59,27 @@ describe.skipIf(!URL)('oxeval run --store postgres://', () => {
   })
 })
 
-describe('a PostgreSQL server that is down', () => {
-  it('never costs the run: exit 2, reports and --out written, the URL named without its password', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as Any
-        s.close(() => resolve(port))
-      })
+async function closedPort() {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as Any
+      s.close(() => resolve(port))
     })
+  })
+}
+
+describe('a PostgreSQL server that is down', () => {
+  it('runEvals: result.store names the URL without its password', async () => {
+    const port = await closedPort()
+    const r: Any = await oxeval.runEvals({ data: [{ input: 'q', output: 'Paris' }], scorers: [oxeval.includes('Paris')], store: `postgresql://team:s3cret-pg-pw@127.0.0.1:${port}/evals?sslmode=disable` })
+    expect(r.scores['check-includes']).toBe(1)
+    expect(r.store.error.code).toBe('OXEVAL_STORE_OPEN')
+    expect(r.store.store).toBe(`postgresql://127.0.0.1:${port}/evals`)
+    expect(JSON.stringify(r.store)).not.toContain('s3cret-pg-pw')
+  }, 20000)
+
+  it('never costs the run: exit 2, reports and --out written, the URL named without its password', async () => {
+    const port = await closedPort()
     const url = `postgres://team:hunter2-pg-secret@127.0.0.1:${port}/evals`
     const out = t.p('down.jsonl')
     const html = t.p('down.html')
