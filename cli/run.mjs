@@ -158,7 +158,8 @@ Outputs
 
 Results store (every run is kept: oxeval history, oxeval runs, --base main; docs/store.md)
       --store PATH           record into PATH (default: .oxeval/store.db under the config's folder,
-                             else the working directory; also the config's store, $OXEVAL_STORE)
+                             else the working directory; also the config's store, $OXEVAL_STORE),
+                             or into a shared PostgreSQL database: --store postgres://USER:PW@HOST/DB
       --no-store             do not record this run (config: store: false)
       --tag T                a label for this run (repeatable): history --tag T, --base tag:T
       --name N               a name for this run

@@ -37,10 +37,8 @@ export function storeSpec(values, { configPath = null, env = process.env, cwd = 
 
 const isUrl = (s) => /^postgres(ql)?:\/\//.test(String(s))
 
-/** The store as shown: a URL without its password. */
-export function shownStore(spec) {
-  return isUrl(spec) ? String(spec).replace(/\/\/[^@/]*@/, '//') : spec
-}
+/** The store as shown: a URL without its userinfo and query (the password). */
+export const shownStore = (spec) => lib.shownStore(spec)
 
 /** Starts recording an `oxeval run` (what the run header and flags say of it). */
 export function startCliRecording(spec, header, values, { judgeModels, cwd = process.cwd() }) {
@@ -62,7 +60,7 @@ export function startCliRecording(spec, header, values, { judgeModels, cwd = pro
 
 /** The store failure line (the message names the store and the cause). */
 export function storeFailureText(spec, error) {
-  return `oxeval: the results store could not be written (${error.code}): ${safeText(shownStore(error.message || String(spec)))}; the run's reports and --out are written as usual`
+  return `oxeval: the results store could not be written (${error.code}): ${safeText(error.message ? error.message.replace(/(postgres(?:ql)?:\/\/)[^@/\s]*@/g, '$1') : shownStore(spec))}; the run's reports and --out are written as usual`
 }
 
 const isStoreRef = (s) => /^(run|tag|branch):/.test(s)

@@ -68,6 +68,12 @@ function itemText(r) {
   return toJson({ index: r.index, id: r.id, results, unserializable: String(error) }).json
 }
 
+/** The store as shown: a postgres:// URL without its userinfo and query (the password). */
+function shownStore(spec) {
+  if (!/^postgres(ql)?:\/\//.test(String(spec).trim())) return spec
+  return String(spec).trim().replace(/^(postgres(?:ql)?:\/\/)[^@/?#]*@/, '$1').replace(/[?#].*$/, '')
+}
+
 /**
  * Start recording a run into `spec`. `run`: { name?, tags?, git?, configFingerprint?,
  * datasetFingerprint?, version?, judgeModels?, header?, storePrompts? }.
@@ -78,7 +84,8 @@ function startRecording(spec, run) {
   const started = native.storeStart(spec, toJson({ startedAtMs: Date.now(), ...run }).json ?? '{}')
   if (!(started instanceof native.NativeRecorder)) {
     const error = { code: started.code, message: started.message }
-    return { store: spec, runId: null, error, item() {}, finish: () => ({ store: spec, runId: null, error }) }
+    const store = shownStore(spec)
+    return { store, runId: null, error, item() {}, finish: () => ({ store, runId: null, error }) }
   }
   const rec = started
   return {
@@ -143,4 +150,4 @@ function apiRun(config, scorers, gates, version) {
   }
 }
 
-module.exports = { apiRun, judgeModelOf, DEFAULT_STORE, storeOption, gitInfo, fingerprint, startRecording, storeQuery }
+module.exports = { apiRun, shownStore, judgeModelOf, DEFAULT_STORE, storeOption, gitInfo, fingerprint, startRecording, storeQuery }

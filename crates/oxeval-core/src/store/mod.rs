@@ -3,7 +3,9 @@
 //! name can be asked for later.
 //!
 //! ONE [`Store`] trait; the embedded backend is SQLite compiled into the addon
-//! ([`sqlite`]: WAL, a busy timeout, so several processes can record into one file at once).
+//! ([`sqlite`]: WAL, a busy timeout, so several processes can record into one file at once);
+//! a team shares one PostgreSQL database ([`postgres`]). What both compute after their
+//! queries is [`shared`].
 //! The schema is versioned ([`schema`]): migrations run on open, a store written by a newer
 //! oxeval is refused with a message saying so.
 //!
@@ -13,10 +15,14 @@
 //! (timestamps as ISO text and back), [`status`] (who owns a running run; interrupted runs).
 
 pub mod api;
+#[cfg(test)]
+pub mod contract;
 pub mod jsonl;
+pub mod postgres;
 pub mod recorder;
 pub mod rows;
 pub mod schema;
+pub mod shared;
 pub mod sqlite;
 pub mod status;
 pub mod time;
@@ -157,18 +163,21 @@ pub trait Store: Send {
     fn prune(&mut self, p: &Prune) -> StoreResult<u64>;
 }
 
-/// Open the store `spec` names: a file path (SQLite; its directory is made), creating and
-/// migrating it as needed.
+/// Whether `spec` names a PostgreSQL store (`postgres://` or `postgresql://`).
+pub fn is_postgres(spec: &str) -> bool {
+    let s = spec.trim();
+    s.starts_with("postgres://") || s.starts_with("postgresql://")
+}
+
+/// Open the store `spec` names: a `postgres://` / `postgresql://` URL (PostgreSQL), else a
+/// file path (SQLite; its directory is made), creating and migrating it as needed.
 pub fn open(spec: &str) -> StoreResult<Box<dyn Store>> {
     let spec = spec.trim();
     if spec.is_empty() {
         return Err(StoreError::invalid("the store is an empty path"));
     }
-    if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
-        return Err(StoreError::open(format!(
-            "store {}: PostgreSQL stores are not supported by this build of oxeval",
-            crate::redact::strip_userinfo(spec)
-        )));
+    if is_postgres(spec) {
+        return Ok(Box::new(postgres::PgStore::open(spec)?));
     }
     Ok(Box::new(sqlite::SqliteStore::open(std::path::Path::new(
         spec,

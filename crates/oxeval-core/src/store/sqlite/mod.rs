@@ -9,6 +9,7 @@ mod read;
 
 use super::rows::{env_redactor, item_rows, ItemRows};
 use super::schema::{newer_message, MIGRATIONS, SCHEMA_VERSION};
+use super::shared::{ids_fingerprint, stored_summary, summary_stats};
 use super::status::host_name;
 use super::time::now_ms;
 use super::{NewRun, Prune, RunQuery, Store, StoreError, StoreResult};
@@ -226,31 +227,6 @@ fn item_ids(c: &Connection, run_id: &str) -> rusqlite::Result<Vec<String>> {
     ids
 }
 
-/// One scorer's statistics: `(scorer, mean, ci95, n)`.
-type ScorerStats = (String, Option<f64>, Option<(f64, f64)>, i64);
-
-/// The per-scorer statistics of a summary.
-fn summary_stats(summary: &Value) -> Vec<ScorerStats> {
-    let Some(stats) = summary.get("stats").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    stats
-        .iter()
-        .map(|(id, s)| {
-            let ci = s
-                .get("ci95")
-                .and_then(Value::as_array)
-                .and_then(|a| Some((a.first()?.as_f64()?, a.get(1)?.as_f64()?)));
-            (
-                id.clone(),
-                s.get("mean").and_then(Value::as_f64),
-                ci,
-                s.get("n").and_then(Value::as_i64).unwrap_or(0),
-            )
-        })
-        .collect()
-}
-
 impl Store for SqliteStore {
     fn describe(&self) -> String {
         self.name.clone()
@@ -320,17 +296,7 @@ impl Store for SqliteStore {
                 StoreError::write,
             )
         };
-        let mut summary = summary.clone();
-        if let Some(o) = summary.as_object_mut() {
-            o.remove("items");
-        }
-        self.redactor.scrub_value(&mut summary);
-        let status = if summary.get("aborted") == Some(&Value::Bool(true)) {
-            "interrupted"
-        } else {
-            "finished"
-        };
-        let outcome = summary.get("outcome").map(Value::to_string);
+        let (summary, status, outcome) = stored_summary(summary, &self.redactor);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -351,7 +317,7 @@ impl Store for SqliteStore {
             .unwrap_or(Value::Null);
         // a run without a dataset fingerprint (runEvals over an array): its item ids' digest
         let ids = item_ids(&tx, run_id).map_err(fail)?;
-        let ids_fp = format!("ids:{}", super::rows::prompt_digest(&ids.join("\n")));
+        let ids_fp = ids_fingerprint(&ids);
         tx.execute(
             "UPDATE runs SET status = ?2, ended_at = ?3, outcome = ?4, summary = ?5, heartbeat_at = ?3, dataset_fp = COALESCE(dataset_fp, ?6) WHERE id = ?1",
             params![run_id, status, ended_at_ms, outcome, summary.to_string(), ids_fp],

@@ -2,53 +2,27 @@
 //! name, one run, export, prune. The JSON shapes are the documented ones (docs/store.md).
 
 use super::{sql_error, SqliteStore};
-use crate::evals::stats;
 use crate::store::rows::{item_json, restore_prompts};
-use crate::store::status::effective_status;
-use crate::store::time::{iso, now_ms};
+use crate::store::shared::{
+    export_header, item_run_json, json_col, no_baseline, parse_baseline, partial_scorers,
+    pick_prefix, prefix_pattern, prune_doomed, run_json, scorer_json, shown_status, typed_line,
+    Baseline, FlakyCells, RunRow,
+};
+use crate::store::time::now_ms;
 use crate::store::{Prune, RunQuery, StoreError, StoreResult};
 use rusqlite::{params, params_from_iter, OptionalExtension, Row};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
-
-/// A run row as read.
-struct RunRow {
-    id: String,
-    started_at: i64,
-    ended_at: Option<i64>,
-    status: &'static str,
-    outcome: Value,
-    commit: Option<String>,
-    branch: Option<String>,
-    dirty: Option<bool>,
-    name: Option<String>,
-    dataset: Option<String>,
-    /// The `--out` header as stored (parsed only where a read needs it: scales, thresholds).
-    header: Option<String>,
-}
 
 const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at";
 
-fn json_col(text: Option<String>) -> Value {
-    text.and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null)
-}
-
 fn run_row(r: &Row, host: &str, now: i64) -> rusqlite::Result<RunRow> {
-    let status: String = r.get(3)?;
-    let owner_host: Option<String> = r.get(11)?;
+    let owner = (r.get(3)?, r.get(11)?, r.get(12)?, r.get(13)?);
     Ok(RunRow {
         id: r.get(0)?,
         started_at: r.get(1)?,
         ended_at: r.get(2)?,
-        status: effective_status(
-            &status,
-            owner_host.as_deref(),
-            r.get(12)?,
-            r.get(13)?,
-            now,
-            host,
-        ),
+        status: shown_status(&owner, now, host),
         outcome: json_col(r.get(4)?),
         commit: r.get(5)?,
         branch: r.get(6)?,
@@ -112,23 +86,13 @@ fn by_run<T>(
 
 /// A finished run's scorer statistics row (columns 1..=5 of `run_scorers`).
 fn scorer_row(r: &Row) -> rusqlite::Result<Value> {
-    let num = |x: Option<f64>| {
-        x.and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or(Value::Null)
-    };
-    let (lo, hi): (Option<f64>, Option<f64>) = (r.get(3)?, r.get(4)?);
-    let mut o = Map::with_capacity(4);
-    o.insert("id".into(), Value::String(r.get(1)?));
-    o.insert("mean".into(), num(r.get(2)?));
-    o.insert(
-        "ci95".into(),
-        lo.zip(hi)
-            .map(|(a, b)| Value::Array(vec![num(Some(a)), num(Some(b))]))
-            .unwrap_or(Value::Null),
-    );
-    o.insert("n".into(), Value::from(r.get::<_, i64>(5)?));
-    Ok(Value::Object(o))
+    Ok(scorer_json(
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+    ))
 }
 
 fn tags_of(s: &SqliteStore, id: &str) -> StoreResult<Vec<String>> {
@@ -144,16 +108,9 @@ fn tags_of(s: &SqliteStore, id: &str) -> StoreResult<Vec<String>> {
     Ok(tags)
 }
 
-fn scale_of(header: &Value, scorer: &str) -> f64 {
-    header["scorerInfo"][scorer]["scale"]
-        .as_f64()
-        .unwrap_or(1.0)
-}
-
 /// Per-scorer `{ id, mean, ci95, n }`: a finished run's from its summary, any other's
 /// computed from the items it has.
 fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
-    let mut out = Vec::new();
     if run.status == "finished" {
         let mut found = by_run(
             s,
@@ -168,58 +125,14 @@ fn scorers_of(s: &SqliteStore, run: &RunRow) -> StoreResult<Vec<Value>> {
         .conn
         .prepare_cached("SELECT scorer, score FROM results WHERE run_id = ?1 AND score IS NOT NULL ORDER BY idx")
         .map_err(rerr(s))?;
-    let header = json_col(run.header.clone());
-    let mut by: Vec<(String, Vec<f64>)> = Vec::new();
-    let rows = st
+    let scores = st
         .query_map([&run.id], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, f64>(1)?))
         })
+        .map_err(rerr(s))?
+        .collect::<Result<Vec<_>, _>>()
         .map_err(rerr(s))?;
-    for r in rows {
-        let (id, x) = r.map_err(rerr(s))?;
-        match by.iter_mut().find(|(k, _)| *k == id) {
-            Some((_, xs)) => xs.push(x),
-            None => by.push((id, vec![x])),
-        }
-    }
-    for (id, xs) in by {
-        let st = stats(&xs, scale_of(&header, &id));
-        out.push(json!({ "id": id, "mean": st.mean, "ci95": st.ci95, "n": st.n }));
-    }
-    Ok(out)
-}
-
-fn run_json(run: &RunRow, tags: Vec<String>, scorers: Vec<Value>) -> Value {
-    // built by moving the values in: `json!` would serialize the scorers (a deep copy) again
-    let text = |x: &Option<String>| x.clone().map(Value::String).unwrap_or(Value::Null);
-    let mut o = Map::with_capacity(12);
-    o.insert("id".into(), Value::String(run.id.clone()));
-    o.insert("name".into(), text(&run.name));
-    o.insert("startedAt".into(), Value::String(iso(run.started_at)));
-    o.insert(
-        "endedAt".into(),
-        run.ended_at
-            .map(|t| Value::String(iso(t)))
-            .unwrap_or(Value::Null),
-    );
-    o.insert("status".into(), Value::String(run.status.into()));
-    o.insert(
-        "outcome".into(),
-        run.outcome.get("status").cloned().unwrap_or(Value::Null),
-    );
-    o.insert("branch".into(), text(&run.branch));
-    o.insert("commit".into(), text(&run.commit));
-    o.insert(
-        "dirty".into(),
-        run.dirty.map(Value::Bool).unwrap_or(Value::Null),
-    );
-    o.insert(
-        "tags".into(),
-        Value::Array(tags.into_iter().map(Value::String).collect()),
-    );
-    o.insert("datasetFingerprint".into(), text(&run.dataset));
-    o.insert("scorers".into(), Value::Array(scorers));
-    Value::Object(o)
+    Ok(partial_scorers(run.header.as_deref(), scores))
 }
 
 pub(super) fn history(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
@@ -301,37 +214,13 @@ pub(super) fn item_history(s: &mut SqliteStore, item: &str, q: &RunQuery) -> Sto
         .iter()
         .take(q.last.map(|n| n as usize).unwrap_or(usize::MAX))
     {
-        let mut mine = scores_by.remove(&run.id).unwrap_or_default();
-        mine.sort_by(|a, b| a.0.cmp(&b.0));
-        let scores: Map<String, Value> = mine.into_iter().map(|(k, x)| (k, json!(x))).collect();
-        out.push(json!({ "id": run.id, "startedAt": iso(run.started_at), "status": run.status, "branch": run.branch, "scores": scores }));
+        out.push(item_run_json(
+            run,
+            scores_by.remove(&run.id).unwrap_or_default(),
+        ));
     }
     Ok(json!({ "item": item, "runs": out }))
 }
-
-/// Whether `score` passes `scorer`'s threshold in a run's header (no threshold: at least
-/// half its scale).
-fn passes(header: &Value, scorer: &str, score: f64) -> bool {
-    let t = header["scorers"]
-        .as_array()
-        .and_then(|a| a.iter().find(|x| x["id"] == scorer))
-        .map(|x| &x["threshold"]);
-    match t {
-        Some(Value::Number(n)) => score >= n.as_f64().unwrap_or(0.0),
-        Some(Value::Object(o)) => {
-            o.get("min")
-                .and_then(Value::as_f64)
-                .is_none_or(|m| score >= m)
-                && o.get("max")
-                    .and_then(Value::as_f64)
-                    .is_none_or(|m| score <= m)
-        }
-        _ => score >= 0.5 * scale_of(header, scorer),
-    }
-}
-
-/// One item × scorer in one run: its score and verdict (`pass`, `fail`, `error`).
-type Cell = (Option<f64>, &'static str);
 
 pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
     let dataset = match &q.dataset {
@@ -353,7 +242,7 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
     };
     let mut runs = runs(s, &q2, "AND (?5 IS NULL)", None)?;
     runs.reverse();
-    let mut cells: HashMap<(String, String), Vec<Option<Cell>>> = HashMap::new();
+    let mut cells = FlakyCells::new(runs.len());
     let mut st = s
         .conn
         .prepare_cached(
@@ -377,46 +266,17 @@ pub(super) fn flaky(s: &mut SqliteStore, q: &RunQuery) -> StoreResult<Value> {
             if q.scorer.as_ref().is_some_and(|f| *f != scorer) {
                 continue;
             }
-            let verdict = match score {
-                Some(x) if passes(&header, &scorer, x) => "pass",
-                Some(_) => "fail",
-                None if errored => "error",
-                None => continue,
-            };
-            cells
-                .entry((item, scorer))
-                .or_insert_with(|| vec![None; runs.len()])[k] = Some((score, verdict));
+            cells.add(k, &header, item, scorer, score, errored);
         }
     }
-    let mut items: Vec<Value> = cells
-        .into_iter()
-        .filter_map(|((item, scorer), seq)| {
-            let seen: Vec<&str> = seq.iter().flatten().map(|c| c.1).collect();
-            let flips = seen.windows(2).filter(|w| w[0] != w[1]).count();
-            (flips > 0).then(|| {
-                json!({
-                    "item": item, "scorer": scorer, "flips": flips,
-                    "verdicts": seq.iter().map(|c| c.map(|c| c.1)).collect::<Vec<_>>(),
-                    "scores": seq.iter().map(|c| c.and_then(|c| c.0)).collect::<Vec<_>>(),
-                })
-            })
-        })
-        .collect();
-    items.sort_by(|a, b| {
-        b["flips"]
-            .as_u64()
-            .cmp(&a["flips"].as_u64())
-            .then_with(|| a["item"].as_str().cmp(&b["item"].as_str()))
-            .then_with(|| a["scorer"].as_str().cmp(&b["scorer"].as_str()))
-    });
-    items.truncate(100);
+    let items = cells.items();
     let ids: Vec<&str> = runs.iter().map(|r| r.id.as_str()).collect();
     Ok(json!({ "dataset": dataset, "runs": ids, "items": items }))
 }
 
 /// A run id given in full or by a unique prefix.
 fn run_by_prefix(s: &SqliteStore, id: &str) -> StoreResult<String> {
-    let like = format!("{}%", id.replace(['%', '_'], ""));
+    let like = prefix_pattern(id);
     let mut st = s
         .conn
         .prepare_cached("SELECT id FROM runs WHERE id = ?1 OR id LIKE ?2 LIMIT 2")
@@ -426,18 +286,7 @@ fn run_by_prefix(s: &SqliteStore, id: &str) -> StoreResult<String> {
         .map_err(rerr(s))?
         .collect::<Result<_, _>>()
         .map_err(rerr(s))?;
-    match found.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(StoreError::not_found(format!(
-            "store {}: no run {id}",
-            s.name
-        ))),
-        _ if found.iter().any(|f| f == id) => Ok(id.to_string()),
-        _ => Err(StoreError::invalid(format!(
-            "store {}: more than one run starts with {id}; give more of the id",
-            s.name
-        ))),
-    }
+    pick_prefix(&s.name, id, found)
 }
 
 pub(super) fn resolve_run(
@@ -445,18 +294,9 @@ pub(super) fn resolve_run(
     spec: &str,
     dataset: Option<&str>,
 ) -> StoreResult<String> {
-    if let Some(id) = spec.strip_prefix("run:") {
-        return run_by_prefix(s, id);
-    }
-    let (branch, tag) = match spec.split_once(':') {
-        Some(("tag", t)) => (None, Some(t.to_string())),
-        Some(("branch", b)) => (Some(b.to_string()), None),
-        Some(_) => {
-            return Err(StoreError::invalid(format!(
-                "a baseline is a branch name (main), branch:B, run:ID or tag:T; got \"{spec}\""
-            )))
-        }
-        None => (Some(spec.to_string()), None),
+    let (branch, tag) = match parse_baseline(spec)? {
+        Baseline::Run(id) => return run_by_prefix(s, &id),
+        Baseline::Newest(b, t) => (b, t),
     };
     let q = RunQuery {
         branch,
@@ -465,17 +305,11 @@ pub(super) fn resolve_run(
         ..RunQuery::default()
     };
     let found = runs(s, &q, "AND status = 'finished' AND (?5 IS NULL)", None)?;
-    found.into_iter().next().map(|r| r.id).ok_or_else(|| {
-        let same = if dataset.is_some() {
-            " with this run's dataset"
-        } else {
-            ""
-        };
-        StoreError::not_found(format!(
-            "store {}: no finished run for baseline {spec}{same}",
-            s.name
-        ))
-    })
+    found
+        .into_iter()
+        .next()
+        .map(|r| r.id)
+        .ok_or_else(|| no_baseline(&s.name, spec, dataset))
 }
 
 pub(super) fn run_info(s: &mut SqliteStore, run_id: &str) -> StoreResult<Value> {
@@ -521,19 +355,7 @@ pub(super) fn export_run(
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .map_err(rerr(s))?;
-    let mut header = match json_col(header) {
-        Value::Object(o) => o,
-        _ => Map::new(),
-    };
-    header.insert("type".into(), json!("run"));
-    header
-        .entry("startedAt")
-        .or_insert_with(|| json!(iso(started)));
-    // prompts are put back in full: a file without `prompts` says so
-    header.remove("prompts");
-    header.insert("storeRun".into(), json!(id));
-    let header = Value::Object(header);
-    emit(header)?;
+    emit(export_header(header, started, &id))?;
     let mut texts: HashMap<String, Option<String>> = HashMap::new();
     let mut prompt = s
         .conn
@@ -585,37 +407,17 @@ pub(super) fn export_run(
                 })
                 .clone()
         });
-        let mut line = Map::new();
-        line.insert("type".into(), json!("item"));
-        line.extend(item.as_object().cloned().unwrap_or_default());
-        emit(Value::Object(line))?;
+        emit(typed_line("item", item))?;
     }
-    if let Value::Object(o) = json_col(summary) {
-        let mut line = Map::new();
-        line.insert("type".into(), json!("summary"));
-        line.extend(o);
-        emit(Value::Object(line))?;
+    if let summary @ Value::Object(_) = json_col(summary) {
+        emit(typed_line("summary", summary))?;
     }
     Ok(())
 }
 
 pub(super) fn prune(s: &mut SqliteStore, p: &Prune) -> StoreResult<u64> {
-    if p.keep.is_none() && p.before_ms.is_none() {
-        return Err(StoreError::invalid(
-            "prune needs --keep N or --older-than DURATION",
-        ));
-    }
     let all = runs(s, &RunQuery::default(), "AND (?5 IS NULL)", None)?;
-    let doomed: Vec<String> = all
-        .iter()
-        .enumerate()
-        .filter(|(k, r)| {
-            r.status != "running"
-                && (p.keep.is_some_and(|n| *k >= n as usize)
-                    || p.before_ms.is_some_and(|b| r.started_at < b))
-        })
-        .map(|(_, r)| r.id.clone())
-        .collect();
+    let doomed = prune_doomed(&all, p)?;
     let name = s.name.clone();
     let fail = |e| sql_error(&name, "cannot prune", e, StoreError::write);
     let tx = s
