@@ -36,6 +36,9 @@ pub fn new_run(v: &Value) -> NewRun {
         header: v.get("header").cloned().unwrap_or(Value::Null),
         import_key: None,
         store_prompts: v["storePrompts"].as_bool().unwrap_or(true),
+        shard: v["shard"]["index"]
+            .as_i64()
+            .zip(v["shard"]["count"].as_i64()),
     }
 }
 

@@ -16,7 +16,10 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// (version, the SQL that builds a store as that version wrote it).
-const FIXTURES: &[(i64, &str)] = &[(1, include_str!("fixtures/v1.sql"))];
+const FIXTURES: &[(i64, &str)] = &[
+    (1, include_str!("fixtures/v1.sql")),
+    (2, include_str!("fixtures/v2.sql")),
+];
 
 struct Dir(PathBuf);
 impl Dir {

@@ -8,6 +8,8 @@ use super::{NewRun, Prune, RunQuery, Store};
 use serde_json::{json, Value};
 use std::path::Path;
 
+pub use super::contract_shards::*;
+
 /// A backend under test: one fresh, empty store per test.
 pub trait Backend: Sync {
     /// A new connection to the test's store.

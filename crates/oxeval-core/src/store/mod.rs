@@ -17,11 +17,14 @@
 pub mod api;
 #[cfg(test)]
 pub mod contract;
+#[cfg(test)]
+mod contract_shards;
 pub mod jsonl;
 pub mod postgres;
 pub mod recorder;
 pub mod rows;
 pub mod schema;
+pub mod shards;
 pub mod shared;
 pub mod sqlite;
 pub mod status;
@@ -64,6 +67,10 @@ impl StoreError {
     pub fn not_found(m: impl Into<String>) -> Self {
         Self::new("OXEVAL_STORE_NOT_FOUND", m)
     }
+    /// A shard that cannot join its run (finished already, out of range, another N).
+    pub fn shard(m: impl Into<String>) -> Self {
+        Self::new("OXEVAL_STORE_SHARD", m)
+    }
     /// A bad argument (an unknown baseline form, a bad duration, a bad file).
     pub fn invalid(m: impl Into<String>) -> Self {
         Self::new("OXEVAL_STORE_INVALID", m)
@@ -101,6 +108,9 @@ pub struct NewRun {
     pub import_key: Option<String>,
     /// Keep prompts (once per distinct text); false: no prompt reaches the store.
     pub store_prompts: bool,
+    /// Shard `k` of `n` of a run its shards share (`--shard K/N` with an agreed run id):
+    /// the run row is made by whichever shard starts first ([`shards`]).
+    pub shard: Option<(i64, i64)>,
 }
 
 /// Which runs a history asks for.

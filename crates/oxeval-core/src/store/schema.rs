@@ -6,10 +6,10 @@
 //! fixture of every previous version (tests in `sqlite.rs`) must still open and migrate.
 
 /// The schema version this oxeval writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `MIGRATIONS[k]` takes a store from version `k` to `k + 1`.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2_SHARDS];
 
 /// Version 1: runs, their tags and per-scorer statistics, items, per-scorer results, prompts
 /// (and which runs use each, so prune can drop the ones no run uses).
@@ -86,6 +86,26 @@ CREATE TABLE run_prompts (
   PRIMARY KEY (run_id, digest)
 );
 CREATE INDEX run_prompts_digest ON run_prompts (digest);
+"#;
+
+/// Version 2: shards of one run (`oxeval run --shard K/N --run-id ID`) record into one run:
+/// `runs.shards` (N, null for an unsharded run) and one `run_shards` row per shard (its owner,
+/// heartbeat, status and summary).
+pub const V2_SHARDS: &str = r#"
+ALTER TABLE runs ADD COLUMN shards INTEGER;
+CREATE TABLE run_shards (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  shard INTEGER NOT NULL,
+  of INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+  owner_host TEXT,
+  owner_pid INTEGER,
+  started_at INTEGER NOT NULL,
+  heartbeat_at INTEGER,
+  ended_at INTEGER,
+  summary TEXT,
+  PRIMARY KEY (run_id, shard)
+);
 "#;
 
 /// The message for a store made by a newer oxeval.

@@ -24,6 +24,8 @@ pub struct RunRow {
     pub dataset: Option<String>,
     /// The `--out` header as stored (parsed only where a read needs it: scales, thresholds).
     pub header: Option<String>,
+    /// A sharded run's `{ total, finished }` (see [`super::shards`]); `None`: unsharded.
+    pub shards: Option<Value>,
 }
 
 /// A run row's owner columns: `(status, owner_host, owner_pid, heartbeat_at)`.
@@ -123,6 +125,9 @@ pub fn run_json(run: &RunRow, tags: Vec<String>, scorers: Vec<Value>) -> Value {
     );
     o.insert("datasetFingerprint".into(), text(&run.dataset));
     o.insert("scorers".into(), Value::Array(scorers));
+    if let Some(sh) = &run.shards {
+        o.insert("shards".into(), sh.clone());
+    }
     Value::Object(o)
 }
 

@@ -10,6 +10,7 @@
 mod connect;
 mod read;
 mod schema;
+mod shards;
 
 use super::rows::{env_redactor, item_rows, ItemRows};
 use super::schema::{newer_message, SCHEMA_VERSION};
@@ -30,6 +31,8 @@ pub struct PgStore {
     host: String,
     redactor: Redactor,
     password: Option<String>,
+    /// The shard this connection records (set by `begin_run` of a shard).
+    shard: Option<(String, i64)>,
 }
 
 impl PgStore {
@@ -47,6 +50,7 @@ impl PgStore {
             host: host_name(),
             redactor,
             password,
+            shard: None,
         };
         s.migrate()?;
         Ok(s)
@@ -234,6 +238,13 @@ impl PgStore {
     }
 }
 
+impl PgStore {
+    /// The shard this connection records of `run_id` (None: not a shard of it).
+    fn shard_of(&self, run_id: &str) -> Option<i64> {
+        self.shard.as_ref().filter(|s| s.0 == run_id).map(|s| s.1)
+    }
+}
+
 impl Store for PgStore {
     fn describe(&self) -> String {
         self.name.clone()
@@ -242,8 +253,15 @@ impl Store for PgStore {
     fn begin_run(&mut self, run: &NewRun) -> StoreResult<()> {
         let mut header = run.header.clone();
         self.redactor.scrub_value(&mut header);
-        self.insert_run(run, &header)
-            .map_err(|e| self.error("cannot record the run", e, StoreError::write))
+        if let Some(kn) = run.shard {
+            shards::begin(self, run, kn, &header)?;
+            self.shard = Some((run.id.clone(), kn.0));
+            return Ok(());
+        }
+        self.insert_run(run, &header).map_err(|e| match e.code() {
+            Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => super::shards::taken(&run.id),
+            _ => self.error("cannot record the run", e, StoreError::write),
+        })
     }
 
     fn add_items(
@@ -257,10 +275,25 @@ impl Store for PgStore {
             .map(|i| item_rows(i, &self.redactor, store_prompts))
             .collect::<StoreResult<Vec<_>>>()?;
         self.insert_items(run_id, &rows)
-            .map_err(|e| self.error("cannot record items", e, StoreError::write))
+            .map_err(|e| self.error("cannot record items", e, StoreError::write))?;
+        match self.shard_of(run_id) {
+            Some(k) => shards::beat(self, run_id, k),
+            None => Ok(()),
+        }
     }
 
     fn finish_run(&mut self, run_id: &str, summary: &Value, ended_at_ms: i64) -> StoreResult<()> {
+        let whole;
+        let summary = match self.shard_of(run_id) {
+            None => summary,
+            Some(k) => match shards::finish(self, run_id, k, summary, ended_at_ms)? {
+                None => return Ok(()),
+                Some(s) => {
+                    whole = s;
+                    &whole
+                }
+            },
+        };
         match self.write_summary(run_id, summary, ended_at_ms) {
             Ok(true) => Ok(()),
             Ok(false) => Err(StoreError::not_found(format!(

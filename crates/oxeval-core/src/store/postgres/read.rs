@@ -3,6 +3,7 @@
 
 use super::PgStore;
 use crate::store::rows::{item_json, restore_prompts};
+use crate::store::shards::run_owner;
 use crate::store::shared::{
     export_header, item_run_json, json_col, no_baseline, parse_baseline, partial_scorers,
     pick_prefix, prefix_pattern, prune_doomed, run_json, scorer_json, shown_status, typed_line,
@@ -15,13 +16,14 @@ use postgres::Row;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at";
+const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at, shards";
 
 /// How many items an export reads at a time.
 const EXPORT_PAGE: i64 = 500;
 
 fn run_row(r: &Row, host: &str, now: i64) -> RunRow {
-    let owner = (r.get(3), r.get(11), r.get(12), r.get(13));
+    let total: Option<i64> = r.get(14);
+    let owner = run_owner((r.get(3), r.get(11), r.get(12), r.get(13)), total.is_some());
     RunRow {
         id: r.get(0),
         started_at: r.get(1),
@@ -34,6 +36,7 @@ fn run_row(r: &Row, host: &str, now: i64) -> RunRow {
         name: r.get(8),
         dataset: r.get(9),
         header: r.get(10),
+        shards: total.map(|t| json!({ "total": t })),
     }
 }
 
@@ -57,7 +60,9 @@ fn runs(s: &mut PgStore, q: &RunQuery, extra: &str, arg: Option<&str>) -> StoreR
     let limit = q.last.map(i64::from);
     let rows = s.rows(&sql, &[&q.branch, &q.tag, &q.dataset, &limit, &arg])?;
     let (host, now) = (s.host.clone(), now_ms());
-    Ok(rows.iter().map(|r| run_row(r, &host, now)).collect())
+    let mut found: Vec<RunRow> = rows.iter().map(|r| run_row(r, &host, now)).collect();
+    super::shards::judge(s, &mut found)?;
+    Ok(found)
 }
 
 /// Finished runs' scorer statistics, by run, in the summary's order.
@@ -243,10 +248,11 @@ pub(super) fn run_info(s: &mut PgStore, run_id: &str) -> StoreResult<Value> {
     let r = rows
         .first()
         .ok_or_else(|| StoreError::not_found(format!("store {}: no run {id}", s.name)))?;
-    let run = run_row(r, &host, now);
+    let mut run = run_row(r, &host, now);
+    super::shards::judge(s, std::slice::from_mut(&mut run))?;
     let outcome: Option<String> = r.get(4);
     let (config, version, models, items): (Option<String>, Option<String>, Option<String>, i64) =
-        (r.get(14), r.get(15), r.get(16), r.get(17));
+        (r.get(15), r.get(16), r.get(17), r.get(18));
     let scorers = scorers_of(s, &run)?;
     let tags = tags_by_run(s, &[id.as_str()])?
         .remove(&id)

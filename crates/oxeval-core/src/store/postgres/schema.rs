@@ -4,7 +4,7 @@
 //! a change is a new entry at the end of BOTH lists, under the same version number.
 
 /// `MIGRATIONS[k]` takes a store from version `k` to `k + 1`.
-pub const MIGRATIONS: &[&str] = &[V1];
+pub const MIGRATIONS: &[&str] = &[V1, V2_SHARDS];
 
 const _: () = assert!(MIGRATIONS.len() as i64 == crate::store::schema::SCHEMA_VERSION);
 
@@ -87,4 +87,22 @@ CREATE TABLE run_prompts (
   PRIMARY KEY (run_id, digest)
 );
 CREATE INDEX run_prompts_digest ON run_prompts (digest);
+"#;
+
+/// Version 2: shards of one run (see [`crate::store::schema::V2_SHARDS`]).
+const V2_SHARDS: &str = r#"
+ALTER TABLE runs ADD COLUMN shards BIGINT;
+CREATE TABLE run_shards (
+  run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  shard BIGINT NOT NULL,
+  of BIGINT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+  owner_host TEXT,
+  owner_pid BIGINT,
+  started_at BIGINT NOT NULL,
+  heartbeat_at BIGINT,
+  ended_at BIGINT,
+  summary TEXT,
+  PRIMARY KEY (run_id, shard)
+);
 "#;

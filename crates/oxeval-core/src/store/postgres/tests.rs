@@ -91,6 +91,9 @@ crate::contract_tests!(pg();
     flaky_items_are_the_ones_whose_verdict_flips,
     prune_keeps_the_newest_and_drops_unused_prompts,
     import_is_idempotent_and_a_file_without_summary_is_interrupted,
+    shards_of_one_run_interleave_into_one_run,
+    a_shard_whose_owner_died_interrupts_its_run,
+    a_shard_out_of_range_or_of_another_run_is_refused,
 );
 
 #[test]

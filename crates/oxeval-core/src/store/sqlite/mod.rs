@@ -6,6 +6,7 @@
 //! SQLite database, with a message naming the file. Reads are in [`read`].
 
 mod read;
+mod shards;
 
 use super::rows::{env_redactor, item_rows, ItemRows};
 use super::schema::{newer_message, MIGRATIONS, SCHEMA_VERSION};
@@ -27,6 +28,8 @@ pub struct SqliteStore {
     name: String,
     host: String,
     redactor: Redactor,
+    /// The shard this connection records (set by `begin_run` of a shard).
+    shard: Option<(String, i64)>,
 }
 
 /// A SQLite failure as a store error naming the file: a damaged or foreign file is said so.
@@ -68,6 +71,7 @@ impl SqliteStore {
             name,
             host: host_name(),
             redactor: env_redactor(),
+            shard: None,
         };
         s.setup()?;
         Ok(s)
@@ -227,6 +231,13 @@ fn item_ids(c: &Connection, run_id: &str) -> rusqlite::Result<Vec<String>> {
     ids
 }
 
+impl SqliteStore {
+    /// The shard this connection records of `run_id` (None: not a shard of it).
+    fn shard_of(&self, run_id: &str) -> Option<i64> {
+        self.shard.as_ref().filter(|s| s.0 == run_id).map(|s| s.1)
+    }
+}
+
 impl Store for SqliteStore {
     fn describe(&self) -> String {
         self.name.clone()
@@ -237,10 +248,23 @@ impl Store for SqliteStore {
         let fail = |e| sql_error(&name, "cannot record the run", e, StoreError::write);
         let mut header = run.header.clone();
         self.redactor.scrub_value(&mut header);
+        if let Some(kn) = run.shard {
+            shards::begin(self, run, kn, &header)?;
+            self.shard = Some((run.id.clone(), kn.0));
+            return Ok(());
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
+        if tx
+            .query_row("SELECT 1 FROM runs WHERE id = ?1", [&run.id], |_| Ok(()))
+            .optional()
+            .map_err(fail)?
+            .is_some()
+        {
+            return Err(super::shards::taken(&run.id));
+        }
         tx.execute(
             "INSERT INTO runs (id, started_at, status, git_commit, git_branch, git_dirty, name, config_fp, dataset_fp, version, judge_models, header, owner_host, owner_pid, heartbeat_at, import_key, store_prompts) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
@@ -283,10 +307,25 @@ impl Store for SqliteStore {
             .into_iter()
             .map(|i| item_rows(i, &self.redactor, store_prompts))
             .collect::<StoreResult<Vec<_>>>()?;
-        self.insert_items(run_id, &rows)
+        self.insert_items(run_id, &rows)?;
+        match self.shard_of(run_id) {
+            Some(k) => shards::beat(self, run_id, k),
+            None => Ok(()),
+        }
     }
 
     fn finish_run(&mut self, run_id: &str, summary: &Value, ended_at_ms: i64) -> StoreResult<()> {
+        let whole;
+        let summary = match self.shard_of(run_id) {
+            None => summary,
+            Some(k) => match shards::finish(self, run_id, k, summary, ended_at_ms)? {
+                None => return Ok(()),
+                Some(s) => {
+                    whole = s;
+                    &whole
+                }
+            },
+        };
         let name = self.name.clone();
         let fail = |e| {
             sql_error(

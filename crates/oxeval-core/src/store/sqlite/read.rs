@@ -3,6 +3,7 @@
 
 use super::{sql_error, SqliteStore};
 use crate::store::rows::{item_json, restore_prompts};
+use crate::store::shards::run_owner;
 use crate::store::shared::{
     export_header, item_run_json, json_col, no_baseline, parse_baseline, partial_scorers,
     pick_prefix, prefix_pattern, prune_doomed, run_json, scorer_json, shown_status, typed_line,
@@ -14,10 +15,14 @@ use rusqlite::{params, params_from_iter, OptionalExtension, Row};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at";
+const RUN_COLUMNS: &str = "id, started_at, ended_at, status, outcome, git_commit, git_branch, git_dirty, name, dataset_fp, header, owner_host, owner_pid, heartbeat_at, shards";
 
 fn run_row(r: &Row, host: &str, now: i64) -> rusqlite::Result<RunRow> {
-    let owner = (r.get(3)?, r.get(11)?, r.get(12)?, r.get(13)?);
+    let total: Option<i64> = r.get(14)?;
+    let owner = run_owner(
+        (r.get(3)?, r.get(11)?, r.get(12)?, r.get(13)?),
+        total.is_some(),
+    );
     Ok(RunRow {
         id: r.get(0)?,
         started_at: r.get(1)?,
@@ -30,6 +35,7 @@ fn run_row(r: &Row, host: &str, now: i64) -> rusqlite::Result<RunRow> {
         name: r.get(8)?,
         dataset: r.get(9)?,
         header: r.get(10)?,
+        shards: total.map(|t| json!({ "total": t })),
     })
 }
 
@@ -54,6 +60,9 @@ fn runs(s: &SqliteStore, q: &RunQuery, extra: &str, arg: Option<&str>) -> StoreR
         .map_err(rerr(s))?
         .collect::<Result<Vec<_>, _>>()
         .map_err(rerr(s))?;
+    drop(st);
+    let mut rows = rows;
+    super::shards::judge(s, &mut rows)?;
     Ok(rows)
 }
 
@@ -323,6 +332,8 @@ pub(super) fn run_info(s: &mut SqliteStore, run_id: &str) -> StoreResult<Value> 
             |r| run_row(r, &host, now),
         )
         .map_err(rerr(s))?;
+    let mut run = run;
+    super::shards::judge(s, std::slice::from_mut(&mut run))?;
     let extra: (Option<String>, Option<String>, Option<String>, Option<String>, i64) = s
         .conn
         .query_row(
