@@ -87,7 +87,7 @@ function historyText(h, store) {
   for (const r of h.runs) {
     const where = ([r.branch, r.commit ? r.commit.slice(0, 8) : null].filter(Boolean).join('@') || '-') + (r.dirty ? ' (dirty)' : '')
     const tags = r.tags.length ? ` [${r.tags.map((t) => safeText(t)).join(', ')}]` : ''
-    lines.push(`${r.id}  ${r.startedAt.replace('T', ' ').slice(0, 19)}  ${r.status.padEnd(11)} ${String(r.outcome ?? '-').padEnd(7)} ${safeText(where)}${r.name ? ` "${safeText(r.name)}"` : ''}${tags}`)
+    lines.push(`${r.id}  ${r.startedAt.replace('T', ' ').slice(0, 19)}  ${(r.shards && r.status !== 'finished' ? `${r.status} ${r.shards.finished}/${r.shards.total}` : r.status).padEnd(11)} ${String(r.outcome ?? '-').padEnd(7)} ${safeText(where)}${r.name ? ` "${safeText(r.name)}"` : ''}${tags}`)
     for (const s of r.scorers) lines.push(`    ${safeText(s.id).padEnd(28)} mean ${num(s.mean)} ${ci(s.ci95)}  n=${s.n}`)
   }
   return `${lines.join('\n')}\n`
@@ -141,7 +141,7 @@ export async function runs(argv, io = { stdout: process.stdout }) {
   if (sub === 'show') {
     const r = ask(store, { kind: 'show', run: id })
     const lines = [
-      `run ${r.id}${r.name ? ` "${safeText(r.name)}"` : ''}: ${r.status}, outcome ${r.outcome ?? '-'}`,
+      `run ${r.id}${r.name ? ` "${safeText(r.name)}"` : ''}: ${r.status}${r.shards ? ` (${r.shards.finished}/${r.shards.total} shards finished)` : ''}, outcome ${r.outcome ?? '-'}`,
       `  started ${r.startedAt}${r.endedAt ? `, ended ${r.endedAt}` : ''}; ${r.items} items`,
       `  git ${safeText(r.branch ?? '-')} ${r.commit ?? '-'}${r.dirty ? ' (dirty)' : ''}; tags ${r.tags.map((t) => safeText(t)).join(', ') || '-'}`,
       `  dataset ${r.datasetFingerprint ?? '-'}; config ${r.configFingerprint ?? '-'}; oxeval ${r.version ?? '-'}`,

@@ -48,6 +48,7 @@ export const RUN_OPTIONS = {
   junit: { type: 'string' },
   html: { type: 'string' },
   shard: { type: 'string' },
+  'run-id': { type: 'string' },
   option: { type: 'string', multiple: true },
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
@@ -90,6 +91,9 @@ Data
       --shard K/N            run only rows i (0-based, file order) with i % N == K - 1; combine
                              the shards' --out files with oxeval merge (which applies the
                              thresholds: a shard's exit status reflects its gates only)
+      --run-id ID            the stored run's id (also $OXEVAL_RUN_ID): shards given one id
+                             (or, in CI, deriving one from the pipeline's run) record into one
+                             stored run, finished when every shard has; see docs/store.md
 
 Scorers and judge
   -s, --scorer NAME          repeatable; the registry id (answer-relevancy-scorer), the id without

@@ -40,22 +40,57 @@ const isUrl = (s) => /^postgres(ql)?:\/\//.test(String(s))
 /** The store as shown: a URL without its userinfo and query (the password). */
 export const shownStore = (spec) => lib.shownStore(spec)
 
+/** The CI variables that name one pipeline run (every shard's job sees the same value). */
+function ciRun(env) {
+  if (env.GITHUB_RUN_ID) return `github:${env.GITHUB_RUN_ID}:${env.GITHUB_RUN_ATTEMPT || '1'}`
+  if (env.CI_PIPELINE_ID) return `gitlab:${env.CI_PIPELINE_ID}`
+  if (env.BUILDKITE_BUILD_ID) return `buildkite:${env.BUILDKITE_BUILD_ID}`
+  if (env.CIRCLE_WORKFLOW_ID) return `circleci:${env.CIRCLE_WORKFLOW_ID}`
+  return null
+}
+
+/**
+ * The stored run's id: --run-id, else $OXEVAL_RUN_ID; else, for a shard, one derived from the
+ * CI run (GITHUB_RUN_ID + GITHUB_RUN_ATTEMPT, CI_PIPELINE_ID, BUILDKITE_BUILD_ID,
+ * CIRCLE_WORKFLOW_ID) with the configuration and dataset fingerprints and N (sha-256, 12 hex),
+ * so every shard of one pipeline agrees; else null (a new random id, each shard its own run).
+ */
+export function cliRunId(values, { shard, configFingerprint, dataset }, env = process.env) {
+  const given = values['run-id'] !== undefined ? values['run-id'] : env.OXEVAL_RUN_ID || undefined
+  if (given !== undefined) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/.test(String(given))) throw new UsageError(`--run-id must be 1-64 letters, digits, '.', '_', ':' or '-' (starting with a letter or digit); got "${safeText(String(given))}"`)
+    return String(given)
+  }
+  const ci = shard ? ciRun(env) : null
+  if (!ci) return null
+  return lib.fingerprint([ci, configFingerprint, dataset ?? null, shard.count]).slice(0, 12)
+}
+
 /** Starts recording an `oxeval run` (what the run header and flags say of it). */
-export function startCliRecording(spec, header, values, { judgeModels, cwd = process.cwd() }) {
+export function startCliRecording(spec, header, values, { judgeModels, cwd = process.cwd(), env = process.env }) {
   const tags = [...(values.tag || [])]
-  // a shard is its own run (oxeval merge records the whole one)
-  if (header.shard) tags.push(`shard:${header.shard.index}/${header.shard.count}`)
-  return lib.startRecording(spec, {
+  const configFingerprint = lib.fingerprint({ scorers: header.scorers, gates: header.gates, trials: header.trials, policy: header.policy, model: header.model })
+  const dataset = header.dataset && header.dataset.sha256 ? header.dataset.sha256 : undefined
+  const id = cliRunId(values, { shard: header.shard, configFingerprint, dataset }, env)
+  // shards agreeing on a run id record into that one run; else a shard is its own run
+  // (oxeval merge records the whole one)
+  if (header.shard && !id) tags.push(`shard:${header.shard.index}/${header.shard.count}`)
+  const rec = lib.startRecording(spec, {
+    id: id ?? undefined,
+    shard: header.shard && id ? { index: header.shard.index, count: header.shard.count } : undefined,
     name: values.name,
     tags,
     git: lib.gitInfo(cwd),
-    configFingerprint: lib.fingerprint({ scorers: header.scorers, gates: header.gates, trials: header.trials, policy: header.policy, model: header.model }),
-    datasetFingerprint: header.dataset && header.dataset.sha256 ? header.dataset.sha256 : undefined,
+    configFingerprint,
+    datasetFingerprint: dataset,
     version: header.version,
     judgeModels,
     header,
     storePrompts: header.prompts !== 'none',
   })
+  // a shard or run id the store refuses (finished already, out of range): before any judge call
+  if (rec.error && rec.error.code === 'OXEVAL_STORE_SHARD') throw new UsageError(rec.error.message)
+  return rec
 }
 
 /** The store failure line (the message names the store and the cause). */
