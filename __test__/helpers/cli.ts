@@ -30,7 +30,10 @@ export interface CliOptions {
 /** Runs the CLI in `opts.cwd` (async: a judge server in this process answers meanwhile). */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, OXEVAL_MODEL: undefined, OXEVAL_CACHE_DIR: undefined, ...opts.env }
+    // the CI's run variables would join every test's shards into one stored run (docs/store.md
+    // "Shards"); a test that wants them sets them
+    const ciRun = { OXEVAL_RUN_ID: undefined, GITHUB_RUN_ID: undefined, CI_PIPELINE_ID: undefined, BUILDKITE_BUILD_ID: undefined, CIRCLE_WORKFLOW_ID: undefined }
+    const env = { ...process.env, OXEVAL_MODEL: undefined, OXEVAL_CACHE_DIR: undefined, ...ciRun, ...opts.env }
     const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
