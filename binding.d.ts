@@ -48,6 +48,11 @@ export declare class NativeEvalAccumulator {
    * outcome naming the item and the field.
    */
   planItem(desc: string): Record<string, unknown>
+  /**
+   * Whether one more item may start with `inFlight` items running (the core's budget,
+   * `maxCost`) → `null`, `{ wait: true }` or `{ code: 'OXEVAL_BUDGET_EXHAUSTED', message }`.
+   */
+  budget(inFlight: number): Record<string, unknown> | null
   /** Which scorers and gates receive the trajectory → `{ trajectory: [ids] }`. */
   routes(): Record<string, unknown>
   /**

@@ -767,6 +767,15 @@ export interface RunEvalsOptions {
    * connection refused, unknown host, HTTP 401/403/404): the rest are recorded as
    * `OXEVAL_RUN_STOPPED` items (default true). */
   stopEarly?: boolean
+  /** A budget in US dollars for the judge calls (docs/cost.md): no new item starts once the
+   * spend as billed (usage at `prices`, a provider batch's discount included, a response-cache
+   * hit free) would pass it; the rest are recorded as `OXEVAL_BUDGET_EXHAUSTED` items and the
+   * run fails with the reason `budget`. A judge model without a price is a TypeError before
+   * the run starts. Not with `batch` (yet). */
+  maxCost?: number
+  /** Judge prices in USD per 1M tokens over oxeval's dated table: per model, and/or `{ in, out }`
+   * for every model. */
+  prices?: JudgePrices
   /** Batch mode: judge requests go out as provider batches (half price), one batch per pipeline
    * stage; up to `maxItems` items are in flight at once (`concurrency` bounds only the targets). Every judged
    * scorer needs a disk cache (`cache: { dir }`): else a TypeError naming it. */
@@ -793,13 +802,18 @@ export interface EvalOutcome {
   /** The status in plain words. */
   meaning: string
   reasons: Array<{
-    kind: 'no-items' | 'no-scorers' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'aborted' | 'gate' | 'threshold'
+    kind: 'no-items' | 'no-scorers' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'budget' | 'aborted' | 'gate' | 'threshold'
     scorer?: string
     /** A per-turn assertion's turn index. */
     turn?: number
     message: string
   }>
-  policy: { maxErrors: number; minCoverage: number | null; gatePassRate: number; partial: boolean }
+  policy: { maxErrors: number; minCoverage: number | null; gatePassRate: number; partial: boolean; maxCost?: number }
+}
+/** Judge prices in USD per 1M tokens: `'provider/model': { input, output, batchDiscount? }`
+ * (batchDiscount: the share a provider batch takes off, 0–1), `in` / `out`: every model. */
+export type JudgePrices = { in?: number; out?: number } & {
+  [model: string]: { input: number; output: number; batchDiscount?: number } | number | undefined
 }
 export interface EvalThresholdResult {
   id: string
@@ -831,6 +845,9 @@ export interface RunEvalsResult<S = Record<string, number | null>> {
   scorerInfo: Record<string, { direction: 'higher' | 'lower'; scale: number; gate: boolean }>
   /** Set when the run stopped early (see `stopEarly`). */
   stopped?: { code: 'OXEVAL_RUN_STOPPED'; message: string }
+  /** With `maxCost`: the budget, the spend as billed (USD), the items not started for it, and
+   * why (when some were not). */
+  budget?: { maxCost: number; spent: number; notStarted: number; exhausted?: string }
   gateResults?: Array<{ id: string; passed: boolean; score: number }>
   thresholdResults?: EvalThresholdResult[]
   /** Per scorer with labels (items' `expected`): agreement of its judge with them. */
@@ -893,8 +910,11 @@ export interface OxevalConfig {
   junit?: string
   maxErrors?: number
   minCoverage?: number
-  /** Dollars per 1M tokens, for the cost columns. */
-  prices?: { in?: number; out?: number }
+  /** Dollars per 1M tokens: `{ in, out }` for the cost columns and every model; per model
+   * `'provider/model': { input, output }` over oxeval's table (docs/cost.md). */
+  prices?: JudgePrices
+  /** The run's budget in US dollars (`--max-cost`, docs/cost.md). */
+  maxCost?: number
 }
 /** An `OxevalConfig` field `T` does not have: `never`, so an unknown or misspelled field fails to compile. */
 export type OxevalConfigNoExtra<T> = { [K in Exclude<keyof T, keyof OxevalConfig>]: never }

@@ -51,6 +51,7 @@ export const RUN_OPTIONS = {
   option: { type: 'string', multiple: true },
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
+  'max-cost': { type: 'string' },
   worst: { type: 'string' },
   'max-errors': { type: 'string' },
   'min-coverage': { type: 'string' },
@@ -150,6 +151,10 @@ Outputs
       --junit FILE           JUnit XML: one testsuite per scorer, one testcase per item
       --price-in USD         price per 1M input tokens (adds cost to the summary and the report)
       --price-out USD        price per 1M output tokens
+      --max-cost USD         a budget for the judge calls: no new item starts once the spend (as
+                             billed, at oxeval's dated prices or --price-in/--price-out) would
+                             pass it; the rest are OXEVAL_BUDGET_EXHAUSTED items, the run fails
+                             (exit 1); a rerun with --cache pays only for them (docs/cost.md)
       --worst N              worst items listed per scorer in the summary (default 5)
       --no-progress          no progress output on stderr
 
@@ -207,6 +212,12 @@ function price(flag, text) {
   if (text === undefined) return undefined
   const n = Number(text)
   if (String(text).trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${flag} must be a non-negative number (dollars per 1M tokens); got "${text}"`)
+  return n
+}
+
+function dollarsOver0(flag, text) {
+  const n = Number(text)
+  if (String(text).trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a number of US dollars > 0; got "${text}"`)
   return n
 }
 
@@ -310,6 +321,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     prices: prices.in === undefined && prices.out === undefined ? undefined : prices,
     worst: values.worst !== undefined ? Number(values.worst) : 5,
     maxErrors: values['max-errors'] !== undefined ? nonNegativeInt('max-errors', values['max-errors']) : 0,
+    maxCost: values['max-cost'] !== undefined ? dollarsOver0('max-cost', values['max-cost']) : undefined,
     minCoverage: values['min-coverage'] !== undefined ? share('min-coverage', values['min-coverage']) : undefined,
     progress: !values['no-progress'],
     base: values.base !== undefined ? (values.out !== undefined || !values['no-store'] ? values.base : usage('--base needs --out FILE or the results store (the two runs are compared)')) : undefined,
@@ -577,6 +589,9 @@ async function runResolved(values, extra, io, configPath) {
       concurrency: cfg.concurrency,
       maxErrors: cfg.maxErrors,
       minCoverage: cfg.minCoverage,
+      // the budget and the prices it is reckoned at (docs/cost.md)
+      ...(cfg.maxCost !== undefined ? { maxCost: cfg.maxCost } : {}),
+      ...(cfg.prices || extra.modelPrices ? { prices: { ...extra.modelPrices, ...cfg.prices } } : {}),
       // a shard decides only what a part can; merge decides the rest
       partial: Boolean(cfg.shard),
       trials: cfg.trials,

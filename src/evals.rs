@@ -84,6 +84,14 @@ impl NativeEvalAccumulator {
         })
     }
 
+    /// Whether one more item may start with `inFlight` items running (the core's budget,
+    /// `maxCost`) → `null`, `{ wait: true }` or `{ code: 'OXEVAL_BUDGET_EXHAUSTED', message }`.
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
+    pub fn budget(&self, in_flight: u32) -> Value {
+        let mut a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        a.budget(u64::from(in_flight))
+    }
+
     /// Which scorers and gates receive the trajectory → `{ trajectory: [ids] }`.
     #[napi(ts_return_type = "Record<string, unknown>")]
     pub fn routes(&self) -> Value {
