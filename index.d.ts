@@ -924,6 +924,60 @@ export declare function defineConfig<T extends OxevalConfig>(config: T & OxevalC
 export declare function defineConfig<T extends OxevalConfig>(config: () => (T & OxevalConfigNoExtra<T>) | Promise<T & OxevalConfigNoExtra<T>>): () => T | Promise<T>
 
 /** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
+/** A low..high range (min: minimal judge replies; max: a stated typical reply). */
+export interface CostRange {
+  min: number
+  max: number
+}
+/** One scorer's share of a cost estimate (docs/cost.md). */
+export interface ScorerCostEstimate {
+  id: string
+  /** `provider/model` of its judge (null: it calls no judge). */
+  model: string | null
+  /** How its tokens were counted: 'o200k_base' | 'cl100k_base' (OpenAI's tokenizer) | 'chars/4' (an approximation). */
+  tokenizer: string | null
+  /** Its judged steps. */
+  steps: string[]
+  /** Items it was estimated on. */
+  items: number
+  /** Judge calls to pay (the cache's hits not counted). */
+  calls: CostRange
+  /** Calls the response cache already holds (free). */
+  cachedCalls: number
+  inputTokens: CostRange
+  outputTokens: CostRange
+  price?: { input: number; output: number; batchDiscount: number }
+  /** USD, direct and through a provider batch; null: no judge call, or no price (`noPrice` says so). */
+  cost: { direct: CostRange; batch: CostRange } | null
+  noPrice?: string
+  /** Runs the estimate could not finish (a step refused the estimating judge's reply). */
+  failures?: Array<{ itemId: string; mode: 'minimal' | 'typical'; code?: string; message: string }>
+  skipped?: string
+}
+export interface CostEstimate {
+  /** Items estimated. */
+  items: number
+  /** Items not estimated (no output: targets are not run; multi-turn items), and why. */
+  skipped: Array<{ index: number; id?: unknown; reason: string }>
+  trials: number
+  scorers: ScorerCostEstimate[]
+  total: {
+    calls: CostRange
+    cachedCalls: number
+    inputTokens: CostRange
+    outputTokens: CostRange
+    /** The priced scorers' sum; `complete`: every judged scorer had a price. */
+    cost: { direct: CostRange; batch: CostRange; complete: boolean } | null
+  }
+  /** The date of oxeval's price table. */
+  pricesDate: string
+  notes: string[]
+}
+/**
+ * What a runEvals config would cost, without calling the judge: each scorer's real pipeline
+ * walks against an estimating judge that counts each request's tokens (docs/cost.md).
+ */
+export declare function estimateCost(options: RunEvalsOptions): Promise<CostEstimate>
 export declare function summarizeItems(options: {
   items: EvalItemResult[]
   /** `category`: the categorized form's (`scores` is then `{ agent?, trajectory? }`). */

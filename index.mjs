@@ -54,6 +54,7 @@ export const {
   Scorer,
   runEvals,
   summarizeItems,
+  estimateCost,
   createScorer,
   notScorable,
   isNotScorable,

@@ -17,6 +17,7 @@ import { checkId, createCheck, isCheckExpression, parseCheckExpression } from '.
 import { Progress } from './progress.mjs'
 import { addonInfo, addonLine, debugWarning } from './addon.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
+import { runEstimate } from './estimate.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
 import { applyTurnScorers, conversationCache, scorersOption, turnScorers } from './agents.mjs'
@@ -52,6 +53,7 @@ export const RUN_OPTIONS = {
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
   'max-cost': { type: 'string' },
+  estimate: { type: 'boolean' },
   worst: { type: 'string' },
   'max-errors': { type: 'string' },
   'min-coverage': { type: 'string' },
@@ -151,6 +153,10 @@ Outputs
       --junit FILE           JUnit XML: one testsuite per scorer, one testcase per item
       --price-in USD         price per 1M input tokens (adds cost to the summary and the report)
       --price-out USD        price per 1M output tokens
+      --estimate             print what the run would cost (judge calls, input tokens of the
+                             real prompts, an output range, direct and batch prices) WITHOUT
+                             calling the judge or the target; items without an output are
+                             skipped (docs/cost.md)
       --max-cost USD         a budget for the judge calls: no new item starts once the spend (as
                              billed, at oxeval's dated prices or --price-in/--price-out) would
                              pass it; the rest are OXEVAL_BUDGET_EXHAUSTED items, the run fails
@@ -507,6 +513,12 @@ async function runResolved(values, extra, io, configPath) {
     return createScorer(oxeval, resolveScorer(name, 'a turn of --data'), cfg, {})
   })
   const gateIds = gateScorers.map((g) => g.id)
+  if (values.estimate) {
+    const feed = shardItems(cfg.data, cfg.shard, { fp: newFingerprint(), onItem: (item) => applyTurnScorers(item, turnScorerByName) })
+    const prices = cfg.prices || extra.modelPrices ? { ...extra.modelPrices, ...cfg.prices } : undefined
+    const scorers = categories.size ? scorersOption(scorerEntries.map((e) => ({ ...(e.scorer ? e : { scorer: e }), category: categories.get((e.scorer || e).id) ?? 'agent' }))) : scorerEntries
+    return runEstimate(oxeval, { data: feed, scorers, gates: gateScorers, trials: cfg.trials, ...(prices ? { prices } : {}), ...(extra.target ? { target: extra.target } : {}) }, io)
+  }
   // which way each scorer is better and its range (worst items, intervals, merge)
   const scorerInfo = Object.fromEntries(
     [...scorerEntries.map((e) => e.scorer || e), ...gateScorers].map((sc) => [sc.id, { direction: sc.direction === 'lower' ? 'lower' : 'higher', scale: typeof sc.scale === 'number' ? sc.scale : 1 }]),

@@ -186,7 +186,8 @@ impl Prices {
                     .and_then(|x| dollars(x, &format!("{at}.{f}")))
             };
             let discount = match v.get("batchDiscount") {
-                None | Some(Value::Null) => shipped(k).map_or(0.0, |s| s.batch_discount),
+                // the provider's batch discount (its batch API bills any model at it)
+                None | Some(Value::Null) => shipped_discount(k),
                 Some(d) => match d.as_f64() {
                     Some(x) if (0.0..=1.0).contains(&x) => x,
                     _ => {
