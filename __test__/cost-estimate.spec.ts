@@ -61,6 +61,14 @@ describe('oxeval run --estimate', () => {
     expect(r.stdout).toContain('note: min: every judge reply the least its schema allows')
   })
 
+  it('on the demo config (examples/oxeval.config.mjs): its items have no output, so the target would make them: skipped and said, no request', async () => {
+    const r = await runCli(['run', '--config', `${root}/examples/oxeval.config.mjs`, '--estimate', '--no-progress', '--no-store'], { cwd: tmp.dir, env: { OXEVAL_DEMO_JUDGE_URL: judge.url }, timeoutMs: 120000 })
+    expect(r.code, r.stdout + r.stderr).toBe(0)
+    expect(judge.requests).toHaveLength(0)
+    expect(r.stdout).toContain('0 item(s) estimated, 4 skipped')
+    expect(r.stdout).toContain('skipped item 0 (q1): no output: the estimate does not run the target')
+  })
+
   it('estimate vs the real run on the demo dataset: calls exact, billed input tokens inside the estimate range (± 5 %)', async () => {
     const est = await runCli(['run', ...demoArgs, ...judgeArgs(judge), '--estimate'], { cwd: tmp.dir, timeoutMs: 120000 })
     expect(judge.requests).toHaveLength(0)
