@@ -281,13 +281,13 @@ async function runEvals(config) {
   async function budgetGate() {
     if (config.maxCost === undefined || config.maxCost === null) return null
     for (;;) {
-      if (budgetStop) return budgetStop
+      if (budgetStop) return overBudget()
       const v = acc.budget(Math.max(0, startedItems - finishedItems - 1))
       if (v === null) return null
       if (!v.wait) {
-        budgetStop = overBudget()
+        budgetStop = v
         stop = true
-        return budgetStop
+        return overBudget()
       }
       if (halt.signal.aborted) return null
       await new Promise((resolve) => {
@@ -531,7 +531,7 @@ async function runEvals(config) {
       if (!n) break
       startedItems++
       try {
-        await runItem(n.item, n.index, stoppedEarly ? notRun() : budgetStop)
+        await runItem(n.item, n.index, stoppedEarly ? notRun() : overBudget())
       } catch (e) {
         fail(e)
       }
