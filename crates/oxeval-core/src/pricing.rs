@@ -262,7 +262,8 @@ mod tests {
     #[test]
     fn lookup_table() {
         let p = |m: &str| shipped(m).map(|p| (p.input, p.output, p.batch_discount));
-        let cases: &[(&str, Option<(f64, f64, f64)>)] = &[
+        type Want = Option<(f64, f64, f64)>;
+        let cases: &[(&str, Want)] = &[
             ("openai/gpt-4o-mini", Some((0.15, 0.6, 0.5))),
             ("openai/gpt-4o-mini-2024-07-18", Some((0.15, 0.6, 0.5))),
             ("openai.chat/gpt-4o", Some((2.5, 10.0, 0.5))),

@@ -458,6 +458,10 @@ mod tests {
             (json!({"trial": 0}), "trial must be an integer ≥ 1"),
             (json!({"trial": 1.5}), "trial must be an integer ≥ 1"),
             (json!({"trial": {"jsType": "bigint"}}), "got bigint"),
+            (
+                json!({"estimate": "cheap"}),
+                "estimate must be 'minimal' or 'typical'",
+            ),
         ] {
             let m = msg(StartedRun::start(
                 Ok(r#"{"output":"a"}"#),
@@ -471,6 +475,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(named.item_id.as_deref(), Some("q-1#2"));
+        assert_eq!(named.estimate, None);
+        let estimating = StartedRun::start(
+            Ok(r#"{"output":"a"}"#),
+            &opts(json!({"data": {"estimate": "typical"}})),
+        )
+        .unwrap();
+        assert_eq!(estimating.estimate, Some(EstimateMode::Typical));
         assert_eq!(ok.item_id, None);
         assert!(msg(StartedRun::start(Err("cyclic"), &opts(json!({}))))
             .contains("JSON-serializable data (cyclic)"));
