@@ -55,6 +55,7 @@ export const {
   Scorer,
   runEvals,
   summarizeItems,
+  estimateCost,
   createScorer,
   notScorable,
   isNotScorable,

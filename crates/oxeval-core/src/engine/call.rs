@@ -96,6 +96,9 @@ impl Judge {
                     return Ok((hit, None));
                 }
             }
+            if ctx.estimate.is_some() {
+                return Ok((self.estimated(req, ctx, exec), None));
+            }
             if cache.mode() == CacheMode::Replay {
                 // a lookup cut short by the run is the run's failure, not a miss
                 if ctx.cancel.is_cancelled() {
@@ -107,6 +110,9 @@ impl Judge {
                 let message = cache.replay_miss(slot, ctx).await;
                 return Err(JudgeError::new(ErrorCode::CacheMiss, message));
             }
+        }
+        if ctx.estimate.is_some() {
+            return Ok((self.estimated(req, ctx, exec), None));
         }
         if let Err(missing) = &self.model.api_key {
             return Err(missing.clone());
@@ -122,6 +128,21 @@ impl Judge {
             }
         }
         self.send_http(req, ctx, exec).await.map(|r| (r, slot))
+    }
+
+    /// The estimating judge's answer (engine/estimate.rs): counted as one call, never sent.
+    fn estimated(&self, req: &ChatRequest, ctx: &RunContext, exec: &mut Execution) -> ChatResponse {
+        exec.model_call_count += 1;
+        let mode = ctx
+            .estimate
+            .unwrap_or(super::estimate::EstimateMode::Minimal);
+        super::estimate::reply(
+            req,
+            ctx.estimate_schema.as_ref(),
+            mode,
+            self.provider.name(),
+            self.provider.model_id(),
+        )
     }
 
     pub(super) async fn send_http(
