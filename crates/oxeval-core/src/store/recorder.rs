@@ -1,7 +1,8 @@
 //! A run recording into a store as its items finish: the run row is written when it starts
 //! ([`Recorder::start`]: an error here is the caller's to report), then each item's JSON
 //! text goes to a writer thread ([`Recorder::item`]: no parse, no I/O on the caller's
-//! thread) that parses and writes them in batches of up to [`BATCH`] per transaction, and
+//! thread) that hands them to the store as text ([`Store::add_item_texts`]: SQLite keeps
+//! the text packed, reading only its columns) in batches of up to [`BATCH`] per transaction, and
 //! [`Recorder::finish`] writes the summary once every item is in.
 //!
 //! A write that fails never stops the run: the first failure is kept, later items are
@@ -20,8 +21,9 @@ use std::time::Duration;
 
 /// Items written per transaction (at most).
 pub const BATCH: usize = 512;
-/// Items queued for the writer thread (at most).
-pub const QUEUE: usize = 8192;
+/// Items queued for the writer thread (at most): ~25 KB each for a judged item with its
+/// prompts and judge records, so at most ~50 MB waiting.
+pub const QUEUE: usize = 2048;
 
 enum Msg {
     Item(String),
@@ -115,11 +117,13 @@ fn write_loop(
     rx: Receiver<Msg>,
 ) -> Option<StoreError> {
     let mut failed: Option<StoreError> = None;
-    let mut batch: Vec<Value> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<String> = Vec::with_capacity(BATCH);
+    // the texts go to the store as they came: it reads what its columns need (store::facts)
     let flush =
-        |batch: &mut Vec<Value>, store: &mut Box<dyn Store>, failed: &mut Option<StoreError>| {
+        |batch: &mut Vec<String>, store: &mut Box<dyn Store>, failed: &mut Option<StoreError>| {
             if failed.is_none() && !batch.is_empty() {
-                if let Err(e) = store.add_items(run_id, std::mem::take(batch), keep) {
+                let texts = std::mem::replace(batch, Vec::with_capacity(BATCH));
+                if let Err(e) = store.add_item_texts(run_id, texts, keep) {
                     *failed = Some(e);
                 }
             }
@@ -131,7 +135,7 @@ fn write_loop(
             // no item for a while (slow targets): the heartbeat says the run is alive
             Err(RecvTimeoutError::Timeout) => {
                 if failed.is_none() {
-                    if let Err(e) = store.add_items(run_id, Vec::new(), keep) {
+                    if let Err(e) = store.add_item_texts(run_id, Vec::new(), keep) {
                         failed = Some(e);
                     }
                 }
@@ -144,15 +148,7 @@ fn write_loop(
             match m {
                 Msg::Item(text) => {
                     if failed.is_none() {
-                        match serde_json::from_str(&text) {
-                            Ok(v) => batch.push(v),
-                            Err(e) => {
-                                failed = Some(StoreError::invalid(format!(
-                                    "store {}: an item is not JSON: {e}",
-                                    store.describe()
-                                )))
-                            }
-                        }
+                        batch.push(text);
                     }
                     if batch.len() >= BATCH {
                         flush(&mut batch, &mut store, &mut failed);
