@@ -168,8 +168,8 @@ struct Top {
     duration_ms: Option<Value>,
 }
 
-/// A value that is read when it has the expected shape, else skipped (as `Value::as_object`
-/// gives `None`).
+/// A value that is read when it is an object, else skipped (as `Value::as_object` gives
+/// `None`).
 enum Maybe<T> {
     Is(T),
     Not,
@@ -177,15 +177,40 @@ enum Maybe<T> {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Maybe<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // only objects are read; the non-object shapes are rare: buffer them
-        let v = Value::deserialize(d)?;
-        if v.is_object() {
-            T::deserialize(v)
-                .map(Maybe::Is)
-                .map_err(serde::de::Error::custom)
-        } else {
-            Ok(Maybe::Not)
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Maybe<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            // an object is read in place (never buffered: it holds the prompts)
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Maybe<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(Maybe::Is)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Maybe<T>, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Maybe::Not)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Maybe<T>, E> {
+                Ok(Maybe::Not)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Maybe<T>, E> {
+                Ok(Maybe::Not)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Maybe<T>, E> {
+                Ok(Maybe::Not)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Maybe<T>, E> {
+                Ok(Maybe::Not)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Maybe<T>, E> {
+                Ok(Maybe::Not)
+            }
+            fn visit_unit<E>(self) -> Result<Maybe<T>, E> {
+                Ok(Maybe::Not)
+            }
         }
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
