@@ -530,3 +530,37 @@ fn secrets_and_dropped_prompts_take_the_slow_road_and_still_export() {
         "OXEVAL_STORE_READ"
     );
 }
+
+#[test]
+fn a_recorder_dropped_without_finish_still_writes_what_it_was_given() {
+    let dir = Dir::new();
+    let mut s = Box::new(SqliteStore::open(&dir.db()).unwrap());
+    s.begin_run(&run("dropped", 1, "main", &[])).unwrap();
+    // fewer items than wake the writer, and more than one batch: both are written
+    let rec = Recorder::with_store(s, run("dropped", 1, "main", &[]));
+    for k in 0..3 {
+        rec.item(item(k, 1.0).to_string());
+    }
+    drop(rec);
+    let s = Box::new(SqliteStore::open(&dir.db()).unwrap());
+    s.conn
+        .execute(
+            "INSERT INTO runs (id, started_at, status) VALUES ('big', 2, 'running')",
+            [],
+        )
+        .unwrap();
+    let rec = Recorder::with_store(s, run("big", 2, "main", &[]));
+    for k in 0..1200 {
+        rec.item(item(k, 0.0).to_string());
+    }
+    rec.finish(summary(&[0.0]).to_string(), 3).unwrap();
+    let s = SqliteStore::open(&dir.db()).unwrap();
+    let n = |run: &str| -> i64 {
+        s.conn
+            .query_row("SELECT COUNT(*) FROM items WHERE run_id = ?1", [run], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!((n("dropped"), n("big")), (3, 1200));
+}
