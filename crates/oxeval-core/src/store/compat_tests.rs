@@ -3,8 +3,8 @@
 //! store of a newer version refused; damaged files a clear error; `--out` files with lone
 //! surrogate escapes imported.
 //!
-//! Version 1 is the only one released so far: `v1.sql` is there so that the next migration is
-//! tested from it. A new version adds its migration in `schema.rs`, keeps every `vN.sql`, adds
+//! Version 1 (released) and version 2 (items packed; the current one) have theirs, so the
+//! next migration is tested from both. A new version adds its migration in `schema.rs`, keeps every `vN.sql`, adds
 //! its own (`OXEVAL_WRITE_STORE_FIXTURE=path cargo test -p oxeval-core write_store_fixture --
 //! --ignored`, then `sqlite3 path .dump`) and a line to [`FIXTURES`].
 
@@ -16,7 +16,10 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// (version, the SQL that builds a store as that version wrote it).
-const FIXTURES: &[(i64, &str)] = &[(1, include_str!("fixtures/v1.sql"))];
+const FIXTURES: &[(i64, &str)] = &[
+    (1, include_str!("fixtures/v1.sql")),
+    (2, include_str!("fixtures/v2.sql")),
+];
 
 struct Dir(PathBuf);
 impl Dir {
