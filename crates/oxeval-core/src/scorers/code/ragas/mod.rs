@@ -1,13 +1,20 @@
 //! Ragas 0.4.3's metrics that need no judge (`ragas.metrics.collections`), one folder each,
 //! computed as Ragas computes them (the libraries it calls reproduced: sacrebleu, rapidfuzz, rouge_score).
-//! Inputs as oxeval's other Ragas metrics: `output` = response, `groundTruth` = reference.
+//! Inputs as oxeval's other Ragas metrics: `output` = response, `groundTruth` = reference;
+//! QuotedSpansAlignment reads the retrieved contexts, the tool metrics the calls of
+//! `output` and `run.referenceToolCalls` (`tool_calls.rs`; `pyrepr/`: Python's `str()`).
 
 pub mod bleu;
 pub mod chrf;
 pub mod exact_match;
+pub mod pyrepr;
+pub mod quoted_spans;
 pub mod rouge;
 pub mod string_presence;
 pub mod string_similarity;
+pub mod tool_call_accuracy;
+pub mod tool_call_f1;
+pub mod tool_calls;
 
 use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
