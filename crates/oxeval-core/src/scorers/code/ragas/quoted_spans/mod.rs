@@ -100,7 +100,7 @@ impl QuotedSpansAlignment {
         let contexts = retrieved_contexts(&run, None)?;
         if contexts.source == ContextSource::ToolResults && contexts.items.is_empty() {
             return Err(InvalidArgument::input(format!(
-                "{id}: the retrieved contexts are missing: pass run.context (string[]), a contextExtractor or tool results in run.output"
+                "{id}: the retrieved contexts are missing: pass run.context (string[]) or tool results in run.output"
             ))
             .into());
         }
