@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { type Any } from './helpers/setup'
-import { cases, CONFIGS, PER_CONFIG } from '../scripts/ragas-nonllm-cases.mjs'
+import { cases, CONFIGS, FACTORY, PER_CONFIG } from '../scripts/ragas-nonllm-cases.mjs'
 
 const require = createRequire(import.meta.url)
 const ragas = require('../ragas/index.js') as Any
@@ -34,17 +34,6 @@ interface Case {
   ragas?: { score?: number; error?: string }
 }
 
-const FACTORY: Record<string, string> = {
-  exact_match: 'createExactMatchScorer',
-  string_presence: 'createStringPresenceScorer',
-  string_similarity: 'createStringSimilarityScorer',
-  chrf: 'createChrfScorer',
-  bleu: 'createBleuScorer',
-  rouge: 'createRougeScorer',
-  quoted_spans: 'createQuotedSpansAlignmentScorer',
-  tool_call_accuracy: 'createToolCallAccuracyScorer',
-  tool_call_f1: 'createToolCallF1Scorer',
-}
 
 /** Ragas's multi-turn messages as Mastra's agent messages (tool invocations in content.parts). */
 function mastraMessages(messages: Any[]): Any[] {

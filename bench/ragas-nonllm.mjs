@@ -16,6 +16,7 @@ import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { FACTORY } from '../scripts/ragas-nonllm-cases.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const self = fileURLToPath(import.meta.url)
@@ -25,17 +26,6 @@ const flag = (name, dflt) => {
   return i >= 0 ? argv[i + 1] : dflt
 }
 const FIXTURE = join(root, '__test__', 'fixtures', 'ragas-nonllm.jsonl')
-const FACTORY = {
-  exact_match: 'createExactMatchScorer',
-  string_presence: 'createStringPresenceScorer',
-  string_similarity: 'createStringSimilarityScorer',
-  chrf: 'createChrfScorer',
-  bleu: 'createBleuScorer',
-  rouge: 'createRougeScorer',
-  quoted_spans: 'createQuotedSpansAlignmentScorer',
-  tool_call_accuracy: 'createToolCallAccuracyScorer',
-  tool_call_f1: 'createToolCallF1Scorer',
-}
 const runOf = (c) =>
   c.metric === 'quoted_spans'
     ? { output: c.response, context: c.contexts }

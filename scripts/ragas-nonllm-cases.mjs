@@ -219,6 +219,19 @@ export const CONFIGS = [
 
 export const PER_CONFIG = 240
 
+/** The oxeval/ragas factory of each metric. */
+export const FACTORY = {
+  exact_match: 'createExactMatchScorer',
+  string_presence: 'createStringPresenceScorer',
+  string_similarity: 'createStringSimilarityScorer',
+  chrf: 'createChrfScorer',
+  bleu: 'createBleuScorer',
+  rouge: 'createRougeScorer',
+  quoted_spans: 'createQuotedSpansAlignmentScorer',
+  tool_call_accuracy: 'createToolCallAccuracyScorer',
+  tool_call_f1: 'createToolCallF1Scorer',
+}
+
 /** The cases, the same on every run (seed 38). */
 export function cases() {
   const out = []

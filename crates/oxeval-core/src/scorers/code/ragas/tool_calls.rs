@@ -159,6 +159,18 @@ pub(crate) fn calls(id: &str, run: &RunInput) -> Result<Calls, InvalidArgument> 
     })
 }
 
+/// A call from a JSON object of arguments (the unit tests' shorthand).
+#[cfg(test)]
+pub(crate) fn tc(name: &str, args: Value) -> ToolCall {
+    let Value::Object(args) = args else {
+        panic!("args must be an object")
+    };
+    ToolCall {
+        name: name.into(),
+        args,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

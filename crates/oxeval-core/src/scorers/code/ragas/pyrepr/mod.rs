@@ -107,7 +107,7 @@ fn printable(c: char) -> bool {
     }
     let table = nonprintable::NONPRINTABLE;
     let i = table.partition_point(|&(_, hi)| hi < u);
-    !table.get(i).is_some_and(|&(lo, _)| lo <= u)
+    table.get(i).is_none_or(|&(lo, _)| lo > u)
 }
 
 /// `repr(s)`: single quotes unless `s` holds `'` and no `"`.

@@ -140,16 +140,9 @@ pub fn accuracy(pred: &[ToolCall], reference: &[ToolCall], strict_order: bool) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::tool_calls::tc;
     use super::*;
     use serde_json::json;
-
-    fn tc(name: &str, args: Value) -> ToolCall {
-        let Value::Object(args) = args else { panic!() };
-        ToolCall {
-            name: name.into(),
-            args,
-        }
-    }
 
     #[test]
     fn ragas_cases() {
@@ -178,6 +171,9 @@ mod tests {
             0.75
         );
         // a length mismatch never aligns
-        assert_eq!(accuracy(&[a.clone()], &[a.clone(), b], true), 0.0);
+        assert_eq!(
+            accuracy(std::slice::from_ref(&a), &[a.clone(), b], true),
+            0.0
+        );
     }
 }

@@ -5,62 +5,26 @@
 //! either side → 0), rounded to 4 decimals with Python's `round`.
 
 use super::tool_calls::{calls, steps, Calls, RunFields, ToolCall, INPUTS};
-use crate::error::InvalidArgument;
-use crate::pipeline::{RunError, ScoreResult};
-use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Kind, ScorerSpec, StepMeta};
-use crate::scorers::ScorerMeta;
-use schemars::JsonSchema;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-const STEPS: [StepMeta; 2] =
-    steps("F1 of the predicted and reference tool call sets, rounded to 4 decimals");
-
-pub const SPEC: ScorerSpec = ScorerSpec {
-    factory: "createToolCallF1Scorer",
-    id: "ragas-tool-call-f1",
-    name: "Tool Call F1 (Ragas)",
-    description: "Ragas's ToolCallF1: F1 of the output's tool calls (name and arguments) against run.referenceToolCalls, as sets",
-    family: "ragas",
-    type_name: "RagasToolCallF1",
-    kind: Kind::Code,
-    inputs: INPUTS,
-    run_fields: Some(schema_of::<RunFields>),
-    extractors: &[],
-    options: schema_of::<JsOptions>,
-    nested_options: None,
-    preprocess: Some(schema_of::<Calls>),
-    analyze: None,
-    steps: &STEPS,
-    build: |v, _| boxed(ToolCallF1::build(v)),
-};
-
-/// No options of its own (`id` and `name` only).
-#[derive(JsonSchema)]
-pub struct JsOptions {}
-
-pub struct ToolCallF1 {
-    meta: ScorerMeta,
-}
-
-impl ToolCallF1 {
-    fn build(_: &Value) -> Result<Self, InvalidArgument> {
-        Ok(ToolCallF1 {
-            meta: ScorerMeta::code(&SPEC, "agent"),
-        })
-    }
-
-    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
+super::optionless_metric!(
+    ToolCallF1,
+    "createToolCallF1Scorer",
+    "ragas-tool-call-f1",
+    "Tool Call F1 (Ragas)",
+    "Ragas's ToolCallF1: F1 of the output's tool calls (name and arguments) against run.referenceToolCalls, as sets",
+    "RagasToolCallF1",
+    INPUTS,
+    Some(crate::scorers::spec::schema_of::<RunFields>),
+    Calls,
+    steps("F1 of the predicted and reference tool call sets, rounded to 4 decimals"),
+    |run| {
         let c = calls(SPEC.id, &run)?;
         let score = f1(&c.predicted, &c.reference);
-        Ok(super::super::text_result::<_, ()>(
-            run.run_id, score, &c, None,
-        ))
+        Ok(super::super::text_result::<_, ()>(run.run_id, score, &c, None))
     }
-}
-
-crate::impl_scorer!(ToolCallF1, sync);
+);
 
 /// `make_hashable(value)` with Python's equality: numbers (and booleans) by exact value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -129,28 +93,21 @@ pub fn f1(pred: &[ToolCall], reference: &[ToolCall]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tool_calls::tc;
     use super::*;
     use serde_json::json;
-
-    fn tc(name: &str, args: Value) -> ToolCall {
-        let Value::Object(args) = args else { panic!() };
-        ToolCall {
-            name: name.into(),
-            args,
-        }
-    }
 
     #[test]
     fn ragas_cases() {
         let w = tc("weather", json!({ "location": "Paris" }));
         let uv = tc("uv", json!({ "location": "Paris" }));
-        assert_eq!(f1(&[w.clone(), uv], &[w.clone()]), 0.6667);
+        assert_eq!(f1(&[w.clone(), uv], std::slice::from_ref(&w)), 0.6667);
         assert_eq!(f1(&[], &[]), 0.0);
         assert_eq!(f1(&[w.clone(), w.clone()], &[w]), 1.0);
         // nested dicts without order, 1 == 1.0 == true; lists keep their order
         let a = tc("a", json!({ "o": { "x": 1, "y": [1, 2] } }));
         let b = tc("a", json!({ "o": { "y": [true, 2.0], "x": 1.0 } }));
-        assert_eq!(f1(&[a.clone()], &[b]), 1.0);
+        assert_eq!(f1(std::slice::from_ref(&a), &[b]), 1.0);
         assert_eq!(
             f1(&[a], &[tc("a", json!({ "o": { "x": 1, "y": [2, 1] } }))]),
             0.0
