@@ -2570,10 +2570,7 @@ export declare function createStringSimilarityScorer(options?: RagasStringSimila
 // --------------------------------------------------------------------------------------
 // createChrfScorer (ragas): ragas-chrf-score
 
-/**
- * No options of its own (`id` and `name` only): sacrebleu's defaults, as Ragas's.
- */
-export interface RagasChrfOwnOptions {}
+export type RagasChrfOwnOptions = CompletenessOwnOptions
 
 /** Options of `createChrfScorer`. */
 export interface RagasChrfScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasChrfOwnOptions {}
@@ -2595,7 +2592,7 @@ export declare function createChrfScorer(options?: RagasChrfScorerOptions): Raga
 // --------------------------------------------------------------------------------------
 // createBleuScorer (ragas): ragas-bleu-score
 
-export type RagasBleuOwnOptions = RagasChrfOwnOptions
+export type RagasBleuOwnOptions = CompletenessOwnOptions
 
 /** Options of `createBleuScorer`. */
 export interface RagasBleuScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasBleuOwnOptions {}
