@@ -381,6 +381,15 @@ if (want('ragas')) {
   if (checks.length) console.log(`\nscore cross-check (identical judge replies):\n${checks.join('\n')}`)
 }
 
+// Ragas's no-judge metrics: oxeval vs ragas 0.4.3 CPU per run on the parity samples
+// (bench/ragas-nonllm.mjs; its table prints the ratios with and without ragas's import)
+if (want('ragas') && only !== 'oxeval' && only !== 'ragas') {
+  const python = ensureRagasVenv()
+  console.log('\nRagas no-judge metrics (bench/ragas-nonllm.mjs)…')
+  const r = spawnSync('node', ['bench/ragas-nonllm.mjs', '--python', python], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) process.exitCode = 1
+}
+
 /** Creates .bench/venv from bench/ragas/requirements.txt, or reuses it when it already has those pins. */
 function ensureRagasVenv() {
   const venv = join(root, '.bench', 'venv')

@@ -62,6 +62,9 @@ import type {
   RagasExactMatchAnalysis,
   RagasExactMatchPreprocess,
   RagasExactMatchScorerOptions,
+  RagasQuotedSpansAlignmentAnalysis,
+  RagasQuotedSpansAlignmentPreprocess,
+  RagasQuotedSpansAlignmentScorerOptions,
   RagasRougeAnalysis,
   RagasRougePreprocess,
   RagasRougeScorerOptions,
@@ -74,6 +77,12 @@ import type {
   RagasStringSimilarityAnalysis,
   RagasStringSimilarityPreprocess,
   RagasStringSimilarityScorerOptions,
+  RagasToolCallAccuracyAnalysis,
+  RagasToolCallAccuracyPreprocess,
+  RagasToolCallAccuracyScorerOptions,
+  RagasToolCallF1Analysis,
+  RagasToolCallF1Preprocess,
+  RagasToolCallF1ScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
@@ -214,3 +223,12 @@ export declare function createBleuScorer<TID extends string = 'ragas-bleu-score'
 export declare function createRougeScorer<TID extends string = 'ragas-rouge-score'>(
   options: RagasRougeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, RagasRougePreprocess, RagasRougeAnalysis>
+export declare function createQuotedSpansAlignmentScorer<TID extends string = 'ragas-quoted-spans-alignment'>(
+  options: RagasQuotedSpansAlignmentScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasQuotedSpansAlignmentPreprocess, RagasQuotedSpansAlignmentAnalysis>
+export declare function createToolCallAccuracyScorer<TID extends string = 'ragas-tool-call-accuracy'>(
+  options: RagasToolCallAccuracyScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasToolCallAccuracyPreprocess, RagasToolCallAccuracyAnalysis>
+export declare function createToolCallF1Scorer<TID extends string = 'ragas-tool-call-f1'>(
+  options: RagasToolCallF1ScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasToolCallF1Preprocess, RagasToolCallF1Analysis>

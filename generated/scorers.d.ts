@@ -2627,10 +2627,7 @@ export declare function createSemanticSimilarityScorer(options?: RagasSemanticSi
 // --------------------------------------------------------------------------------------
 // createChrfScorer (ragas): ragas-chrf-score
 
-/**
- * No options of its own (`id` and `name` only): sacrebleu's defaults, as Ragas's.
- */
-export interface RagasChrfOwnOptions {}
+export type RagasChrfOwnOptions = CompletenessOwnOptions
 
 /** Options of `createChrfScorer`. */
 export interface RagasChrfScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasChrfOwnOptions {}
@@ -2652,7 +2649,7 @@ export declare function createChrfScorer(options?: RagasChrfScorerOptions): Raga
 // --------------------------------------------------------------------------------------
 // createBleuScorer (ragas): ragas-bleu-score
 
-export type RagasBleuOwnOptions = RagasChrfOwnOptions
+export type RagasBleuOwnOptions = CompletenessOwnOptions
 
 /** Options of `createBleuScorer`. */
 export interface RagasBleuScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasBleuOwnOptions {}
@@ -2704,6 +2701,159 @@ export type RagasRougeScorer = Scorer<RagasRougePreprocess, RagasRougeAnalysis, 
 
 /** Ragas's RougeScore: rouge_score's ROUGE-1 or ROUGE-L (stemmed) of the output against the ground truth. Default id `ragas-rouge-score`. */
 export declare function createRougeScorer(options?: RagasRougeScorerOptions): RagasRougeScorer
+
+// --------------------------------------------------------------------------------------
+// createQuotedSpansAlignmentScorer (ragas): ragas-quoted-spans-alignment
+
+/**
+ * The factory's options (Ragas's names in camelCase, its defaults).
+ */
+export interface RagasQuotedSpansAlignmentOwnOptions {
+  /**
+   * Collapse whitespace and lowercase both sides before matching. Default `true`.
+   */
+  casefold?: boolean
+  /**
+   * The fewest words a quoted span needs to count. Default 3.
+   */
+  minSpanWords?: number
+}
+
+/** Options of `createQuotedSpansAlignmentScorer`. */
+export interface RagasQuotedSpansAlignmentScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasQuotedSpansAlignmentOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface RagasQuotedSpansAlignmentPreprocess {
+  /**
+   * The assistant's text of `run.output`.
+   */
+  response: string
+  /**
+   * The quoted spans counted (trimmed).
+   */
+  spans: string[]
+  /**
+   * Per span, whether the contexts hold it.
+   */
+  matched: boolean[]
+}
+
+export type RagasQuotedSpansAlignmentAnalysis = undefined
+
+/** A run of `createQuotedSpansAlignmentScorer`. */
+export type RagasQuotedSpansAlignmentRun = ScorerRun & {
+  /** Retrieved passages for this run (else the `context` option, tool results). */
+  context?: string[]
+}
+
+export type RagasQuotedSpansAlignmentResult<R extends RagasQuotedSpansAlignmentRun = RagasQuotedSpansAlignmentRun> = ScorerResult<R, RagasQuotedSpansAlignmentPreprocess, RagasQuotedSpansAlignmentAnalysis>
+
+export type RagasQuotedSpansAlignmentScorer = Scorer<RagasQuotedSpansAlignmentPreprocess, RagasQuotedSpansAlignmentAnalysis, RagasQuotedSpansAlignmentRun>
+
+/** Ragas's QuotedSpansAlignment: the share of the output's quoted spans found verbatim in the retrieved contexts. Default id `ragas-quoted-spans-alignment`. */
+export declare function createQuotedSpansAlignmentScorer(options?: RagasQuotedSpansAlignmentScorerOptions): RagasQuotedSpansAlignmentScorer
+
+// --------------------------------------------------------------------------------------
+// createToolCallAccuracyScorer (ragas): ragas-tool-call-accuracy
+
+/**
+ * The factory's options (Ragas's names in camelCase, its defaults).
+ */
+export interface RagasToolCallAccuracyOwnOptions {
+  /**
+   * `true` (default): the calls must come in the reference's order; `false`: any order.
+   */
+  strictOrder?: boolean
+}
+
+/** Options of `createToolCallAccuracyScorer`. */
+export interface RagasToolCallAccuracyScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasToolCallAccuracyOwnOptions {}
+
+/**
+ * `preprocessStepResult`: the calls compared.
+ */
+export interface RagasToolCallAccuracyPreprocess {
+  /**
+   * The calls found in `run.output`, in order.
+   *
+   * Items: One tool call: Ragas's `ToolCall(name, args)`.
+   */
+  predicted: {
+    name: string
+    /**
+     * The arguments as given (their order kept: Ragas compares nested dicts by their text).
+     */
+    args: {}
+  }[]
+  /**
+   * `run.referenceToolCalls`.
+   *
+   * Items: One tool call: Ragas's `ToolCall(name, args)`.
+   */
+  reference: {
+    name: string
+    /**
+     * The arguments as given (their order kept: Ragas compares nested dicts by their text).
+     */
+    args: {}
+  }[]
+}
+
+export type RagasToolCallAccuracyAnalysis = undefined
+
+/**
+ * The run field the tool metrics read.
+ */
+export interface RagasToolCallAccuracyRunFields {
+  /**
+   * Ragas's `reference_tool_calls`: the expected calls `[{ name, args }]`, in order.
+   *
+   * Items: One tool call: Ragas's `ToolCall(name, args)`.
+   */
+  referenceToolCalls: {
+    name: string
+    /**
+     * The arguments as given (their order kept: Ragas compares nested dicts by their text).
+     */
+    args: {}
+  }[]
+}
+
+/** A run of `createToolCallAccuracyScorer`. */
+export type RagasToolCallAccuracyRun = ScorerRun & {} & RagasToolCallAccuracyRunFields
+
+export type RagasToolCallAccuracyResult<R extends RagasToolCallAccuracyRun = RagasToolCallAccuracyRun> = ScorerResult<R, RagasToolCallAccuracyPreprocess, RagasToolCallAccuracyAnalysis>
+
+export type RagasToolCallAccuracyScorer = Scorer<RagasToolCallAccuracyPreprocess, RagasToolCallAccuracyAnalysis, RagasToolCallAccuracyRun>
+
+/** Ragas's ToolCallAccuracy: the tool call sequence and arguments of the output against run.referenceToolCalls. Default id `ragas-tool-call-accuracy`. */
+export declare function createToolCallAccuracyScorer(options?: RagasToolCallAccuracyScorerOptions): RagasToolCallAccuracyScorer
+
+// --------------------------------------------------------------------------------------
+// createToolCallF1Scorer (ragas): ragas-tool-call-f1
+
+export type RagasToolCallF1OwnOptions = CompletenessOwnOptions
+
+/** Options of `createToolCallF1Scorer`. */
+export interface RagasToolCallF1ScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasToolCallF1OwnOptions {}
+
+export type RagasToolCallF1Preprocess = RagasToolCallAccuracyPreprocess
+
+export type RagasToolCallF1Analysis = undefined
+
+export type RagasToolCallF1RunFields = RagasToolCallAccuracyRunFields
+
+/** A run of `createToolCallF1Scorer`. */
+export type RagasToolCallF1Run = ScorerRun & {} & RagasToolCallF1RunFields
+
+export type RagasToolCallF1Result<R extends RagasToolCallF1Run = RagasToolCallF1Run> = ScorerResult<R, RagasToolCallF1Preprocess, RagasToolCallF1Analysis>
+
+export type RagasToolCallF1Scorer = Scorer<RagasToolCallF1Preprocess, RagasToolCallF1Analysis, RagasToolCallF1Run>
+
+/** Ragas's ToolCallF1: F1 of the output's tool calls (name and arguments) against run.referenceToolCalls, as sets. Default id `ragas-tool-call-f1`. */
+export declare function createToolCallF1Scorer(options?: RagasToolCallF1ScorerOptions): RagasToolCallF1Scorer
 
 /** Mastra's quick checks, as one object (the same functions as the named exports). */
 export declare const checks: {

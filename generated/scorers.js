@@ -1315,5 +1315,74 @@ module.exports = Object.freeze([
       "output",
       "groundTruth"
     ]
+  },
+  {
+    "factory": "createQuotedSpansAlignmentScorer",
+    "id": "ragas-quoted-spans-alignment",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output), its quoted spans and the retrieved contexts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The share of quoted spans found in the contexts (1 without quoted spans)"
+      }
+    ],
+    "runFields": [
+      "output",
+      "context"
+    ]
+  },
+  {
+    "factory": "createToolCallAccuracyScorer",
+    "id": "ragas-tool-call-accuracy",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the predicted tool calls (run.output) and the reference ones (run.referenceToolCalls)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "0 unless the call sequences align; else the mean argument match over the reference calls"
+      }
+    ],
+    "runFields": [
+      "output",
+      "referenceToolCalls"
+    ]
+  },
+  {
+    "factory": "createToolCallF1Scorer",
+    "id": "ragas-tool-call-f1",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the predicted tool calls (run.output) and the reference ones (run.referenceToolCalls)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "F1 of the predicted and reference tool call sets, rounded to 4 decimals"
+      }
+    ],
+    "runFields": [
+      "output",
+      "referenceToolCalls"
+    ]
   }
 ].map(Object.freeze))

@@ -69,6 +69,9 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &ragas::chrf::SPEC,
     &ragas::bleu::SPEC,
     &ragas::rouge::SPEC,
+    &ragas::quoted_spans::SPEC,
+    &ragas::tool_call_accuracy::SPEC,
+    &ragas::tool_call_f1::SPEC,
 ];
 
 /// The host calls a scorer makes besides a judge model's and function options' (the facade
