@@ -41,6 +41,7 @@ impl Host for JsHost {
             HostCall::FunctionOption => "the function",
             HostCall::CustomStep => "the step",
             HostCall::Nlp => "compromise",
+            HostCall::EvaluationModel => "the evaluation model",
         };
         // the request is JSON text already: wrap it without parsing it again
         let envelope = format!(r#"{{"kind":"{}","request":{request}}}"#, kind.name());

@@ -185,6 +185,10 @@ pub enum HostCall {
     /// The host's NLP library (npm `compromise`) for completeness's elements (see
     /// `scorers::code::completeness`).
     Nlp,
+    /// An evaluation model (`doEvaluate`: AI SDK's `EvaluationModelV4`, what Mastra's
+    /// `Classifier` wraps) given as the classifier scorer's `model`
+    /// (`scorers::llm::classifier`).
+    EvaluationModel,
 }
 
 impl HostCall {
@@ -195,6 +199,7 @@ impl HostCall {
             HostCall::FunctionOption => "functionOption",
             HostCall::CustomStep => "customStep",
             HostCall::Nlp => "nlp",
+            HostCall::EvaluationModel => "evaluationModel",
         }
     }
 }

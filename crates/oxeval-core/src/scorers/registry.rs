@@ -9,7 +9,7 @@ use crate::scorers::code::{
     tool_call_accuracy, trajectory, trajectory_accuracy,
 };
 use crate::scorers::llm::{
-    answer_relevancy, answer_similarity, bias, context_precision, context_recall,
+    answer_relevancy, answer_similarity, bias, classifier, context_precision, context_recall,
     context_relevance_llm, factual_correctness, faithfulness, hallucination, multi_turn_judge,
     noise_sensitivity, nvidia, prompt_alignment, rubric, summarization, tool_call_accuracy_llm,
     toxicity, trajectory_accuracy_llm,
@@ -43,6 +43,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &multi_turn_judge::SPEC,
     &tool_call_accuracy_llm::SPEC,
     &trajectory_accuracy_llm::SPEC,
+    &classifier::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,

@@ -150,6 +150,7 @@ pub fn build(definition: &Value, host: Arc<dyn Host>) -> Result<CustomScorer, In
                     slot,
                 }),
                 functions: Vec::new(),
+                evaluation_model: false,
             };
             Some(
                 judge_from_options(&j.options, "createScorer", &cx).map_err(|e| {
