@@ -91,7 +91,7 @@ pub struct ClassifierOption {
     /// The questions, by id: `{ type: 'choice', instructions?, criteria: { [option]: description | null } }`,
     /// `{ type: 'score', instructions?, criteria: (description | null)[] }` (levels 0..n-1, n ≥ 2) or
     /// `{ type: 'boolean', instructions?, criteria?: { true?, false? } }`. `instructions` defaults to the id.
-    #[schemars(extend("tsType" = "Record<string, ClassifierQuestion>"))]
+    #[schemars(extend("tsType" = "Record<string, { type: 'choice'; instructions?: unknown; criteria: Record<string, unknown> } | { type: 'score'; instructions?: unknown; criteria: readonly unknown[] } | { type: 'boolean'; instructions?: unknown; criteria?: { true?: unknown; false?: unknown } }>"))]
     questions: Value,
 }
 
@@ -134,7 +134,7 @@ pub struct Evidence {
     question: String,
     /// `{ type: 'choice', choice, probabilities? }`, `{ type: 'score', score, probabilities? }`
     /// or `{ type: 'boolean', probability }`.
-    #[schemars(extend("tsType" = "ClassifierAnswer"))]
+    #[schemars(extend("tsType" = "{ type: 'choice'; choice: string; probabilities?: Record<string, number> } | { type: 'score'; score: number; probabilities?: Record<string, number> } | { type: 'boolean'; probability: number }"))]
     answer: Value,
     /// `{ inputTokens?, outputTokens?, totalTokens }` (total = input + output, as Mastra).
     usage: Value,
