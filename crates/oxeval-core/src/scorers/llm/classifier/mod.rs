@@ -152,7 +152,8 @@ pub struct Evidence {
 /// Who answers.
 enum Answerer {
     Judge,
-    Evaluation(Arc<dyn Host>),
+    /// The host's evaluation model and its `modelId`.
+    Evaluation(Arc<dyn Host>, String),
 }
 
 pub struct ClassifierScorer {
@@ -237,7 +238,12 @@ impl ClassifierScorer {
             }
         };
         let answerer = match (&cx.host, cx.evaluation_model) {
-            (Some(h), true) => Answerer::Evaluation(h.clone()),
+            (Some(h), true) => Answerer::Evaluation(
+                h.clone(),
+                cx.model
+                    .as_ref()
+                    .map_or_else(String::new, |m| m.model_id.clone()),
+            ),
             _ => Answerer::Judge,
         };
         // maxRetries reaches an oxeval judge as modelSettings.maxRetries unless that is set
@@ -281,7 +287,9 @@ impl ClassifierScorer {
         let q = &self.questions[self.question];
         let evidence = match &self.answerer {
             Answerer::Judge => self.ask_judge(&mut p, q, &state).await?,
-            Answerer::Evaluation(host) => self.ask_model(&p, &**host, q, &state).await?,
+            Answerer::Evaluation(host, model_id) => {
+                self.ask_model(&p, &**host, model_id, q, &state).await?
+            }
         };
         let answer = evidence["answer"].clone();
         p.result.analyze_step_result = Some(evidence);
@@ -349,6 +357,7 @@ impl ClassifierScorer {
         &self,
         p: &Pipeline<'_>,
         host: &dyn Host,
+        model_id: &str,
         q: &Question,
         state: &Value,
     ) -> Result<Value, RunError> {
@@ -376,7 +385,7 @@ impl ClassifierScorer {
             "response": {
                 "id": r["response"]["id"],
                 "timestamp": r["response"]["timestamp"].as_str().map_or_else(|| crate::store::time::iso(crate::store::time::now_ms()), str::to_owned),
-                "modelId": r["response"]["modelId"].as_str().unwrap_or(self.judge.model_ref()),
+                "modelId": r["response"]["modelId"].as_str().unwrap_or(model_id),
             },
             "probabilitySource": "evaluationModel",
         });
