@@ -4,7 +4,8 @@
 // the factory, or a ScorerRunError naming the step, never a silent 0.
 import { describe, expect, it } from 'vitest'
 import { heuristicJudge } from '../testing/judge-server.mjs'
-import { data, failure, oxeval, schemaName, scorerBuilder, thrownBy, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
+import { valueLogprobs } from '../testing/wire/logprobs.mjs'
+import { data, failure, oxeval, schemaName, scorerBuilder, thrownBy, uniqueModelId, useJudgeServer, type Any, type RecordedRequest } from './helpers/setup'
 
 const { createClassifierScorer, ScorerRunError } = oxeval as Any
 
@@ -211,4 +212,46 @@ describe('an evaluation model answers (doEvaluate through the host)', () => {
       expect(e.message).toMatch(message)
     })
   }
+})
+
+describe('probabilities from the provider’s token log-probabilities', () => {
+  const reply = { answer: 'angry', probabilities: [{ label: 'calm', probability: 0.1 }, { label: 'angry', probability: 0.8 }, { label: 'mixed', probability: 0.1 }] }
+  const content = JSON.stringify(reply)
+  const tokens = valueLogprobs(content, 'angry', { angry: 0.6, calm: 0.3, mixed: 0.05, xyz: 0.05 })
+  const wires: [string, () => Record<string, unknown>, (body: Any) => unknown][] = [
+    ['OpenAI chat (logprobs, top_logprobs)', () => ({ id: uniqueModelId('lp'), url: server.url }), (b) => [b.logprobs, b.top_logprobs]],
+    ['Gemini (responseLogprobs, logprobsResult)', () => ({ id: 'google/gemini-2.5-flash', url: `${server.origin}/v1beta`, apiKey: 'goog-test-key' }), (b) => [b.generationConfig?.responseLogprobs, b.generationConfig?.logprobs]],
+  ]
+  for (const [wire, model, asked] of wires) {
+    it(`${wire}: requested, read, normalized over the labels; the evidence says so`, async () => {
+      server.on(isAnswer, { content, logprobs: tokens })
+      const r: Any = await createClassifierScorer({ model: model(), modelSettings: { retryDelayMs: 1 }, cache: false, classifier, question: 'tone', state, scores }).run({ output: 'x' })
+      expect(asked(server.requests[0].body)).toEqual([true, 20])
+      const e = r.analyzeStepResult
+      expect(e.probabilitySource).toBe('logprobs')
+      expect(e.rounding).toBeUndefined()
+      expect(e.answer.choice).toBe('angry')
+      expect(e.answer.probabilities.calm).toBeCloseTo(0.3 / 0.95, 12)
+      expect(e.answer.probabilities.angry).toBeCloseTo(0.6 / 0.95, 12)
+      expect(e.answer.probabilities.mixed).toBeCloseTo(0.05 / 0.95, 12)
+      expect(r.score).toBe(0)
+    })
+  }
+
+  it('a provider that gives none: the stated probabilities, and the evidence says so', async () => {
+    server.on(isAnswer, { content })
+    const r: Any = await make({ classifier, question: 'tone', state, scores }).run({ output: 'x' })
+    expect(r.analyzeStepResult.probabilitySource).toBe('stated')
+    expect(r.analyzeStepResult.answer.probabilities).toEqual({ calm: 0.1, angry: 0.8, mixed: 0.1 })
+  })
+
+  it('tokens that give no distribution: the stated probabilities with a warning', async () => {
+    const twoLabels = { id: 'c', questions: { tone: { type: 'choice', criteria: { calm: null, calmer: null } } } }
+    const text = JSON.stringify({ answer: 'calm', probabilities: [{ label: 'calm', probability: 0.9 }, { label: 'calmer', probability: 0.1 }] })
+    const lp = valueLogprobs(text, 'calm', { calm: 0.9, cal: 0.1 })
+    server.on(isAnswer, { content: text, logprobs: lp })
+    const r: Any = await make({ classifier: twoLabels, question: 'tone', state, scores: { calm: 1, calmer: 0.5 } }).run({ output: 'x' })
+    expect(r.analyzeStepResult.probabilitySource).toBe('stated')
+    expect(r.warnings.join('\n')).toMatch(/token log-probabilities gave no distribution \(the token "cal" begins 2 labels\)/)
+  })
 })

@@ -295,6 +295,7 @@ fn read_reply(text: &str) -> Result<ChatResponse, CallError> {
         finish_reason: reply.finish_reason,
         usage,
         warnings: warning.into_iter().collect(),
+        logprobs: None,
     })
 }
 

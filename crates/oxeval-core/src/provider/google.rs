@@ -225,6 +225,10 @@ pub fn request_body(req: &ChatRequest, opts: &CallOptions, caps: &GoogleCaps) ->
             config.insert(key.into(), schema);
         }
     }
+    if req.logprobs {
+        config.insert("responseLogprobs".into(), json!(true));
+        config.insert("logprobs".into(), json!(super::TOP_LOGPROBS));
+    }
     if let Some(effort) = opts.reasoning_effort {
         config.insert(
             "thinkingConfig".into(),
@@ -338,6 +342,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
             reasoning,
             finish_reason: Some("content_filter".into()),
             usage,
+            logprobs: None,
         });
     }
     let finish_reason = reason.map(|r| match r.as_str() {
@@ -352,7 +357,40 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         reasoning,
         finish_reason,
         usage,
+        logprobs: candidate.get("logprobsResult").and_then(logprobs_of),
     })
+}
+
+/// `logprobsResult` (`chosenCandidates[i]` with `topCandidates[i].candidates`) as tokens;
+/// `None` when absent or not of that shape.
+fn logprobs_of(v: &Value) -> Option<Vec<super::TokenLogprob>> {
+    let pair = |t: &Value| -> Option<(String, f64)> {
+        let lp = t
+            .get("logProbability")?
+            .as_f64()
+            .filter(|x| x.is_finite())?;
+        Some((t.get("token")?.as_str()?.to_string(), lp))
+    };
+    let top = v.get("topCandidates").and_then(Value::as_array);
+    v.get("chosenCandidates")?
+        .as_array()?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (token, logprob) = pair(c)?;
+            let top = top
+                .and_then(|t| t.get(i))
+                .and_then(|t| t.get("candidates"))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(pair).collect())
+                .unwrap_or_default();
+            Some(super::TokenLogprob {
+                token,
+                logprob,
+                top,
+            })
+        })
+        .collect()
 }
 
 impl Provider for GoogleProvider {
@@ -403,6 +441,7 @@ mod tests {
             temperature: Some(0.0),
             max_tokens: Some(256),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         }
     }
 

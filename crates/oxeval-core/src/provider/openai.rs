@@ -394,6 +394,10 @@ struct WireRequest<'a> {
     reasoning_effort: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireResponseFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logprobs: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_logprobs: Option<u32>,
 }
 
 /// The request body for `req` as a typed wire value (serialized straight into the HTTP body).
@@ -442,6 +446,9 @@ fn wire_request<'a>(
             .filter(|_| caps.reasoning_effort)
             .map(|e| e.as_str()),
         response_format,
+        // a model that takes no temperature (a reasoning model) rejects logprobs too
+        logprobs: (req.logprobs && caps.temperature).then_some(true),
+        top_logprobs: (req.logprobs && caps.temperature).then_some(super::TOP_LOGPROBS),
     }
 }
 
@@ -478,6 +485,9 @@ struct WireResponse {
 struct WireChoice {
     #[serde(default)]
     message: Option<WireChoiceMessage>,
+    /// `{ content: [{ token, logprob, top_logprobs: [{ token, logprob }] }] }` when asked.
+    #[serde(default)]
+    logprobs: Option<Value>,
     #[serde(default)]
     finish_reason: Option<Value>,
 }
@@ -553,6 +563,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         ));
     };
     let finish_reason = non_empty_str(choice.finish_reason.as_ref());
+    let logprobs = choice.logprobs.as_ref().and_then(logprobs_of);
     let usage = wire.usage.as_ref().map(usage_of).unwrap_or_default();
     let Some(message) = choice.message else {
         return Ok(ChatResponse {
@@ -616,7 +627,34 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         reasoning,
         finish_reason,
         usage,
+        logprobs,
     })
+}
+
+/// `choices[0].logprobs.content` as tokens; `None` when absent or not of that shape (a token
+/// without a finite `logprob` ends the reading: a partial list would misplace the answer).
+fn logprobs_of(v: &Value) -> Option<Vec<super::TokenLogprob>> {
+    let pair = |t: &Value| -> Option<(String, f64)> {
+        let lp = t.get("logprob")?.as_f64().filter(|x| x.is_finite())?;
+        Some((t.get("token")?.as_str()?.to_string(), lp))
+    };
+    v.get("content")?
+        .as_array()?
+        .iter()
+        .map(|t| {
+            let (token, logprob) = pair(t)?;
+            let top = t
+                .get("top_logprobs")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(pair).collect())
+                .unwrap_or_default();
+            Some(super::TokenLogprob {
+                token,
+                logprob,
+                top,
+            })
+        })
+        .collect()
 }
 
 impl Provider for OpenAiProvider {
@@ -657,6 +695,7 @@ mod tests {
             temperature: Some(0.0),
             max_tokens: Some(512),
             max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         };
         assert_eq!(
             request_body("gpt-4o-mini", &req),
@@ -682,6 +721,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         };
         assert_eq!(
             request_body("llama3.2", &req),
@@ -705,6 +745,7 @@ mod tests {
             temperature: Some(0.0),
             max_tokens: Some(512),
             max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         }
     }
 

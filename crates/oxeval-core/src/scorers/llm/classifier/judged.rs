@@ -94,20 +94,28 @@ pub fn answer_of(q: &Question, s: &Stated) -> Result<Value, String> {
             s.answer, better
         ));
     }
-    Ok(match &q.kind {
+    Ok(contract_answer(q, &s.answer, ordered))
+}
+
+/// The contract's answer for `answer` with the distribution `dist` (label → probability, in
+/// the labels' order): a choice with it, a score as the weighted level, a boolean as P(true).
+pub fn contract_answer(q: &Question, answer: &str, dist: Map<String, Value>) -> Value {
+    let p = |l: &str| dist.get(l).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    match &q.kind {
         QuestionKind::Choice(_) => serde_json::json!({
-            "type": "choice", "choice": s.answer, "probabilities": ordered,
+            "type": "choice", "choice": answer, "probabilities": dist,
         }),
         QuestionKind::Score(_) => {
+            let labels = q.labels();
             let mean: f64 = labels
                 .iter()
                 .enumerate()
                 .map(|(i, l)| i as f64 * p(l))
                 .sum();
-            serde_json::json!({"type": "score", "score": mean, "probabilities": ordered})
+            serde_json::json!({"type": "score", "score": mean, "probabilities": dist})
         }
         QuestionKind::Boolean => serde_json::json!({"type": "boolean", "probability": p("true")}),
-    })
+    }
 }
 
 #[cfg(test)]

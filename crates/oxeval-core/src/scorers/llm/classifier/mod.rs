@@ -8,6 +8,7 @@
 mod answer;
 mod evaluate;
 mod judged;
+mod logprobs;
 mod prompts;
 mod question;
 
@@ -258,7 +259,7 @@ impl ClassifierScorer {
                 }
             }
         }
-        let judge = judge_from_options(&judged, SPEC.factory, cx)?;
+        let judge = judge_from_options(&judged, SPEC.factory, cx)?.with_logprobs();
         let mut meta = ScorerMeta::agent(&SPEC, &judge, INSTRUCTIONS).typed("");
         meta.description = match v.get("description").and_then(Value::as_str) {
             Some(d) => d.to_string().into(),
@@ -330,8 +331,8 @@ impl ClassifierScorer {
             p.result.warnings.push("analyze: providerOptions is passed to an evaluation model only; oxeval's judge did not read it".into());
         }
         let output = |m: String| p.fail("analyze", JudgeError::new(ErrorCode::JudgeOutput, m));
-        let answer = judged::answer_of(q, &stated).map_err(output)?;
-        answer::check(q, &answer, judged::STATED_ROUNDING)
+        let stated_answer = judged::answer_of(q, &stated).map_err(output)?;
+        answer::check(q, &stated_answer, judged::STATED_ROUNDING)
             .map_err(|m| output(format!("the judge's stated probabilities: {m}")))?;
         let exec = p
             .result
@@ -339,16 +340,37 @@ impl ClassifierScorer {
             .get("analyze")
             .and_then(|j| j.executions.last());
         let usage = exec.map(|e| e.usage.clone()).unwrap_or_default();
+        let tokens = exec.and_then(|e| e.logprobs.clone());
         let (i, o) = (usage.input_tokens, usage.output_tokens);
-        Ok(json!({
+        let stated_rounding = judged::STATED_ROUNDING.to_value();
+        let (answer, source, rounding) = match tokens.map(|t| from_logprobs(q, &stated.answer, &t))
+        {
+            Some(Ok(a)) => (a, "logprobs", None),
+            Some(Err(why)) => {
+                p.result.warnings.push(format!("analyze: the token log-probabilities gave no distribution ({why}); the judge's stated probabilities are used"));
+                (stated_answer, "stated", stated_rounding)
+            }
+            None => (stated_answer, "stated", stated_rounding),
+        };
+        let mut usage = json!({"totalTokens": i.unwrap_or(0) + o.unwrap_or(0)});
+        if let Some(i) = i {
+            usage["inputTokens"] = i.into();
+        }
+        if let Some(o) = o {
+            usage["outputTokens"] = o.into();
+        }
+        let mut evidence = json!({
             "question": q.id,
             "answer": answer,
-            "usage": {"inputTokens": i, "outputTokens": o, "totalTokens": i.unwrap_or(0) + o.unwrap_or(0)},
+            "usage": usage,
             "warnings": [],
-            "rounding": judged::STATED_ROUNDING.to_value(),
             "response": {"timestamp": crate::store::time::iso(crate::store::time::now_ms()), "modelId": self.judge.model_ref()},
-            "probabilitySource": "stated",
-        }))
+            "probabilitySource": source,
+        });
+        if let Some(r) = rounding {
+            evidence["rounding"] = r;
+        }
+        Ok(evidence)
     }
 
     /// The evaluation-model road: every question asked at once, the result checked, this
@@ -406,6 +428,25 @@ impl ClassifierScorer {
         }
         Ok(evidence)
     }
+}
+
+/// The contract's answer with the distribution of the provider's token log-probabilities,
+/// checked like any answer.
+fn from_logprobs(
+    q: &Question,
+    answer: &str,
+    tokens: &[crate::provider::TokenLogprob],
+) -> Result<Value, String> {
+    let labels = q.labels();
+    let d = logprobs::distribution(tokens, answer, &labels)?;
+    let dist = labels
+        .iter()
+        .cloned()
+        .zip(d.into_iter().map(Value::from))
+        .collect();
+    let a = judged::contract_answer(q, answer, dist);
+    answer::check(q, &a, Rounding::default())?;
+    Ok(a)
 }
 
 crate::impl_scorer!(ClassifierScorer);
