@@ -224,7 +224,7 @@ describe('probabilities from the provider’s token log-probabilities', () => {
   ]
   for (const [wire, model, asked] of wires) {
     it(`${wire}: requested, read, normalized over the labels; the evidence says so`, async () => {
-      server.on(isAnswer, { content, logprobs: tokens })
+      server.on(() => true, { content, logprobs: tokens })
       const r: Any = await createClassifierScorer({ model: model(), modelSettings: { retryDelayMs: 1 }, cache: false, classifier, question: 'tone', state, scores }).run({ output: 'x' })
       expect(asked(server.requests[0].body)).toEqual([true, 20])
       const e = r.analyzeStepResult
@@ -252,6 +252,6 @@ describe('probabilities from the provider’s token log-probabilities', () => {
     server.on(isAnswer, { content: text, logprobs: lp })
     const r: Any = await make({ classifier: twoLabels, question: 'tone', state, scores: { calm: 1, calmer: 0.5 } }).run({ output: 'x' })
     expect(r.analyzeStepResult.probabilitySource).toBe('stated')
-    expect(r.warnings.join('\n')).toMatch(/token log-probabilities gave no distribution \(the token "cal" begins 2 labels\)/)
+    expect(r.warnings.join('\n')).toMatch(/token log-probabilities gave no distribution \(the token "calm" begins 2 labels\)/)
   })
 })
