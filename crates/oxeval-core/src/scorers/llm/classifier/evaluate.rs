@@ -57,7 +57,7 @@ pub async fn evaluate(
         });
         let reply = bounded_reply(host, HostCall::EvaluationModel, ctx, request)
             .await
-            .map_err(|f| call_failure(f))?;
+            .map_err(call_failure)?;
         if reply["ok"] == Value::Bool(true) {
             return checked(questions, reply["result"].clone());
         }
