@@ -450,6 +450,32 @@ mod tests {
     }
 
     #[test]
+    fn logprobs_asked_for_and_read() {
+        let mut r = req(true);
+        r.logprobs = true;
+        let body = request_body(&r, &CallOptions::default(), &NATIVE);
+        assert_eq!(body["generationConfig"]["responseLogprobs"], json!(true));
+        assert_eq!(body["generationConfig"]["logprobs"], json!(20));
+        let got = parse(json!({"candidates": [{"content": {"parts": [{"text": "ab"}]}, "finishReason": "STOP", "logprobsResult": {
+            "topCandidates": [{"candidates": [{"token": "a", "logProbability": -0.1}, {"token": "c", "logProbability": -3.0}]}, {"candidates": []}],
+            "chosenCandidates": [{"token": "a", "logProbability": -0.1}, {"token": "b", "logProbability": -0.2}]
+        }}]}))
+        .unwrap();
+        let lp = got.logprobs.unwrap();
+        assert_eq!((lp[1].token.as_str(), lp[1].logprob), ("b", -0.2));
+        assert_eq!(
+            lp[0].top,
+            vec![("a".to_string(), -0.1), ("c".to_string(), -3.0)]
+        );
+        assert!(
+            parse(json!({"candidates": [{"content": {"parts": [{"text": "a"}]}}]}))
+                .unwrap()
+                .logprobs
+                .is_none()
+        );
+    }
+
+    #[test]
     fn body_native_json_schema() {
         let mut want_schema = schema();
         want_schema["title"] = json!("nv_rating_0_1_2");

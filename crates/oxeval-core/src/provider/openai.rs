@@ -996,6 +996,39 @@ mod tests {
         parse_response(v.to_string().as_bytes())
     }
 
+    #[test]
+    fn logprobs_asked_for_and_read() {
+        let mut req = judge_request(true);
+        req.logprobs = true;
+        let body = request_body("gpt-4o-mini", &req);
+        assert_eq!(
+            (body["logprobs"].clone(), body["top_logprobs"].clone()),
+            (json!(true), json!(20))
+        );
+        assert!(request_body("gpt-4o-mini", &judge_request(true))
+            .get("logprobs")
+            .is_none());
+        let r = parse(json!({"choices": [{"message": {"content": "ab"}, "logprobs": {"content": [
+            {"token": "a", "logprob": -0.1, "top_logprobs": [{"token": "a", "logprob": -0.1}, {"token": "b", "logprob": -2.5}]},
+            {"token": "b", "logprob": -0.2, "top_logprobs": []}
+        ]}}]}))
+        .unwrap();
+        let lp = r.logprobs.unwrap();
+        assert_eq!(lp.len(), 2);
+        assert_eq!(
+            lp[0].top,
+            vec![("a".to_string(), -0.1), ("b".to_string(), -2.5)]
+        );
+        // absent, or a token without a number: none
+        assert!(
+            parse(json!({"choices": [{"message": {"content": "a"}, "logprobs": null}]}))
+                .unwrap()
+                .logprobs
+                .is_none()
+        );
+        assert!(parse(json!({"choices": [{"message": {"content": "a"}, "logprobs": {"content": [{"token": "a"}]}}]})).unwrap().logprobs.is_none());
+    }
+
     fn bad_message(r: Result<ChatResponse, CallError>) -> (String, String) {
         match r {
             Err(CallError::BadResponse { message, body }) => (message, body),
