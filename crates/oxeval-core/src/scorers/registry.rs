@@ -347,6 +347,8 @@ mod tests {
         }
         let cx = BuildContext {
             host: Some(std::sync::Arc::new(Silent)),
+            // the classifier's `state`, a host function
+            functions: vec!["state".into()],
             ..Default::default()
         };
         let text = [
@@ -365,6 +367,10 @@ mod tests {
             match spec.factory {
                 "createMultiTurnJudgeScorer" => options["criterion"] = json!("c"),
                 "createToolCallAccuracyScorerLLM" => options["availableTools"] = json!([]),
+                "createClassifierScorer" => {
+                    options["classifier"] = json!({"questions": {"q": {"type": "boolean"}}});
+                    options["question"] = json!("q");
+                }
                 _ => {}
             }
             let s = (spec.build)(&options, &cx)
