@@ -23,6 +23,7 @@ export const {
   createMultiTurnJudgeScorer,
   createToolCallAccuracyScorerLLM,
   createTrajectoryAccuracyScorerLLM,
+  createClassifierScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -21,7 +21,11 @@ function runFieldsOf(s: Any): string[] {
 }
 const scorers: Any[] = registry().scorers
 /** Options a factory cannot do without (beside model). */
-const OWN: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' }, createToolCallAccuracyScorerLLM: { availableTools: [] } }
+const OWN: Record<string, object> = {
+  createMultiTurnJudgeScorer: { criterion: 'c' },
+  createToolCallAccuracyScorerLLM: { availableTools: [] },
+  createClassifierScorer: { classifier: { questions: { safe: { type: 'boolean' } } }, question: 'safe', state: ({ run }: Any) => run.output },
+}
 
 const server = useJudgeServer()
 

@@ -14,6 +14,9 @@ import type {
   BiasAnalysis,
   BiasPreprocess,
   BiasScorerOptions,
+  ClassifierAnalysis,
+  ClassifierPreprocess,
+  ClassifierScorerOptions,
   CompletenessAnalysis,
   CompletenessPreprocess,
   CompletenessScorerOptions,
@@ -178,6 +181,9 @@ export declare function createToolCallAccuracyScorerLLM<TID extends string = 'll
 export declare function createTrajectoryAccuracyScorerLLM<TID extends string = 'llm-trajectory-accuracy-scorer'>(
   options: TrajectoryAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis>
+export declare function createClassifierScorer<TID extends string = 'classifier-scorer'>(
+  options: ClassifierScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ClassifierPreprocess, ClassifierAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>

@@ -1720,6 +1720,122 @@ export type TrajectoryAccuracyLLMScorer = Scorer<TrajectoryAccuracyLLMPreprocess
 export declare function createTrajectoryAccuracyScorerLLM(options: TrajectoryAccuracyLLMScorerOptions): TrajectoryAccuracyLLMScorer
 
 // --------------------------------------------------------------------------------------
+// createClassifierScorer (mastra): classifier-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface ClassifierOwnOptions {
+  /**
+   * The scorer's id (Mastra requires one). Default `classifier-scorer`.
+   */
+  id?: string
+  /**
+   * Default `Scores question '<question>' with a configured classifier`.
+   */
+  description?: string
+  /**
+   * The classifier: a Mastra `Classifier` constructed with questions (its evaluation
+   * model answers unless `model` is given), or `{ id?, questions }`.
+   */
+  classifier: {
+    /**
+     * Its id (shown in messages).
+     */
+    id?: string
+    /**
+     * The questions, by id: `{ type: 'choice', instructions?, criteria: { [option]: description | null } }`,
+     * `{ type: 'score', instructions?, criteria: (description | null)[] }` (levels 0..n-1, n ≥ 2) or
+     * `{ type: 'boolean', instructions?, criteria?: { true?, false? } }`. `instructions` defaults to the id.
+     */
+    questions: Record<
+      string,
+      | {type: 'choice'; instructions?: unknown; criteria: Record<string, unknown>}
+      | {type: 'score'; instructions?: unknown; criteria: readonly unknown[]}
+      | {type: 'boolean'; instructions?: unknown; criteria?: {true?: unknown; false?: unknown}}
+    >
+  }
+  /**
+   * Which of the classifier's questions this scorer scores.
+   */
+  question: string
+  /**
+   * Selects the state the classifier judges from the run (Mastra's `state`), called once
+   * per run; its value must be JSON data.
+   */
+  state?: (context: {
+    run: ScorerRun & {runId: string}
+    results: Record<string, unknown>
+  }) => unknown | Promise<unknown>
+  /**
+   * A choice question's score per option: every option, each a number in [0, 1]. Only for
+   * a choice question.
+   */
+  scores?: {}
+  /**
+   * Retries of a retryable evaluation-model failure (default 2, at most 20); for an oxeval
+   * judge, `modelSettings.maxRetries` when that is not set.
+   */
+  maxRetries?: number
+  /**
+   * Passed to an evaluation model's `doEvaluate` as it is; an oxeval judge does not read it
+   * (a warning says so).
+   */
+  providerOptions?: Record<string, Record<string, unknown>>
+}
+
+/** Options of `createClassifierScorer`. */
+export interface ClassifierScorerOptions extends LLMScorerOptions, ClassifierOwnOptions {}
+
+export type ClassifierPreprocess = undefined
+
+/**
+ * `analyzeStepResult`: Mastra's evidence (`question`, `answer`, `usage`, `warnings`,
+ * `rounding?`, `providerMetadata?`, `response`) and where the probabilities came from.
+ */
+export interface ClassifierAnalysis {
+  question: string
+  /**
+   * `{ type: 'choice', choice, probabilities? }`, `{ type: 'score', score, probabilities? }`
+   * or `{ type: 'boolean', probability }`.
+   */
+  answer:
+    | {type: 'choice'; choice: string; probabilities?: Record<string, number>}
+    | {type: 'score'; score: number; probabilities?: Record<string, number>}
+    | {type: 'boolean'; probability: number}
+  /**
+   * `{ inputTokens?, outputTokens?, totalTokens }` (total = input + output, as Mastra).
+   */
+  usage: {
+    [k: string]: unknown | undefined
+  }
+  warnings: unknown[]
+  rounding: unknown
+  providerMetadata: unknown
+  /**
+   * `{ id?, timestamp, modelId }` (timestamp: ISO text).
+   */
+  response: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * `'stated'` (the judge's stated probabilities), `'logprobs'` (the provider's token
+   * log-probabilities) or `'evaluationModel'` (the evaluation model's answer).
+   */
+  probabilitySource: 'stated' | 'logprobs' | 'evaluationModel'
+}
+
+/** A run of `createClassifierScorer`. */
+export type ClassifierRun = ScorerRun & {}
+
+export type ClassifierResult<R extends ClassifierRun = ClassifierRun> = ScorerResult<R, ClassifierPreprocess, ClassifierAnalysis>
+
+export type ClassifierScorer = Scorer<ClassifierPreprocess, ClassifierAnalysis, ClassifierRun>
+
+/** Scores one question of a classifier (choice, score or boolean) about a state the scorer selects from the run. Default id `classifier-scorer`. */
+export declare function createClassifierScorer(options: ClassifierScorerOptions): ClassifierScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**

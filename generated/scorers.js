@@ -661,6 +661,36 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createClassifierScorer",
+    "id": "classifier-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Answer the classifier's question about the state (a label and its probabilities)",
+        "schema": "classifier_answer"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "A choice's configured score, a level over the top level, or P(true)"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "Mastra's sentence naming the answer"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,

@@ -28,6 +28,7 @@ export const {
   createMultiTurnJudgeScorer,
   createToolCallAccuracyScorerLLM,
   createTrajectoryAccuracyScorerLLM,
+  createClassifierScorer,
   createToolCallAccuracyScorerCode,
   createTrajectoryAccuracyScorerCode,
   createTrajectoryScorerCode,

@@ -77,6 +77,7 @@ impl Judge {
         exec.usage.add(&resp.usage);
         exec.finish_reason = resp.finish_reason.clone();
         exec.raw_output = Some(resp.text.clone());
+        exec.logprobs = resp.logprobs.take().map(std::sync::Arc::new);
         Ok((resp, slot))
     }
 

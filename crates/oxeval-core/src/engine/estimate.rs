@@ -114,6 +114,7 @@ pub fn reply(
             ..Usage::default()
         },
         warnings: Vec::new(),
+        logprobs: None,
     }
 }
 
@@ -237,6 +238,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             max_response_bytes: 0,
+            logprobs: false,
         };
         // 2 messages × (3 + role) + contents + 3
         assert_eq!(

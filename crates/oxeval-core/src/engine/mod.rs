@@ -162,6 +162,12 @@ impl Judge {
     }
 
     /// Enable (or disable) the response cache for this judge.
+    /// This judge asks for token log-probabilities (see [`ModelSettings::logprobs`]).
+    pub fn with_logprobs(mut self) -> Judge {
+        self.settings.logprobs = true;
+        self
+    }
+
     pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Judge {
         self.cache = cache;
         self
@@ -294,6 +300,7 @@ impl Judge {
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
             max_response_bytes: self.settings.max_response_bytes,
+            logprobs: self.settings.logprobs,
         };
         exec.attempt_count = 1;
         // an estimate answers from the step's schema, also when it is not sent natively
@@ -351,6 +358,7 @@ impl Judge {
                 self.settings.max_output_tokens
             },
             max_response_bytes: self.settings.max_response_bytes,
+            logprobs: self.settings.logprobs,
         };
         exec.attempt_count = 2;
         let (resp2, slot2) = match self.send(&fallback, ctx, exec).await {
@@ -457,6 +465,7 @@ impl Judge {
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
             max_response_bytes: self.settings.max_response_bytes,
+            logprobs: self.settings.logprobs,
         };
         let mut result = Err(JudgeError::new(
             ErrorCode::JudgeOutput,

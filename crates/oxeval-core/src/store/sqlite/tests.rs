@@ -2,9 +2,9 @@ use super::*;
 use crate::redact::Redactor;
 use crate::store::contract::{item, record, run, summary, Backend};
 use crate::store::jsonl::export_to;
-use serde_json::{json, Value};
 use crate::store::new_run_id;
 use crate::store::recorder::Recorder;
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// A fresh directory under the system's temp directory (removed on drop).
