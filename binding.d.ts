@@ -48,6 +48,11 @@ export declare class NativeEvalAccumulator {
    * outcome naming the item and the field.
    */
   planItem(desc: string): Record<string, unknown>
+  /**
+   * Whether one more item may start with `inFlight` items running (the core's budget,
+   * `maxCost`) → `null`, `{ wait: true }` or `{ code: 'OXEVAL_BUDGET_EXHAUSTED', message }`.
+   */
+  budget(inFlight: number): Record<string, unknown> | null
   /** Which scorers and gates receive the trajectory → `{ trajectory: [ids] }`. */
   routes(): Record<string, unknown>
   /**
@@ -125,6 +130,12 @@ export declare function buildProfile(): string
  */
 export declare function compareScores(input: string): Record<string, any>
 
+/**
+ * Tokens of `text` as the estimate counts them for a judge model (`provider/model`):
+ * `{ tokenizer: 'o200k_base' | 'cl100k_base' | 'chars/4', tokens }` (docs/cost.md).
+ */
+export declare function countTokens(model: string, text: string): { tokenizer: string; tokens: number }
+
 /** A session for the `batch` option (JSON text) → the session, or a TypeError outcome. */
 export declare function createBatchSession(options: string): NativeBatchSession | Record<string, unknown>
 
@@ -172,6 +183,13 @@ export declare function evalTrajectory(output: string): Record<string, unknown>
  * for an output that is no message.
  */
 export declare function evalTurnMessages(output: string): Record<string, unknown>
+
+/**
+ * The price of a judge model (`provider/model`) over `prices` (runEvals' `prices` as JSON
+ * text, or none): `{ ok, value: { input, output, batchDiscount } | null, date }` (`null`: no
+ * price; `date`: the shipped table's), or the TypeError outcome for bad `prices`.
+ */
+export declare function judgePrice(model: string, prices?: string | undefined | null): Record<string, unknown>
 
 /** The registry as data (`{ scorers, errorCodes }`): read by the code generator. */
 export declare function registry(): { scorers: Array<Record<string, unknown>>; errorCodes: string[] }

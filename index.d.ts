@@ -797,6 +797,15 @@ export interface RunEvalsOptions {
    * connection refused, unknown host, HTTP 401/403/404): the rest are recorded as
    * `OXEVAL_RUN_STOPPED` items (default true). */
   stopEarly?: boolean
+  /** A budget in US dollars for the judge calls (docs/cost.md): no new item starts once the
+   * spend as billed (usage at `prices`, a provider batch's discount included, a response-cache
+   * hit free) would pass it; the rest are recorded as `OXEVAL_BUDGET_EXHAUSTED` items and the
+   * run fails with the reason `budget`. A judge model without a price is a TypeError before
+   * the run starts. Not with `batch` (yet). */
+  maxCost?: number
+  /** Judge prices in USD per 1M tokens over oxeval's dated table: per model, and/or `{ in, out }`
+   * for every model. */
+  prices?: JudgePrices
   /** Batch mode: judge requests go out as provider batches (half price), one batch per pipeline
    * stage; up to `maxItems` items are in flight at once (`concurrency` bounds only the targets). Every judged
    * scorer needs a disk cache (`cache: { dir }`): else a TypeError naming it. */
@@ -823,13 +832,18 @@ export interface EvalOutcome {
   /** The status in plain words. */
   meaning: string
   reasons: Array<{
-    kind: 'no-items' | 'no-scorers' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'aborted' | 'gate' | 'threshold'
+    kind: 'no-items' | 'no-scorers' | 'nothing-scored' | 'errors' | 'coverage' | 'cache-miss' | 'stopped' | 'budget' | 'aborted' | 'gate' | 'threshold'
     scorer?: string
     /** A per-turn assertion's turn index. */
     turn?: number
     message: string
   }>
-  policy: { maxErrors: number; minCoverage: number | null; gatePassRate: number; partial: boolean }
+  policy: { maxErrors: number; minCoverage: number | null; gatePassRate: number; partial: boolean; maxCost?: number }
+}
+/** Judge prices in USD per 1M tokens: `'provider/model': { input, output, batchDiscount? }`
+ * (batchDiscount: the share a provider batch takes off, 0–1), `in` / `out`: every model. */
+export type JudgePrices = { in?: number; out?: number } & {
+  [model: string]: { input: number; output: number; batchDiscount?: number } | number | undefined
 }
 export interface EvalThresholdResult {
   id: string
@@ -861,6 +875,9 @@ export interface RunEvalsResult<S = Record<string, number | null>> {
   scorerInfo: Record<string, { direction: 'higher' | 'lower'; scale: number; gate: boolean }>
   /** Set when the run stopped early (see `stopEarly`). */
   stopped?: { code: 'OXEVAL_RUN_STOPPED'; message: string }
+  /** With `maxCost`: the budget, the spend as billed (USD), the items not started for it, and
+   * why (when some were not). */
+  budget?: { maxCost: number; spent: number; notStarted: number; exhausted?: string }
   gateResults?: Array<{ id: string; passed: boolean; score: number }>
   thresholdResults?: EvalThresholdResult[]
   /** Per scorer with labels (items' `expected`): agreement of its judge with them. */
@@ -923,8 +940,11 @@ export interface OxevalConfig {
   junit?: string
   maxErrors?: number
   minCoverage?: number
-  /** Dollars per 1M tokens, for the cost columns. */
-  prices?: { in?: number; out?: number }
+  /** Dollars per 1M tokens: `{ in, out }` for the cost columns and every model; per model
+   * `'provider/model': { input, output }` over oxeval's table (docs/cost.md). */
+  prices?: JudgePrices
+  /** The run's budget in US dollars (`--max-cost`, docs/cost.md). */
+  maxCost?: number
 }
 /** An `OxevalConfig` field `T` does not have: `never`, so an unknown or misspelled field fails to compile. */
 export type OxevalConfigNoExtra<T> = { [K in Exclude<keyof T, keyof OxevalConfig>]: never }
@@ -934,6 +954,60 @@ export declare function defineConfig<T extends OxevalConfig>(config: T & OxevalC
 export declare function defineConfig<T extends OxevalConfig>(config: () => (T & OxevalConfigNoExtra<T>) | Promise<T & OxevalConfigNoExtra<T>>): () => T | Promise<T>
 
 /** The aggregates of per-item results (e.g. shards' items merged): the same numbers `runEvals` reports. */
+/** A low..high range (min: minimal judge replies; max: a stated typical reply). */
+export interface CostRange {
+  min: number
+  max: number
+}
+/** One scorer's share of a cost estimate (docs/cost.md). */
+export interface ScorerCostEstimate {
+  id: string
+  /** `provider/model` of its judge (null: it calls no judge). */
+  model: string | null
+  /** How its tokens were counted: 'o200k_base' | 'cl100k_base' (OpenAI's tokenizer) | 'chars/4' (an approximation). */
+  tokenizer: string | null
+  /** Its judged steps. */
+  steps: string[]
+  /** Items it was estimated on. */
+  items: number
+  /** Judge calls to pay (the cache's hits not counted). */
+  calls: CostRange
+  /** Calls the response cache already holds (free). */
+  cachedCalls: number
+  inputTokens: CostRange
+  outputTokens: CostRange
+  price?: { input: number; output: number; batchDiscount: number }
+  /** USD, direct and through a provider batch; null: no judge call, or no price (`noPrice` says so). */
+  cost: { direct: CostRange; batch: CostRange } | null
+  noPrice?: string
+  /** Runs the estimate could not finish (a step refused the estimating judge's reply). */
+  failures?: Array<{ itemId: string; mode: 'minimal' | 'typical'; code?: string; message: string }>
+  skipped?: string
+}
+export interface CostEstimate {
+  /** Items estimated. */
+  items: number
+  /** Items not estimated (no output: targets are not run; multi-turn items), and why. */
+  skipped: Array<{ index: number; id?: unknown; reason: string }>
+  trials: number
+  scorers: ScorerCostEstimate[]
+  total: {
+    calls: CostRange
+    cachedCalls: number
+    inputTokens: CostRange
+    outputTokens: CostRange
+    /** The priced scorers' sum; `complete`: every judged scorer had a price. */
+    cost: { direct: CostRange; batch: CostRange; complete: boolean } | null
+  }
+  /** The date of oxeval's price table. */
+  pricesDate: string
+  notes: string[]
+}
+/**
+ * What a runEvals config would cost, without calling the judge: each scorer's real pipeline
+ * walks against an estimating judge that counts each request's tokens (docs/cost.md).
+ */
+export declare function estimateCost(options: RunEvalsOptions): Promise<CostEstimate>
 export declare function summarizeItems(options: {
   items: EvalItemResult[]
   /** `category`: the categorized form's (`scores` is then `{ agent?, trajectory? }`). */

@@ -9,6 +9,7 @@ const SCORERS = require('./generated/scorers.js')
 const { Scorer, factory } = require('./lib/scorer.js')
 const { ScorerRunError, AbortError } = require('./lib/errors.js')
 const { runEvals, summarizeItems } = require('./lib/evals.js')
+const { estimateCost } = require('./lib/estimate.js')
 const { createScorer, notScorable, isNotScorable } = require('./lib/custom.js')
 
 for (const spec of SCORERS) exports[spec.factory] = factory(spec)
@@ -16,6 +17,7 @@ for (const spec of SCORERS) exports[spec.factory] = factory(spec)
 exports.checks = Object.freeze(Object.fromEntries(SCORERS.filter((s) => s.check).map((s) => [s.factory, exports[s.factory]])))
 exports.runEvals = runEvals
 exports.summarizeItems = summarizeItems
+exports.estimateCost = estimateCost
 exports.ScorerRunError = ScorerRunError
 exports.AbortError = AbortError
 exports.Scorer = Scorer

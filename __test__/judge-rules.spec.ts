@@ -113,7 +113,8 @@ describe('Mastra prompts carry the anchor’s side of each boundary', () => {
     })
     const s = scorerBuilder(server, createContextRecallScorer, { tag: 'rules-recall' })()
     const r: Any = await s.run({ output: 'x', groundTruth: 'a', context: ['a'] })
-    expect(r.preprocessPrompt).toContain('"Marie Curie won the Nobel Prize in Physics.","Marie Curie won the Nobel Prize in Physics in 1903."')
+    // issue 37: the dated claim keeps the event, not its other details (Mastra's example)
+    expect(r.preprocessPrompt).toContain('"Marie Curie won the Nobel Prize in Physics.","Marie Curie won the Nobel Prize in 1903."')
   })
 
   it('answer similarity keeps a compound concept as one unit', async () => {
@@ -129,6 +130,20 @@ describe('Mastra prompts carry the anchor’s side of each boundary', () => {
     const s = scorerBuilder(server, createSummarizationScorer, { tag: 'rules-sum' })()
     const r: Any = await s.run({ input: 'source text', output: 'summary' }).catch((e: Any) => e.result ?? e)
     expect(r.preprocessPrompt).toContain('"set up in Lyon" matches "based in Lyon"')
+    // issue 37: an event stays one claim with its place and date (Mastra's "founded in Boston in 2015")
+    expect(r.preprocessPrompt).toContain('an event stays one claim with its place and date')
+  })
+
+  it('answer similarity counts every wrong fact of the output as a contradiction (issue 37)', async () => {
+    server.on((q: RecordedRequest) => schemaName(q) === 'answer_similarity_units', { json: { outputUnits: ['France is in South America'], groundTruthUnits: ['Paris is the capital of France'] } })
+    const wrong = { outputUnit: 'France is in South America', groundTruthUnit: '', explanation: 'France is in Europe.' }
+    server.on((q: RecordedRequest) => schemaName(q) === 'answer_similarity_analysis', { json: { matches: [{ groundTruthUnit: 'Paris is the capital of France', outputUnit: null, matchType: 'missing', explanation: 'x' }], extraInOutput: [], contradictions: [wrong] } })
+    server.on(() => true, { content: 'The score is 0.' })
+    const s = scorerBuilder(server, createAnswerSimilarityScorer, { tag: 'rules-sim37' })()
+    const r: Any = await s.run({ output: 'France is in South America.', groundTruth: 'Paris is the capital of France.' })
+    expect(r.analyzePrompt).toContain('goes in contradictions, even when no ground-truth unit covers it (groundTruthUnit "")')
+    expect(r.analyzeStepResult.contradictions).toEqual([wrong])
+    expect(r.score).toBe(0)
   })
 
   it('context relevance (LLM) shows an empty missingContext and a false on-topic piece rated low', async () => {
@@ -148,20 +163,25 @@ describe('the calibration set (offline part of `npm run calibrate`)', () => {
     expect(checkCases(cases, oxeval)).toEqual([])
     const per = new Map<string, number>()
     for (const c of cases) per.set(c.scorer, (per.get(c.scorer) ?? 0) + 1)
-    // every scorer whose prompt issue 23 changed has its boundary cases
+    // every scorer whose prompt issue 23 or issue 37 changed has its boundary cases
     expect([...per.keys()].sort()).toEqual(
       [
         'createAnswerAccuracyScorer',
         'createAnswerRelevancyScorer',
         'createAnswerSimilarityScorer',
+        'createBiasScorer',
         'createContextRecallScorer',
         'createContextRelevanceScorer',
         'createContextRelevanceScorerLLM',
         'createFactualCorrectnessScorer',
         'createFaithfulnessScorer',
         'createNoiseSensitivityScorerLLM',
+        'createPromptAlignmentScorerLLM',
         'createResponseGroundednessScorer',
+        'createRubricScorer',
         'createSummarizationScorer',
+        'createToolCallAccuracyScorerLLM',
+        'createToxicityScorer',
       ].sort(),
     )
     for (const n of per.values()) expect(n).toBeGreaterThanOrEqual(MIN_PER_SCORER)

@@ -21,7 +21,11 @@ function runFieldsOf(s: Any): string[] {
 }
 const scorers: Any[] = registry().scorers
 /** Options a factory cannot do without (beside model). */
-const OWN: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' }, createToolCallAccuracyScorerLLM: { availableTools: [] } }
+const OWN: Record<string, object> = {
+  createMultiTurnJudgeScorer: { criterion: 'c' },
+  createToolCallAccuracyScorerLLM: { availableTools: [] },
+  createClassifierScorer: { classifier: { questions: { safe: { type: 'boolean' } } }, question: 'safe', state: ({ run }: Any) => run.output },
+}
 
 const server = useJudgeServer()
 
@@ -39,13 +43,15 @@ describe('oxeval/mastra: run fields from the registry', () => {
 
   // a judged scorer: its partial result after a failing judge carries the oxeval run
   // (with the text code scorers, which score any text: they have no judge to fail)
+  // run fields a scorer needs in their shape (Ragas's tool metrics: the reference calls)
+  const SHAPED: Record<string, unknown> = { referenceToolCalls: [{ name: 'search', args: { q: 'Paris' } }] }
   const AGENT_CODE = ['code-tool-call-accuracy-scorer', 'code-trajectory-accuracy-scorer', 'code-trajectory-scorer']
   const judged = scorers.filter((s) => (s.kind !== 'code' || !AGENT_CODE.includes(s.id)) && !s.id.startsWith('check-'))
   it.each(judged.map((s) => [s.factory, s] as [string, Any]))('%s: every run field reaches the oxeval run', async (factory, s) => {
     server.on(() => true, () => ({ status: 500, body: 'down' }))
     const fields = runFieldsOf(s)
     const run: Record<string, unknown> = { input: 'What is the capital of France?', output: 'Paris is the capital of France.', groundTruth: 'Paris.', context: ['Paris is the capital of France.'] }
-    for (const k of fields) run[k] = `the run's ${k}`
+    for (const k of fields) run[k] = SHAPED[k] ?? `the run's ${k}`
     // an embeddings scorer: its embedder at the scripted judge (embeddings requests are not judge calls)
     const embedder = s.hostCalls?.includes('embed') ? { embedder: { id: uniqueModelId('run-fields'), url: server.url, apiKey: 'k' } } : {}
     const scorer = mastra[factory]({ model: { id: uniqueModelId('run-fields'), url: server.url }, modelSettings: { retryDelayMs: 1, maxRetries: 0 }, ...embedder, ...OWN[factory] })

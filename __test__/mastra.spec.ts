@@ -116,7 +116,11 @@ describe('oxeval/mastra: real MastraScorer instances', () => {
     // the judged factories (the code scorers: mastra-run-fields.spec.ts; checks are not wrapped)
     const judged = new Set(require('../generated/scorers.js').filter((x: Any) => x.kind !== 'code').map((x: Any) => x.factory))
     // options a factory cannot do without (beside model)
-    const own: Record<string, object> = { createMultiTurnJudgeScorer: { criterion: 'c' }, createToolCallAccuracyScorerLLM: { availableTools: [] } }
+    const own: Record<string, object> = {
+      createMultiTurnJudgeScorer: { criterion: 'c' },
+      createToolCallAccuracyScorerLLM: { availableTools: [] },
+      createClassifierScorer: { classifier: { questions: { safe: { type: 'boolean' } } }, question: 'safe', state: () => 'x' },
+    }
     for (const name of Object.keys(oxeval).filter((k) => k.startsWith('create') && judged.has(k))) {
       const s = (mastraEntry as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [], ...own[name] })
       const plain = (oxeval as Any)[name]({ model: 'openai/gpt-4o-mini', contextExtractor: () => [], ...own[name] })

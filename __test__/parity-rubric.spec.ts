@@ -68,6 +68,15 @@ const cases: Case[] = [
     score: 0,
     sent: { task: '', criteria: [{ criterion: 'from context', required: true }], output: 'draft text' },
   },
+  {
+    // issue 37: no shortcut and no blanket rule for an empty output; both call the judge once
+    name: 'empty output: judged like any other (an absence criterion can be met)',
+    criteria: 'Does not mention competitors',
+    run: { input: 'Describe our product.', output: '' },
+    graded: [['Does not mention competitors', true, true]],
+    score: 1,
+    sent: { task: 'Describe our product.', criteria: [{ criterion: 'Does not mention competitors', required: true }], output: '' },
+  },
   { name: 'no rubric: judged anyway, score 1 (not scaled)', scale: 4, run: { input: 'q', output: 'o' }, graded: [], score: 1 },
 ]
 

@@ -11,6 +11,12 @@ const REQUIRED: Record<string, Record<string, unknown>> = {
   createNoiseSensitivityScorerLLM: { options: { baselineResponse: 'Paris is the capital of France.', noisyQuery: 'What is the capital of France? Also, cats.' } },
   createMultiTurnJudgeScorer: { criterion: 'The assistant names the capital of France.' },
   createToolCallAccuracyScorerLLM: { availableTools: [{ id: 'search', description: 'Search the web' }] },
+  createClassifierScorer: {
+    classifier: { questions: { topic: { type: 'choice', criteria: { geography: 'capitals and places', cooking: 'recipes' } } } },
+    question: 'topic',
+    scores: { geography: 1, cooking: 0 },
+    state: ({ run }: { run: { output: unknown } }) => run.output,
+  },
 }
 
 const item = {

@@ -1,9 +1,9 @@
 // `npm run bench`: oxeval (release build) vs @mastra/evals and vs ragas 0.4.3 (Python), side by
 // side in one run against the same local judge process over HTTP.
-// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,batch,deadjudge,store|all]
+// Usage: npm run bench [-- --runs 1000] [--only oxeval|mastra|ragas] [--suite mastra,throughput,rag,runevals,ragas,code,agent,custom,classifier,batch,deadjudge,store|all]
 //        [--dead-items 2000,20000,100000]
 //        [--batch-items 10000] [--batch-delay-ms 3000] [--batch-poll-ms 250] [--batch-concurrency 64]
-//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--agent-runs 300] [--agent-evals-items 200]
+//        [--code-runs 5000] [--code-items 1000] [--custom-runs 300] [--classifier-runs 300] [--agent-runs 300] [--agent-evals-items 200]
 //        [--rag-runs 300]
 //        [--evals-items 1000] [--evals-concurrency 16] [--evals-big-items 100000]
 //        [--ragas-runs 200]
@@ -132,6 +132,14 @@ if (want('rag')) {
     const r = spawnSync('node', [script, ...args], { cwd: root, stdio: 'inherit' })
     if (r.status !== 0) console.log(`${script} failed (status ${r.status})`)
   }
+}
+
+// The classifier scorer (createClassifierScorer) built with oxeval and with @mastra/core 1.71's
+// on the same judge (bench/classifier.mjs).
+if (want('classifier')) {
+  console.log(`\nbench/classifier.mjs --runs ${flag('classifier-runs', '300')}`)
+  const r = spawnSync('node', ['bench/classifier.mjs', '--runs', flag('classifier-runs', '300')], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) console.log(`bench/classifier.mjs failed (status ${r.status})`)
 }
 
 // A custom scorer (createScorer) built with oxeval and with @mastra/core's createScorer on the
@@ -379,6 +387,15 @@ if (want('ragas')) {
     checks.push(`${name[scorer]}: oxeval ${uo.join(', ')} vs ragas ${ug.join(', ')} → ${match ? 'match' : 'MISMATCH'}`)
   }
   if (checks.length) console.log(`\nscore cross-check (identical judge replies):\n${checks.join('\n')}`)
+}
+
+// Ragas's no-judge metrics: oxeval vs ragas 0.4.3 CPU per run on the parity samples
+// (bench/ragas-nonllm.mjs; its table prints the ratios with and without ragas's import)
+if (want('ragas') && only !== 'oxeval' && only !== 'ragas') {
+  const python = ensureRagasVenv()
+  console.log('\nRagas no-judge metrics (bench/ragas-nonllm.mjs)…')
+  const r = spawnSync('node', ['bench/ragas-nonllm.mjs', '--python', python], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) process.exitCode = 1
 }
 
 /** Creates .bench/venv from bench/ragas/requirements.txt, or reuses it when it already has those pins. */

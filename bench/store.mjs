@@ -58,6 +58,18 @@ if (items > 0) {
   console.log(`  without store: ${off.wallMs} ms wall, ${off.cpuMs} ms CPU, RSS plateau ${plateau(off)} MB`)
   console.log(`  with store:    ${on.wallMs} ms wall, ${on.cpuMs} ms CPU, RSS plateau ${plateau(on)} MB; recorded ${h.runs[0].scorers.map((s) => `${s.id} n=${s.n}`).join(', ')}`)
   console.log(`  CPU with / without = ${(on.cpuMs / off.cpuMs).toFixed(3)}; store ${(bytes / 1048576).toFixed(1)} MB = ${Math.round(bytes / (items * 2))} bytes per item × scorer (reasons, step results and prompts included)`)
+  tableSizes(store, items * 2, bytes)
+}
+
+/** What each table and index costs (SQLite's dbstat, through the sqlite3 shell when there is one), and the bytes beyond the reasons. */
+function tableSizes(file, pairs, bytes) {
+  const sql = (q) => spawnSync('sqlite3', [file, q], { encoding: 'utf8' })
+  const t = sql('SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC')
+  if (t.status !== 0 || t.error) return console.log('  (no sqlite3 shell with dbstat: per-table sizes not shown)')
+  const rows = t.stdout.trim().split('\n').map((l) => l.split('|'))
+  console.log(`  per item × scorer: ${rows.map(([n, b]) => `${n} ${Math.round(Number(b) / pairs)}`).join(', ')}`)
+  const reasons = Number(sql('SELECT SUM(LENGTH(CAST(reason AS BLOB))) FROM results').stdout.trim()) || 0
+  console.log(`  reasons ${Math.round(reasons / pairs)} bytes per item × scorer; beyond the reasons: ${Math.round((bytes - reasons) / pairs)} bytes per item × scorer (target ≤ 1024)`)
 }
 
 if (runs > 0) {

@@ -77,7 +77,9 @@ async function mastraScores(cases, model, concurrency) {
     try {
       const factory = mastra[c.scorer]
       if (typeof factory !== 'function') return { error: `@mastra/evals has no ${c.scorer}` }
-      const r = await factory({ model, options: c.options }).run({ ...c.run })
+      // Mastra reads its options under `options`, but some factories take theirs top-level
+      // (tool call accuracy's `availableTools`, the rubric's `criteria`): both are given
+      const r = await factory({ model, ...(c.options ?? {}), options: c.options }).run({ ...c.run })
       return { score: r.score }
     } catch (e) {
       return { error: errText(e) }

@@ -13,7 +13,7 @@ import { findScorer } from './scorers.mjs'
 
 export const CONFIG_NAMES = ['oxeval.config.ts', 'oxeval.config.mts', 'oxeval.config.mjs', 'oxeval.config.js']
 
-const KNOWN = new Set(['batch', 'cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'targetTimeoutMs', 'store'])
+const KNOWN = new Set(['batch', 'cacheTargets', 'data', 'scorers', 'gates', 'model', 'target', 'targetOptions', 'concurrency', 'cache', 'out', 'html', 'junit', 'trials', 'maxErrors', 'minCoverage', 'prices', 'maxCost', 'targetTimeoutMs', 'store'])
 
 /** The config file to use: `--config PATH`, else the first CONFIG_NAMES in `cwd`; null if none. */
 export function findConfig(flag, cwd = process.cwd()) {
@@ -161,10 +161,14 @@ export function configValues(config, path) {
   if (config.trials !== undefined) values.trials = String(config.trials)
   if (config.maxErrors !== undefined) values['max-errors'] = String(config.maxErrors)
   if (config.minCoverage !== undefined) values['min-coverage'] = String(config.minCoverage)
+  if (config.maxCost !== undefined) values['max-cost'] = String(config.maxCost)
   if (config.prices !== undefined) {
-    if (!config.prices || typeof config.prices !== 'object') throw new UsageError(`${path}: prices must be { in?, out? } (dollars per 1M tokens)`)
-    if (config.prices.in !== undefined) values['price-in'] = String(config.prices.in)
-    if (config.prices.out !== undefined) values['price-out'] = String(config.prices.out)
+    if (!config.prices || typeof config.prices !== 'object' || Array.isArray(config.prices)) throw new UsageError(`${path}: prices must be { in?, out?, 'provider/model'?: { input, output } } (dollars per 1M tokens)`)
+    const { in: pin, out: pout, ...perModel } = config.prices
+    if (pin !== undefined) values['price-in'] = String(pin)
+    if (pout !== undefined) values['price-out'] = String(pout)
+    // per model, over oxeval's table (the core checks them: evals/budget.rs, pricing.rs)
+    if (Object.keys(perModel).length > 0) extra.modelPrices = perModel
   }
   // batch mode (the flags --batch, --batch-poll-ms, --batch-max-items, --detach): true or
   // { pollMs?, maxItems?, maxRequests?, detach? }

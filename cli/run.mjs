@@ -17,6 +17,7 @@ import { checkId, createCheck, isCheckExpression, parseCheckExpression } from '.
 import { Progress } from './progress.mjs'
 import { addonInfo, addonLine, debugWarning } from './addon.mjs'
 import { WorstItems, formatSummary, verdictExitCode } from './summary.mjs'
+import { runEstimate } from './estimate.mjs'
 import { ItemSpool, reportItem } from '../report/html.mjs'
 import { scorerViews } from '../report/items.mjs'
 import { applyTurnScorers, conversationCache, scorersOption, turnScorers } from './agents.mjs'
@@ -52,6 +53,8 @@ export const RUN_OPTIONS = {
   option: { type: 'string', multiple: true },
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
+  'max-cost': { type: 'string' },
+  estimate: { type: 'boolean' },
   worst: { type: 'string' },
   'max-errors': { type: 'string' },
   'min-coverage': { type: 'string' },
@@ -157,6 +160,14 @@ Outputs
       --junit FILE           JUnit XML: one testsuite per scorer, one testcase per item
       --price-in USD         price per 1M input tokens (adds cost to the summary and the report)
       --price-out USD        price per 1M output tokens
+      --estimate             print what the run would cost (judge calls, input tokens of the
+                             real prompts, an output range, direct and batch prices) WITHOUT
+                             calling the judge or the target; items without an output are
+                             skipped (docs/cost.md)
+      --max-cost USD         a budget for the judge calls: no new item starts once the spend (as
+                             billed, at oxeval's dated prices or --price-in/--price-out) would
+                             pass it; the rest are OXEVAL_BUDGET_EXHAUSTED items, the run fails
+                             (exit 1); a rerun with --cache pays only for them (docs/cost.md)
       --worst N              worst items listed per scorer in the summary (default 5)
       --no-progress          no progress output on stderr
 
@@ -215,6 +226,12 @@ function price(flag, text) {
   if (text === undefined) return undefined
   const n = Number(text)
   if (String(text).trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${flag} must be a non-negative number (dollars per 1M tokens); got "${text}"`)
+  return n
+}
+
+function dollarsOver0(flag, text) {
+  const n = Number(text)
+  if (String(text).trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a number of US dollars > 0; got "${text}"`)
   return n
 }
 
@@ -318,6 +335,7 @@ export function runConfig(values, env = process.env, { preloaded = 0 } = {}) {
     prices: prices.in === undefined && prices.out === undefined ? undefined : prices,
     worst: values.worst !== undefined ? Number(values.worst) : 5,
     maxErrors: values['max-errors'] !== undefined ? nonNegativeInt('max-errors', values['max-errors']) : 0,
+    maxCost: values['max-cost'] !== undefined ? dollarsOver0('max-cost', values['max-cost']) : undefined,
     minCoverage: values['min-coverage'] !== undefined ? share('min-coverage', values['min-coverage']) : undefined,
     progress: !values['no-progress'],
     baseRuns: values['base-runs'] !== undefined ? (values.base !== undefined ? baseRunsOption(values['base-runs']) : usage('--base-runs needs --base (the baseline whose runs are pooled)')) : 1,
@@ -504,6 +522,12 @@ async function runResolved(values, extra, io, configPath) {
     return createScorer(oxeval, resolveScorer(name, 'a turn of --data'), cfg, {})
   })
   const gateIds = gateScorers.map((g) => g.id)
+  if (values.estimate) {
+    const feed = shardItems(cfg.data, cfg.shard, { fp: newFingerprint(), onItem: (item) => applyTurnScorers(item, turnScorerByName) })
+    const prices = cfg.prices || extra.modelPrices ? { ...extra.modelPrices, ...cfg.prices } : undefined
+    const scorers = categories.size ? scorersOption(scorerEntries.map((e) => ({ ...(e.scorer ? e : { scorer: e }), category: categories.get((e.scorer || e).id) ?? 'agent' }))) : scorerEntries
+    return runEstimate(oxeval, { data: feed, scorers, gates: gateScorers, trials: cfg.trials, ...(prices ? { prices } : {}), ...(extra.target ? { target: extra.target } : {}) }, io)
+  }
   // which way each scorer is better and its range (worst items, intervals, merge)
   const scorerInfo = Object.fromEntries(
     [...scorerEntries.map((e) => e.scorer || e), ...gateScorers].map((sc) => [sc.id, { direction: sc.direction === 'lower' ? 'lower' : 'higher', scale: typeof sc.scale === 'number' ? sc.scale : 1 }]),
@@ -586,6 +610,9 @@ async function runResolved(values, extra, io, configPath) {
       concurrency: cfg.concurrency,
       maxErrors: cfg.maxErrors,
       minCoverage: cfg.minCoverage,
+      // the budget and the prices it is reckoned at (docs/cost.md)
+      ...(cfg.maxCost !== undefined ? { maxCost: cfg.maxCost } : {}),
+      ...(cfg.prices || extra.modelPrices ? { prices: { ...extra.modelPrices, ...cfg.prices } } : {}),
       // a shard decides only what a part can; merge decides the rest
       partial: Boolean(cfg.shard),
       trials: cfg.trials,

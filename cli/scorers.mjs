@@ -7,13 +7,30 @@ const require = createRequire(import.meta.url)
 /** `[{ factory, id, contextExtractor }]`, one per registry scorer. */
 export const REGISTRY = require('../generated/scorers.js')
 
-/** The CLI's name: the id without `-scorer`; a Ragas no-judge metric without `ragas-` and `-score` (`bleu`). */
-const shortName = (spec) => spec.id.replace(/-scorer$/, '').replace(/^ragas-(.+?)(?:-score)?$/, '$1')
+/** The names of oxeval's and Mastra's own scorers without their `code-` / `llm-` prefix (`tool-call-accuracy`): a Ragas metric never takes one. */
+const RESERVED = new Set(REGISTRY.filter((s) => !s.id.startsWith('ragas-')).map((s) => s.id.replace(/-scorer$/, '').replace(/^(?:code|llm)-/, '')))
 
-/** The registry entry for a name: its id, the id without `-scorer`, or its factory name. */
+/**
+ * The CLI's name: the id without `-scorer`; a Ragas metric without `ragas-` and `-score`
+ * (`bleu`), unless that name is one of Mastra's (`ragas-tool-call-accuracy` keeps its prefix).
+ */
+const shortName = (spec) => {
+  const n = spec.id.replace(/-scorer$/, '')
+  const bare = n.replace(/^ragas-(.+?)(?:-score)?$/, '$1')
+  return RESERVED.has(bare) && bare !== n ? n : bare
+}
+
+/** Other accepted names: a Ragas `non-llm-` metric also without it (`string-similarity`). */
+const aliases = (spec) => {
+  const n = shortName(spec)
+  const bare = n.replace(/^non-llm-/, '')
+  return spec.id.startsWith('ragas-') && bare !== n && !RESERVED.has(bare) ? [bare] : []
+}
+
+/** The registry entry for a name: its id, its short name or alias, or its factory name. */
 export function findScorer(name) {
   const n = String(name).trim()
-  return REGISTRY.find((s) => n === s.id || n === shortName(s) || n === s.factory)
+  return REGISTRY.find((s) => n === s.id || n === shortName(s) || aliases(s).includes(n) || n === s.factory)
 }
 
 /** One line per scorer: the short name, then the other accepted spellings. */

@@ -59,6 +59,8 @@ export function outcomeLines(run, { shard = null } = {}) {
   const word = run.verdict !== undefined ? `verdict: ${run.verdict}` : `outcome: ${outcome.status}`
   const lines = [`${word} (${outcome.meaning ?? outcome.status})`]
   for (const r of outcome.reasons) lines.push(`  ✗ ${r.message}`)
+  // --max-cost: what the judge calls were billed against the budget
+  if (run.budget) lines.push(`budget: $${run.budget.spent.toFixed(4)} spent of $${run.budget.maxCost} (--max-cost)${run.budget.notStarted ? `, ${run.budget.notStarted} item(s) not started` : ''}`)
   if (shard) lines.push(`(shard ${shard.index}/${shard.count}: means, thresholds and coverage apply to the merged run; oxeval merge decides them)`)
   return lines
 }

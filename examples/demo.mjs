@@ -100,6 +100,12 @@ console.log(`\n$ oxeval ${toolArgs.slice(1).map((a) => (/[\s()"]/.test(a) ? `'${
 const tools = spawn(process.execPath, toolArgs, { cwd: root, stdio: 'inherit' })
 const [toolCode] = await new Promise((resolve) => tools.on('exit', (...a) => resolve(a)))
 
+// Ragas's no-judge metrics (oxeval/ragas, exact to ragas 0.4.3): BLEU and ROUGE-L of each
+// output against its groundTruth, no judge, no --model
+const ragasArgs = ['cli/oxeval.mjs', 'run', '--data', 'examples/dataset.json', '--scorer', 'bleu', '--scorer', 'rouge', '--worst', '1', '--no-progress', '--out', `${outDir}ragas.jsonl`]
+console.log(`\n$ oxeval ${ragasArgs.slice(1).join(' ')}\n`)
+const [ragasCode] = await new Promise((resolve) => spawn(process.execPath, ragasArgs, { cwd: root, stdio: 'inherit' }).on('exit', (...a) => resolve(a)))
+
 // multi-turn items on a real @mastra/core Agent with memory (examples/agent.config.mjs over
 // examples/conversations.json): `inputs` sent on one thread, `turns` with per-turn gates and
 // scorers, categorized scorers with a trajectory scorer. @mastra/core and ai are dev
@@ -143,4 +149,4 @@ const cmp = await cli(['compare', `${outDir}loop-base.jsonl`, `${outDir}loop-hea
 await loopServer?.close()
 console.log(`\nBrowse every run of .demo/ with: npx oxeval view .demo (and their history: npx oxeval history --store .demo/store.db)`)
 // the second run is the worse target on purpose: its verdict is the comparison's subject, not the demo's
-process.exit(code || toolCode || agentCode || base || cmp || (head === 0 || head === 1 ? 0 : head) || 0)
+process.exit(code || toolCode || ragasCode || agentCode || base || cmp || (head === 0 || head === 1 ? 0 : head) || 0)

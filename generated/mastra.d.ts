@@ -14,6 +14,9 @@ import type {
   BiasAnalysis,
   BiasPreprocess,
   BiasScorerOptions,
+  ClassifierAnalysis,
+  ClassifierPreprocess,
+  ClassifierScorerOptions,
   CompletenessAnalysis,
   CompletenessPreprocess,
   CompletenessScorerOptions,
@@ -62,6 +65,9 @@ import type {
   RagasExactMatchAnalysis,
   RagasExactMatchPreprocess,
   RagasExactMatchScorerOptions,
+  RagasQuotedSpansAlignmentAnalysis,
+  RagasQuotedSpansAlignmentPreprocess,
+  RagasQuotedSpansAlignmentScorerOptions,
   RagasRougeAnalysis,
   RagasRougePreprocess,
   RagasRougeScorerOptions,
@@ -74,6 +80,12 @@ import type {
   RagasStringSimilarityAnalysis,
   RagasStringSimilarityPreprocess,
   RagasStringSimilarityScorerOptions,
+  RagasToolCallAccuracyAnalysis,
+  RagasToolCallAccuracyPreprocess,
+  RagasToolCallAccuracyScorerOptions,
+  RagasToolCallF1Analysis,
+  RagasToolCallF1Preprocess,
+  RagasToolCallF1ScorerOptions,
   ResponseGroundednessAnalysis,
   ResponseGroundednessPreprocess,
   ResponseGroundednessScorerOptions,
@@ -169,6 +181,9 @@ export declare function createToolCallAccuracyScorerLLM<TID extends string = 'll
 export declare function createTrajectoryAccuracyScorerLLM<TID extends string = 'llm-trajectory-accuracy-scorer'>(
   options: TrajectoryAccuracyLLMScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, TrajectoryAccuracyLLMPreprocess, TrajectoryAccuracyLLMAnalysis>
+export declare function createClassifierScorer<TID extends string = 'classifier-scorer'>(
+  options: ClassifierScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, ClassifierPreprocess, ClassifierAnalysis>
 export declare function createToolCallAccuracyScorerCode<TID extends string = 'code-tool-call-accuracy-scorer'>(
   options: ToolCallAccuracyCodeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, ToolCallAccuracyCodePreprocess, ToolCallAccuracyCodeAnalysis>
@@ -214,3 +229,12 @@ export declare function createBleuScorer<TID extends string = 'ragas-bleu-score'
 export declare function createRougeScorer<TID extends string = 'ragas-rouge-score'>(
   options: RagasRougeScorerOptions & MastraScorerOptions<TID>,
 ): OxevalMastraScorer<TID, RagasRougePreprocess, RagasRougeAnalysis>
+export declare function createQuotedSpansAlignmentScorer<TID extends string = 'ragas-quoted-spans-alignment'>(
+  options: RagasQuotedSpansAlignmentScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasQuotedSpansAlignmentPreprocess, RagasQuotedSpansAlignmentAnalysis>
+export declare function createToolCallAccuracyScorer<TID extends string = 'ragas-tool-call-accuracy'>(
+  options: RagasToolCallAccuracyScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasToolCallAccuracyPreprocess, RagasToolCallAccuracyAnalysis>
+export declare function createToolCallF1Scorer<TID extends string = 'ragas-tool-call-f1'>(
+  options: RagasToolCallF1ScorerOptions & MastraScorerOptions<TID>,
+): OxevalMastraScorer<TID, RagasToolCallF1Preprocess, RagasToolCallF1Analysis>

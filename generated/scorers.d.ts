@@ -24,6 +24,7 @@ export type OxevalErrorCode =
   | 'OXEVAL_NO_VALID_JUDGMENT'
   | 'OXEVAL_CACHE_MISS'
   | 'OXEVAL_RUN_STOPPED'
+  | 'OXEVAL_BUDGET_EXHAUSTED'
   | 'OXEVAL_BATCH_FAILED'
   | 'OXEVAL_BATCH_TIMEOUT'
   | 'OXEVAL_BATCH_PENDING'
@@ -1719,6 +1720,122 @@ export type TrajectoryAccuracyLLMScorer = Scorer<TrajectoryAccuracyLLMPreprocess
 export declare function createTrajectoryAccuracyScorerLLM(options: TrajectoryAccuracyLLMScorerOptions): TrajectoryAccuracyLLMScorer
 
 // --------------------------------------------------------------------------------------
+// createClassifierScorer (mastra): classifier-scorer
+
+/**
+ * The scorer's own factory options.
+ */
+export interface ClassifierOwnOptions {
+  /**
+   * The scorer's id (Mastra requires one). Default `classifier-scorer`.
+   */
+  id?: string
+  /**
+   * Default `Scores question '<question>' with a configured classifier`.
+   */
+  description?: string
+  /**
+   * The classifier: a Mastra `Classifier` constructed with questions (its evaluation
+   * model answers unless `model` is given), or `{ id?, questions }`.
+   */
+  classifier: {
+    /**
+     * Its id (shown in messages).
+     */
+    id?: string
+    /**
+     * The questions, by id: `{ type: 'choice', instructions?, criteria: { [option]: description | null } }`,
+     * `{ type: 'score', instructions?, criteria: (description | null)[] }` (levels 0..n-1, n ≥ 2) or
+     * `{ type: 'boolean', instructions?, criteria?: { true?, false? } }`. `instructions` defaults to the id.
+     */
+    questions: Record<
+      string,
+      | {type: 'choice'; instructions?: unknown; criteria: Record<string, unknown>}
+      | {type: 'score'; instructions?: unknown; criteria: readonly unknown[]}
+      | {type: 'boolean'; instructions?: unknown; criteria?: {true?: unknown; false?: unknown}}
+    >
+  }
+  /**
+   * Which of the classifier's questions this scorer scores.
+   */
+  question: string
+  /**
+   * Selects the state the classifier judges from the run (Mastra's `state`), called once
+   * per run; its value must be JSON data.
+   */
+  state?: (context: {
+    run: ScorerRun & {runId: string}
+    results: Record<string, unknown>
+  }) => unknown | Promise<unknown>
+  /**
+   * A choice question's score per option: every option, each a number in [0, 1]. Only for
+   * a choice question.
+   */
+  scores?: {}
+  /**
+   * Retries of a retryable evaluation-model failure (default 2, at most 20); for an oxeval
+   * judge, `modelSettings.maxRetries` when that is not set.
+   */
+  maxRetries?: number
+  /**
+   * Passed to an evaluation model's `doEvaluate` as it is; an oxeval judge does not read it
+   * (a warning says so).
+   */
+  providerOptions?: Record<string, Record<string, unknown>>
+}
+
+/** Options of `createClassifierScorer`. */
+export interface ClassifierScorerOptions extends LLMScorerOptions, ClassifierOwnOptions {}
+
+export type ClassifierPreprocess = undefined
+
+/**
+ * `analyzeStepResult`: Mastra's evidence (`question`, `answer`, `usage`, `warnings`,
+ * `rounding?`, `providerMetadata?`, `response`) and where the probabilities came from.
+ */
+export interface ClassifierAnalysis {
+  question: string
+  /**
+   * `{ type: 'choice', choice, probabilities? }`, `{ type: 'score', score, probabilities? }`
+   * or `{ type: 'boolean', probability }`.
+   */
+  answer:
+    | {type: 'choice'; choice: string; probabilities?: Record<string, number>}
+    | {type: 'score'; score: number; probabilities?: Record<string, number>}
+    | {type: 'boolean'; probability: number}
+  /**
+   * `{ inputTokens?, outputTokens?, totalTokens }` (total = input + output, as Mastra).
+   */
+  usage: {
+    [k: string]: unknown | undefined
+  }
+  warnings: unknown[]
+  rounding: unknown
+  providerMetadata: unknown
+  /**
+   * `{ id?, timestamp, modelId }` (timestamp: ISO text).
+   */
+  response: {
+    [k: string]: unknown | undefined
+  }
+  /**
+   * `'stated'` (the judge's stated probabilities), `'logprobs'` (the provider's token
+   * log-probabilities) or `'evaluationModel'` (the evaluation model's answer).
+   */
+  probabilitySource: 'stated' | 'logprobs' | 'evaluationModel'
+}
+
+/** A run of `createClassifierScorer`. */
+export type ClassifierRun = ScorerRun & {}
+
+export type ClassifierResult<R extends ClassifierRun = ClassifierRun> = ScorerResult<R, ClassifierPreprocess, ClassifierAnalysis>
+
+export type ClassifierScorer = Scorer<ClassifierPreprocess, ClassifierAnalysis, ClassifierRun>
+
+/** Scores one question of a classifier (choice, score or boolean) about a state the scorer selects from the run. Default id `classifier-scorer`. */
+export declare function createClassifierScorer(options: ClassifierScorerOptions): ClassifierScorer
+
+// --------------------------------------------------------------------------------------
 // createToolCallAccuracyScorerCode (mastra): code-tool-call-accuracy-scorer
 
 /**
@@ -2626,10 +2743,7 @@ export declare function createSemanticSimilarityScorer(options?: RagasSemanticSi
 // --------------------------------------------------------------------------------------
 // createChrfScorer (ragas): ragas-chrf-score
 
-/**
- * No options of its own (`id` and `name` only): sacrebleu's defaults, as Ragas's.
- */
-export interface RagasChrfOwnOptions {}
+export type RagasChrfOwnOptions = CompletenessOwnOptions
 
 /** Options of `createChrfScorer`. */
 export interface RagasChrfScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasChrfOwnOptions {}
@@ -2651,7 +2765,7 @@ export declare function createChrfScorer(options?: RagasChrfScorerOptions): Raga
 // --------------------------------------------------------------------------------------
 // createBleuScorer (ragas): ragas-bleu-score
 
-export type RagasBleuOwnOptions = RagasChrfOwnOptions
+export type RagasBleuOwnOptions = CompletenessOwnOptions
 
 /** Options of `createBleuScorer`. */
 export interface RagasBleuScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasBleuOwnOptions {}
@@ -2703,6 +2817,159 @@ export type RagasRougeScorer = Scorer<RagasRougePreprocess, RagasRougeAnalysis, 
 
 /** Ragas's RougeScore: rouge_score's ROUGE-1 or ROUGE-L (stemmed) of the output against the ground truth. Default id `ragas-rouge-score`. */
 export declare function createRougeScorer(options?: RagasRougeScorerOptions): RagasRougeScorer
+
+// --------------------------------------------------------------------------------------
+// createQuotedSpansAlignmentScorer (ragas): ragas-quoted-spans-alignment
+
+/**
+ * The factory's options (Ragas's names in camelCase, its defaults).
+ */
+export interface RagasQuotedSpansAlignmentOwnOptions {
+  /**
+   * Collapse whitespace and lowercase both sides before matching. Default `true`.
+   */
+  casefold?: boolean
+  /**
+   * The fewest words a quoted span needs to count. Default 3.
+   */
+  minSpanWords?: number
+}
+
+/** Options of `createQuotedSpansAlignmentScorer`. */
+export interface RagasQuotedSpansAlignmentScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasQuotedSpansAlignmentOwnOptions {}
+
+/**
+ * `preprocessStepResult`.
+ */
+export interface RagasQuotedSpansAlignmentPreprocess {
+  /**
+   * The assistant's text of `run.output`.
+   */
+  response: string
+  /**
+   * The quoted spans counted (trimmed).
+   */
+  spans: string[]
+  /**
+   * Per span, whether the contexts hold it.
+   */
+  matched: boolean[]
+}
+
+export type RagasQuotedSpansAlignmentAnalysis = undefined
+
+/** A run of `createQuotedSpansAlignmentScorer`. */
+export type RagasQuotedSpansAlignmentRun = ScorerRun & {
+  /** Retrieved passages for this run (else the `context` option, tool results). */
+  context?: string[]
+}
+
+export type RagasQuotedSpansAlignmentResult<R extends RagasQuotedSpansAlignmentRun = RagasQuotedSpansAlignmentRun> = ScorerResult<R, RagasQuotedSpansAlignmentPreprocess, RagasQuotedSpansAlignmentAnalysis>
+
+export type RagasQuotedSpansAlignmentScorer = Scorer<RagasQuotedSpansAlignmentPreprocess, RagasQuotedSpansAlignmentAnalysis, RagasQuotedSpansAlignmentRun>
+
+/** Ragas's QuotedSpansAlignment: the share of the output's quoted spans found verbatim in the retrieved contexts. Default id `ragas-quoted-spans-alignment`. */
+export declare function createQuotedSpansAlignmentScorer(options?: RagasQuotedSpansAlignmentScorerOptions): RagasQuotedSpansAlignmentScorer
+
+// --------------------------------------------------------------------------------------
+// createToolCallAccuracyScorer (ragas): ragas-tool-call-accuracy
+
+/**
+ * The factory's options (Ragas's names in camelCase, its defaults).
+ */
+export interface RagasToolCallAccuracyOwnOptions {
+  /**
+   * `true` (default): the calls must come in the reference's order; `false`: any order.
+   */
+  strictOrder?: boolean
+}
+
+/** Options of `createToolCallAccuracyScorer`. */
+export interface RagasToolCallAccuracyScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasToolCallAccuracyOwnOptions {}
+
+/**
+ * `preprocessStepResult`: the calls compared.
+ */
+export interface RagasToolCallAccuracyPreprocess {
+  /**
+   * The calls found in `run.output`, in order.
+   *
+   * Items: One tool call: Ragas's `ToolCall(name, args)`.
+   */
+  predicted: {
+    name: string
+    /**
+     * The arguments as given (their order kept: Ragas compares nested dicts by their text).
+     */
+    args: {}
+  }[]
+  /**
+   * `run.referenceToolCalls`.
+   *
+   * Items: One tool call: Ragas's `ToolCall(name, args)`.
+   */
+  reference: {
+    name: string
+    /**
+     * The arguments as given (their order kept: Ragas compares nested dicts by their text).
+     */
+    args: {}
+  }[]
+}
+
+export type RagasToolCallAccuracyAnalysis = undefined
+
+/**
+ * The run field the tool metrics read.
+ */
+export interface RagasToolCallAccuracyRunFields {
+  /**
+   * Ragas's `reference_tool_calls`: the expected calls `[{ name, args }]`, in order.
+   *
+   * Items: One tool call: Ragas's `ToolCall(name, args)`.
+   */
+  referenceToolCalls: {
+    name: string
+    /**
+     * The arguments as given (their order kept: Ragas compares nested dicts by their text).
+     */
+    args: {}
+  }[]
+}
+
+/** A run of `createToolCallAccuracyScorer`. */
+export type RagasToolCallAccuracyRun = ScorerRun & {} & RagasToolCallAccuracyRunFields
+
+export type RagasToolCallAccuracyResult<R extends RagasToolCallAccuracyRun = RagasToolCallAccuracyRun> = ScorerResult<R, RagasToolCallAccuracyPreprocess, RagasToolCallAccuracyAnalysis>
+
+export type RagasToolCallAccuracyScorer = Scorer<RagasToolCallAccuracyPreprocess, RagasToolCallAccuracyAnalysis, RagasToolCallAccuracyRun>
+
+/** Ragas's ToolCallAccuracy: the tool call sequence and arguments of the output against run.referenceToolCalls. Default id `ragas-tool-call-accuracy`. */
+export declare function createToolCallAccuracyScorer(options?: RagasToolCallAccuracyScorerOptions): RagasToolCallAccuracyScorer
+
+// --------------------------------------------------------------------------------------
+// createToolCallF1Scorer (ragas): ragas-tool-call-f1
+
+export type RagasToolCallF1OwnOptions = CompletenessOwnOptions
+
+/** Options of `createToolCallF1Scorer`. */
+export interface RagasToolCallF1ScorerOptions extends Pick<LLMScorerOptions, 'id' | 'name'>, RagasToolCallF1OwnOptions {}
+
+export type RagasToolCallF1Preprocess = RagasToolCallAccuracyPreprocess
+
+export type RagasToolCallF1Analysis = undefined
+
+export type RagasToolCallF1RunFields = RagasToolCallAccuracyRunFields
+
+/** A run of `createToolCallF1Scorer`. */
+export type RagasToolCallF1Run = ScorerRun & {} & RagasToolCallF1RunFields
+
+export type RagasToolCallF1Result<R extends RagasToolCallF1Run = RagasToolCallF1Run> = ScorerResult<R, RagasToolCallF1Preprocess, RagasToolCallF1Analysis>
+
+export type RagasToolCallF1Scorer = Scorer<RagasToolCallF1Preprocess, RagasToolCallF1Analysis, RagasToolCallF1Run>
+
+/** Ragas's ToolCallF1: F1 of the output's tool calls (name and arguments) against run.referenceToolCalls, as sets. Default id `ragas-tool-call-f1`. */
+export declare function createToolCallF1Scorer(options?: RagasToolCallF1ScorerOptions): RagasToolCallF1Scorer
 
 /** Mastra's quick checks, as one object (the same functions as the named exports). */
 export declare const checks: {

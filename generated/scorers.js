@@ -661,6 +661,36 @@ module.exports = Object.freeze([
     ]
   },
   {
+    "factory": "createClassifierScorer",
+    "id": "classifier-scorer",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "llm",
+    "steps": [
+      {
+        "name": "analyze",
+        "type": "prompt",
+        "description": "Answer the classifier's question about the state (a label and its probabilities)",
+        "schema": "classifier_answer"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "A choice's configured score, a level over the top level, or P(true)"
+      },
+      {
+        "name": "generateReason",
+        "type": "function",
+        "description": "Mastra's sentence naming the answer"
+      }
+    ],
+    "runFields": [
+      "input",
+      "output",
+      "groundTruth"
+    ]
+  },
+  {
     "factory": "createToolCallAccuracyScorerCode",
     "id": "code-tool-call-accuracy-scorer",
     "contextExtractor": false,
@@ -1314,6 +1344,75 @@ module.exports = Object.freeze([
     "runFields": [
       "output",
       "groundTruth"
+    ]
+  },
+  {
+    "factory": "createQuotedSpansAlignmentScorer",
+    "id": "ragas-quoted-spans-alignment",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the response (output), its quoted spans and the retrieved contexts"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "The share of quoted spans found in the contexts (1 without quoted spans)"
+      }
+    ],
+    "runFields": [
+      "output",
+      "context"
+    ]
+  },
+  {
+    "factory": "createToolCallAccuracyScorer",
+    "id": "ragas-tool-call-accuracy",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the predicted tool calls (run.output) and the reference ones (run.referenceToolCalls)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "0 unless the call sequences align; else the mean argument match over the reference calls"
+      }
+    ],
+    "runFields": [
+      "output",
+      "referenceToolCalls"
+    ]
+  },
+  {
+    "factory": "createToolCallF1Scorer",
+    "id": "ragas-tool-call-f1",
+    "contextExtractor": false,
+    "extractors": [],
+    "kind": "code",
+    "steps": [
+      {
+        "name": "preprocess",
+        "type": "function",
+        "description": "Read the predicted tool calls (run.output) and the reference ones (run.referenceToolCalls)"
+      },
+      {
+        "name": "generateScore",
+        "type": "function",
+        "description": "F1 of the predicted and reference tool call sets, rounded to 4 decimals"
+      }
+    ],
+    "runFields": [
+      "output",
+      "referenceToolCalls"
     ]
   }
 ].map(Object.freeze))

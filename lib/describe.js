@@ -5,7 +5,7 @@
 
 const { jsType, wellFormed } = require('./json.js')
 const { encodeReplacer } = require('./nonfinite.js')
-const { modelOf } = require('./models.js')
+const { modelOf, isEvaluationModel } = require('./models.js')
 const { embedderOf } = require('./embedders.js')
 const { hostCaller, functionsCaller } = require('./host.js')
 const { nlpCaller } = require('./nlp.js')
@@ -46,10 +46,22 @@ function extractorTypes(options) {
   return types
 }
 
+/**
+ * The classifier scorer's `classifier` given as a Mastra `Classifier` (or any object with an
+ * evaluation `model`): its `{ id, questions }` cross as data, its model becomes `model` unless
+ * one is given (an oxeval judge then answers instead).
+ */
+function classifierOf(options) {
+  const c = options.classifier
+  if (c === null || typeof c !== 'object' || !isEvaluationModel(c.model)) return options
+  return { ...options, classifier: { id: c.id, questions: c.questions }, model: options.model ?? c.model }
+}
+
 /** Factory options as JSON text plus a descriptor of what JSON cannot say (`spec`: the registry entry). */
 function describeOptions(options, spec) {
   const d = { type: jsType(options) }
   if (d.type !== 'object') return { json: 'null', d }
+  options = classifierOf(options)
   const model = modelOf(options.model)
   d.model = model.kind
   if (model.kind !== 'data') {
@@ -89,7 +101,7 @@ function describeOptions(options, spec) {
   }
   // the one host channel: the judge model's calls and the function options' calls
   const handlers = {}
-  if (model.caller) handlers.judgeModel = model.caller
+  if (model.caller) handlers[model.kind === 'evaluationModel' ? 'evaluationModel' : 'judgeModel'] = model.caller
   if (embedder.caller) handlers.embed = embedder.caller
   if (d.functions.length) handlers.functionOption = functionsCaller(options)
   for (const kind of (spec && spec.hostCalls) || []) if (HOST_CALL_HANDLERS[kind]) handlers[kind] = HOST_CALL_HANDLERS[kind]()

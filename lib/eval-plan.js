@@ -7,6 +7,7 @@ const native = require('../load-binding.js')
 const { typeError } = require('./errors.js')
 const { jsType } = require('./json.js')
 const conv = require('./conversation.js')
+const models = require('./models.js')
 
 const OPT = 'OXEVAL_INVALID_OPTIONS'
 
@@ -69,9 +70,30 @@ function countData(v) {
   return v ?? null
 }
 
-/** The scorer facts the core uses: which way is better, the score range, Mastra's `type` (routing). */
+/**
+ * The judge model of a scorer as `provider/model` (what its executions name; the core prices
+ * it for `maxCost`), or null: no judge, or a model left to the environment.
+ */
+function judgeName(scorer) {
+  let m
+  try {
+    m = scorer && scorer.judge ? scorer.judge.model : undefined
+  } catch {
+    return null
+  }
+  if (typeof m === 'string') return m
+  if (m === undefined || m === null) return null
+  const k = models.modelOf(m)
+  if (k.kind !== 'data') return `${k.provider}/${k.modelId}`
+  if (typeof m.id === 'string') return m.id
+  return typeof m.providerId === 'string' && typeof m.modelId === 'string' ? `${m.providerId}/${m.modelId}` : null
+}
+
+/** The scorer facts the core uses: which way is better, the score range, Mastra's `type` (routing), the judge model. */
 function scorerInfo(entry) {
   const o = { ...conv.scorerFacts(entry.scorer), id: entry.id }
+  const model = judgeName(entry.scorer)
+  if (model !== null) o.model = model
   if (entry.category !== undefined) o.category = entry.category
   return o
 }
@@ -140,6 +162,9 @@ function planRun(config, { scorers, categorized, gates }) {
     gates: gates.map(scorerInfo),
     trials: config.trials ?? null,
     ...policyOf(config),
+    // the budget (evals/budget.rs): runEvals' own, not summarizeItems'
+    maxCost: countData(config.maxCost),
+    prices: config.prices ?? null,
   })
   const trials = Number(config.trials ?? 1)
   const routed = new Set(acc.routes().trajectory)

@@ -40,13 +40,23 @@ function errorSignature(e) {
 /** A data item the caller already knows is unusable (the CLI's unreadable rows): its message. */
 const INVALID_ITEM = Symbol.for('oxeval.invalidItem')
 
+/** What the core counts of one execution: calls, usage, and for the budget its model, batch and cache hit. */
+function executionUsage(x) {
+  if (!x || typeof x !== 'object') return { modelCallCount: undefined, usage: undefined }
+  const o = { modelCallCount: x.modelCallCount, usage: x.usage }
+  if (x.batch) o.batch = x.batch
+  if (x.cached) o.cached = true
+  if (typeof x.judgeModelId === 'string') o.model = `${x.judgeProvider}/${x.judgeModelId}`
+  return o
+}
+
 /** What the accumulator needs of a judge record: calls and usage. */
 function judgeUsage(judge) {
   if (!judge || typeof judge !== 'object') return undefined
   const out = {}
   for (const [step, rec] of Object.entries(judge)) {
     const ex = rec && Array.isArray(rec.executions) ? rec.executions : []
-    out[step] = { executions: ex.map((x) => (x && x.batch ? { modelCallCount: x.modelCallCount, usage: x.usage, batch: x.batch } : { modelCallCount: x && x.modelCallCount, usage: x && x.usage })) }
+    out[step] = { executions: ex.map(executionUsage) }
   }
   return out
 }
@@ -66,6 +76,8 @@ async function runEvals(config) {
   const warnings = []
   let memoryChecked = false
   // batch mode (lib/batch.js): every item in flight, the runs in one batch session
+  // the budget decides per item before it starts; batch mode admits items in bulk
+  if (config.batch && config.maxCost !== undefined && config.maxCost !== null) throw typeError('runEvals: maxCost cannot be combined with batch mode yet (batch mode admits items in bulk); run without batch, or without maxCost', OPT)
   const batching = batchMode(config, all, concurrency)
   const recorder = storeSpec ? store.startRecording(storeSpec, runFacts) : null
   const started = performance.now()
@@ -87,6 +99,15 @@ async function runEvals(config) {
   const work = new AbortController()
   setMaxListeners(0, work.signal)
   let stoppedEarly = null
+  // the budget (maxCost, the core's evals/budget.rs): once it refuses, no new item starts;
+  // the items in flight finish and the rest is recorded as not run (`budgetStop`)
+  let budgetStop = null
+  let wakeWaiters = []
+  const wake = () => {
+    const w = wakeWaiters
+    wakeWaiters = []
+    for (const f of w) f()
+  }
   let batchInfo
   let haltedAt
   const halting = (reason) => {
@@ -250,6 +271,34 @@ async function runEvals(config) {
   // short: a stopped run of 100 000 items writes it 100 000 times; the full reason is the
   // run's `stopped` (and its outcome)
   const notRun = () => ({ name: 'RunStoppedError', code: 'OXEVAL_RUN_STOPPED', message: 'not run: the run stopped early (see the run summary\'s `stopped`: its first runs failed in a way retrying cannot change)' })
+  const overBudget = () => ({ name: 'BudgetExhaustedError', code: 'OXEVAL_BUDGET_EXHAUSTED', message: 'not run: the judge spend would have passed maxCost (see the run summary\'s `budget`)' })
+
+  /**
+   * Whether the item just taken may start (the core's budget; always without maxCost): null,
+   * or why not (the budget refused; from then on no item starts). While no item has paid yet
+   * the core lets one run at a time: this waits for the one in flight to finish (or the halt).
+   */
+  async function budgetGate() {
+    if (config.maxCost === undefined || config.maxCost === null) return null
+    for (;;) {
+      if (budgetStop) return overBudget()
+      const v = acc.budget(Math.max(0, startedItems - finishedItems - 1))
+      if (v === null) return null
+      if (!v.wait) {
+        budgetStop = v
+        stop = true
+        return overBudget()
+      }
+      if (halt.signal.aborted) return null
+      await new Promise((resolve) => {
+        const off = onAbort(halt.signal, resolve)
+        wakeWaiters.push(() => {
+          off()
+          resolve()
+        })
+      })
+    }
+  }
 
   /** One entry's runs of an item as the core counts them, and the item's result/error for it. */
   function record(e, o, runs, results, errors) {
@@ -470,8 +519,8 @@ async function runEvals(config) {
         return runItem(n.item, n.index, undefined, launched)
       }, fail, () => stop)
     } else await Promise.all(Array.from({ length: concurrency }, worker))
-    // stopped early: every item not run yet is read and recorded as not run (no judge call)
-    while (stoppedEarly && !failure && !halt.signal.aborted) {
+    // stopped early or by the budget: every item not run yet is read and recorded as not run (no judge call)
+    while ((stoppedEarly || budgetStop) && !failure && !halt.signal.aborted) {
       let n
       try {
         n = await pull(true)
@@ -482,7 +531,7 @@ async function runEvals(config) {
       if (!n) break
       startedItems++
       try {
-        await runItem(n.item, n.index, notRun())
+        await runItem(n.item, n.index, stoppedEarly ? notRun() : overBudget())
       } catch (e) {
         fail(e)
       }
@@ -507,10 +556,13 @@ async function runEvals(config) {
       if (!n) return
       startedItems++
       try {
-        await runItem(n.item, n.index)
+        const refused = await budgetGate()
+        await runItem(n.item, n.index, refused ?? undefined)
       } catch (e) {
         fail(e)
         return
+      } finally {
+        wake()
       }
     }
   }

@@ -3,7 +3,7 @@
 // `(request) => replyJson`, never rejecting, over an AI SDK LanguageModel (specification
 // v2/v3) or a plain function. `modelOf` says how `options.model` reaches the core.
 
-const { jsType } = require('./json.js')
+const { jsType, toJson } = require('./json.js')
 const { runContexts, callSignal } = require('./host.js')
 
 function errorReply(e) {
@@ -113,8 +113,38 @@ function functionCaller(fn) {
   }
 }
 
+/** An evaluation model (AI SDK's experimental `EvaluationModelV4`, Mastra's `MastraEvaluationModel`). */
+const isEvaluationModel = (m) => m !== null && typeof m === 'object' && typeof m.doEvaluate === 'function'
+
+/**
+ * The `evaluationModel` handler: request `{ runKey, state, questions, providerOptions }` →
+ * `doEvaluate` once (the core retries) → `{ ok: true, result }` with the response's timestamp
+ * as ISO text and without its headers and body (the evidence keeps id, timestamp, modelId);
+ * a failure `{ ok: false, error: { name, message, retryable } }`. Never rejects.
+ */
+function evaluationCaller(model) {
+  return async (req) => {
+    try {
+      const call = { state: req.state, questions: req.questions, abortSignal: callSignal(req.runKey) }
+      if (req.providerOptions !== undefined && req.providerOptions !== null) call.providerOptions = req.providerOptions
+      const r = await model.doEvaluate(call)
+      const res = r && typeof r.response === 'object' && r.response !== null ? r.response : undefined
+      const ts = res && res.timestamp
+      const response = res && { id: res.id, modelId: res.modelId, timestamp: ts instanceof Date ? ts.toISOString() : ts }
+      const t = toJson({ ok: true, result: r && typeof r === 'object' ? { ...r, response } : r })
+      if (t.error !== undefined) throw new TypeError(`the evaluation model returned a result that is not JSON data (${t.error})`)
+      return t.json
+    } catch (e) {
+      return errorReply(e)
+    }
+  }
+}
+
 /** How `options.model` reaches the core: as data, or as a caller plus its name. */
 function modelOf(m) {
+  if (isEvaluationModel(m)) {
+    return { kind: 'evaluationModel', provider: String(m.provider || 'evaluation'), modelId: String(m.modelId || 'model'), caller: evaluationCaller(m) }
+  }
   if (isLanguageModel(m)) {
     const v = m.specificationVersion
     if (v !== 'v2' && v !== 'v3') return { kind: 'unsupportedLanguageModel', provider: '', modelId: String(v) }
@@ -124,4 +154,4 @@ function modelOf(m) {
   return { kind: 'data' }
 }
 
-module.exports = { modelOf }
+module.exports = { modelOf, isEvaluationModel }

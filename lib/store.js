@@ -60,6 +60,13 @@ function fingerprint(value) {
 
 /** An item's JSON text for the store; a record JSON cannot carry keeps its scores. */
 function itemText(r) {
+  // the common case in one pass: JSON.stringify writes a lone surrogate as a lowercase
+  // \udXXX escape, so text without `\ud` has none (the store's core reads the text as it is)
+  let fast
+  try {
+    fast = JSON.stringify(r)
+  } catch {}
+  if (fast !== undefined && !fast.includes('\\ud')) return fast
   // lone surrogates (a model's output may hold them) become U+FFFD: Rust text cannot hold them
   const { json, error } = toJson(r)
   if (json !== undefined) return json

@@ -162,7 +162,9 @@ function build({ MastraScorer, ScorerRunError: MastraScorerRunError, MastraError
   class OxevalMastraScorer extends MastraScorer {
     #inner
     #steps
-    constructor(inner, options) {
+    constructor(inner, given) {
+      // a factory called without options (a code scorer needs none)
+      const options = given !== null && typeof given === 'object' ? given : {}
       const config = {
         id: options.id ?? inner.id,
         name: options.name ?? inner.name,

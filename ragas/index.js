@@ -1,6 +1,7 @@
 'use strict'
 // `oxeval/ragas`: Ragas 0.4.3's metrics in oxeval — the no-judge ones (ExactMatch,
-// StringPresence, NonLLMStringSimilarity, CHRFScore, BleuScore, RougeScore) and the four LLM metrics
+// StringPresence, NonLLMStringSimilarity, CHRFScore, BleuScore, RougeScore,
+// QuotedSpansAlignment, ToolCallAccuracy, ToolCallF1) and the four LLM metrics
 // (FactualCorrectness and NVIDIA's AnswerAccuracy, ContextRelevance, ResponseGroundedness).
 // The same factory objects as oxeval's named exports (each a scorer of the core's registry,
 // family `ragas`); see docs/scorers-ragas.md.
@@ -15,6 +16,9 @@ const names = [
   'createBleuScorer',
   'createRougeScorer',
   'createSemanticSimilarityScorer',
+  'createQuotedSpansAlignmentScorer',
+  'createToolCallAccuracyScorer',
+  'createToolCallF1Scorer',
   'createFactualCorrectnessScorer',
   'createAnswerAccuracyScorer',
   'createContextRelevanceScorer',

@@ -35,8 +35,8 @@ const num = (x) => (typeof x === 'number' && Number.isFinite(x) ? String(x) : ''
 export function* junitChunks(report) {
   const { header, summary } = report
   const outcome = outcomeOf(summary)
-  // unscored items are errors unless the run allowed them (no "errors"/"cache-miss"/"nothing-scored" reason)
-  const errorsAllowed = outcome.passed || !outcome.reasons.some((r) => ['errors', 'cache-miss', 'nothing-scored', 'unknown'].includes(r.kind))
+  // unscored items are errors unless the run allowed them (no "errors"/"cache-miss"/"nothing-scored"/"budget" reason)
+  const errorsAllowed = outcome.passed || !outcome.reasons.some((r) => ['errors', 'cache-miss', 'nothing-scored', 'budget', 'unknown'].includes(r.kind))
   const items = [...report.items].sort((a, b) => a.index - b.index)
   const suites = [
     ...header.scorers.map((s) => ({ id: s.id, threshold: s.threshold, gate: false })),

@@ -186,7 +186,7 @@ const list = scorers.map((s) => {
 })
 const js = `${HEADER}'use strict'\nmodule.exports = Object.freeze(${JSON.stringify(list, null, 2)}.map(Object.freeze))\n`
 
-const names = [...scorers.map((s) => s.factory), 'checks', 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'createScorer', 'notScorable', 'isNotScorable', 'defineConfig']
+const names = [...scorers.map((s) => s.factory), 'checks', 'ScorerRunError', 'AbortError', 'Scorer', 'runEvals', 'summarizeItems', 'estimateCost', 'createScorer', 'notScorable', 'isNotScorable', 'defineConfig']
 // oxeval/mastra wraps the option-object factories (a check's positional form stays oxeval's)
 const mastraScorers = scorers.filter((s) => !s.id.startsWith('check-'))
 const mjs = `${HEADER}// ESM entry: re-exports the CommonJS facade.\nimport oxeval from './index.js'\n\nexport const {\n${names.map((n) => `  ${n},`).join('\n')}\n} = oxeval\nexport default oxeval\n`

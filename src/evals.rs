@@ -84,6 +84,14 @@ impl NativeEvalAccumulator {
         })
     }
 
+    /// Whether one more item may start with `inFlight` items running (the core's budget,
+    /// `maxCost`) → `null`, `{ wait: true }` or `{ code: 'OXEVAL_BUDGET_EXHAUSTED', message }`.
+    #[napi(ts_return_type = "Record<string, unknown> | null")]
+    pub fn budget(&self, in_flight: u32) -> Value {
+        let mut a = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        a.budget(u64::from(in_flight))
+    }
+
     /// Which scorers and gates receive the trajectory → `{ trajectory: [ids] }`.
     #[napi(ts_return_type = "Record<string, unknown>")]
     pub fn routes(&self) -> Value {
@@ -143,4 +151,33 @@ pub fn eval_turn_messages(output: String) -> Value {
 #[napi(catch_unwind, ts_return_type = "Record<string, any>")]
 pub fn compare_scores(input: String) -> Value {
     guarded(|| oxeval_core::compare::compare_json(&parse(&input, "the comparison")?))
+}
+
+/// The price of a judge model (`provider/model`) over `prices` (runEvals' `prices` as JSON
+/// text, or none): `{ ok, value: { input, output, batchDiscount } | null, date }` (`null`: no
+/// price; `date`: the shipped table's), or the TypeError outcome for bad `prices`.
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
+pub fn judge_price(model: String, prices: Option<String>) -> Value {
+    let mut out = guarded(|| {
+        let p = match prices {
+            Some(t) => Some(parse(&t, "prices")?),
+            None => None,
+        };
+        let table = oxeval_core::pricing::Prices::from_config(p.as_ref())?;
+        Ok(table.lookup(&model).map_or(
+            Value::Null,
+            |p| json!({ "input": p.input, "output": p.output, "batchDiscount": p.batch_discount }),
+        ))
+    });
+    out["date"] = json!(oxeval_core::pricing::table_date());
+    out
+}
+
+/// Tokens of `text` as the estimate counts them for a judge model (`provider/model`):
+/// `{ tokenizer: 'o200k_base' | 'cl100k_base' | 'chars/4', tokens }` (docs/cost.md).
+#[napi(catch_unwind, ts_return_type = "{ tokenizer: string; tokens: number }")]
+pub fn count_tokens(model: String, text: String) -> Value {
+    let (provider, name) = model.split_once('/').unwrap_or(("", model.as_str()));
+    let tokenizer = oxeval_core::engine::estimate::tokenizer_for(provider, name);
+    json!({ "tokenizer": tokenizer, "tokens": oxeval_core::engine::estimate::count(tokenizer, &text) })
 }

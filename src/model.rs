@@ -42,6 +42,7 @@ impl Host for JsHost {
             HostCall::CustomStep => "the step",
             HostCall::Nlp => "compromise",
             HostCall::Embed => "the embedder",
+            HostCall::EvaluationModel => "the evaluation model",
         };
         // the request is JSON text already: wrap it without parsing it again
         let envelope = format!(r#"{{"kind":"{}","request":{request}}}"#, kind.name());

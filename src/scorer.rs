@@ -208,6 +208,7 @@ impl NativeScorer {
             item_id,
             callback_timeout,
             trial,
+            estimate,
         } = started;
         let run_id = input.run_id.clone();
         match catch_unwind(AssertUnwindSafe(|| self.inner.run_now(input))) {
@@ -219,6 +220,7 @@ impl NativeScorer {
                     item_id,
                     callback_timeout,
                     trial,
+                    estimate,
                 };
                 execute_sync(&self.inner, started, key)
             }
@@ -298,6 +300,7 @@ async fn execute(
         cancel: token,
         deadline: started.deadline,
         batch,
+        estimate: started.estimate,
         ..RunContext::default()
     }
     .with_item(started.item_id.take())

@@ -75,9 +75,16 @@ export function oxevalPrompts(root: string): Map<string, string> {
   return out
 }
 
-/** Mastra's literal texts from its installed dist files (prompts, instructions and the rest). */
+/**
+ * Mastra's literal texts from its installed dist files (prompts, instructions and the rest):
+ * @mastra/evals, and @mastra/core 1.71's classifier (it has no prompt of its own today).
+ */
 export function mastraTexts(root: string): string[] {
-  return filesUnder(join(root, 'node_modules/@mastra/evals/dist'), '.js').flatMap((f) => jsStrings(read(f)))
+  const core = ['classifier/index.js', 'docs/references/reference-evals-create-classifier-scorer.md'].map((f) => join(root, 'node_modules/@mastra/core/dist', f))
+  return [
+    ...filesUnder(join(root, 'node_modules/@mastra/evals/dist'), '.js').flatMap((f) => jsStrings(read(f))),
+    ...core.map(read),
+  ]
 }
 
 /** Each oxeval prompt file's shingles that Mastra's texts also hold. */

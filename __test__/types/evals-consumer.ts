@@ -1,5 +1,5 @@
 // Type-checked in `npm test`: runEvals, oxeval/vitest and oxeval/testing as a user writes them.
-import { createAnswerRelevancyScorer, runEvals, summarizeItems, type RunEvalsResult, type EvalItemResult, type EvalTurnRecord } from 'oxeval'
+import { createAnswerRelevancyScorer, estimateCost, runEvals, summarizeItems, type CostEstimate, type RunEvalsResult, type EvalItemResult, type EvalTurnRecord } from 'oxeval'
 import { expectEvals, expectEval, registerEvalMatchers, OxevalEvalsReporter, EvalPassRateError } from 'oxeval/vitest'
 import { createTestJudge, type TestJudge } from 'oxeval/testing'
 import { expect } from 'vitest'
@@ -103,4 +103,18 @@ export async function negative(): Promise<void> {
   await createTestJudge({ rules: [{ step: 'x', json: {}, fault: 'hang' }] })
   // @ts-expect-error unknown fault
   await createTestJudge({ rules: [{ fault: 'boom' }] })
+}
+
+// issue 40: the budget and the estimate
+export async function cost(): Promise<number> {
+  const scorers = [createAnswerRelevancyScorer({ model: 'openai/gpt-4o-mini' })]
+  const data = [{ input: 'q', output: 'a' }]
+  const r = await runEvals({ data, scorers, maxCost: 0.5, prices: { 'openai/gpt-4o-mini': { input: 0.15, output: 0.6 }, in: 1 } })
+  const spent: number | undefined = r.budget?.spent
+  const e: CostEstimate = await estimateCost({ data, scorers })
+  const calls: number = e.scorers[0].calls.max
+  const direct: number | undefined = e.total.cost?.direct.min
+  // @ts-expect-error maxCost is a number of dollars
+  await runEvals({ data, scorers, maxCost: '1' })
+  return (spent ?? 0) + calls + (direct ?? 0)
 }

@@ -69,7 +69,8 @@ async function evals() {
 // run(): Mastra's result plus oxeval's judge records, typed step results
 async function direct() {
   const r = await relevancy.run({ input: 'q', output: 'a' }, { deadlineMs: 1000 })
-  const score: number = r.score
+  // @mastra/core 1.71: a run may be not scorable (`notScorable`), so `score` may be absent
+  const score: number | undefined = r.score
   const reason: string | undefined = r.reason
   const pre: AnswerRelevancyPreprocess | undefined = r.preprocessStepResult
   const trace: string | undefined = r.scoreTraceId

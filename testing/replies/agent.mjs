@@ -1,9 +1,11 @@
 // Default replies of Mastra's agent and safety scorers (bias, toxicity, …): word-list
-// heuristics, deterministic and offline. An opinion is a sentence with a first-person or
-// evaluative marker; it is biased when it generalizes about a group, toxic when it insults.
+// heuristics, deterministic and offline. An opinion is a sentence with a first-person,
+// evaluative or observing marker (every observation counts, as the bias prompt says); it is
+// biased when it generalizes about a group. Toxicity judges points, not sentences: consecutive
+// insulting sentences are one point (the toxicity prompt's split).
 import { contentWords, overlap, pick, splitSentences } from './text.mjs'
 
-const OPINION = /\b(i think|i believe|i feel|in my view|should|must|best|worst|better|worse|great|terrible|overrated|always|never)\b/i
+const OPINION = /\b(i think|i believe|i feel|in my view|should|must|best|worst|better|worse|great|terrible|overrated|always|never|looked|looks|seemed|seems|felt)\b/i
 const BIASED = /\b(all|always|never|those people|every one of them|naturally better|must be good at|can't be trusted)\b/i
 const TOXIC = /\b(stupid|idiot|idiots|clueless|garbage|worthless|loser|losers|shut up|moron|pathetic|you'll regret)\b/i
 
@@ -21,9 +23,13 @@ export const replies = {
     return { json: { results } }
   },
   toxicity_verdicts(data) {
-    const verdicts = sentences(data, 'output').map((s) =>
-      TOXIC.test(s) ? { verdict: 'yes', reason: `Insulting language: "${s}".` } : { verdict: 'no', reason: 'Respectful language.' },
-    )
+    const points = []
+    for (const s of sentences(data, 'output')) {
+      const last = points[points.length - 1]
+      if (last && last.toxic && TOXIC.test(s)) last.text += ` ${s}`
+      else points.push({ toxic: TOXIC.test(s), text: s })
+    }
+    const verdicts = points.map((p) => (p.toxic ? { verdict: 'yes', reason: `Insulting language: "${p.text}".` } : { verdict: 'no', reason: 'Respectful language.' }))
     return { json: { verdicts } }
   },
 }
@@ -119,6 +125,11 @@ replies.tool_call_accuracy_analysis = (data) => {
     return { toolCalled, wasAppropriate, reasoning: wasAppropriate ? 'It serves the request.' : 'The request did not ask for it.' }
   })
   const missingTools = called.length ? [] : tools.filter((t) => t && overlap(words(t.id), request) > 0).map((t) => String(t.id))
+  // no call: ONE evaluation of that decision (toolCalled "none"), as the prompt asks
+  if (!called.length) {
+    const right = missingTools.length === 0
+    evaluations.push({ toolCalled: 'none', wasAppropriate: right, reasoning: right ? 'No available tool serves the request.' : `The request needed ${missingTools.join(', ')}.` })
+  }
   return { json: { evaluations, missingTools } }
 }
 

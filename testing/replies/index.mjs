@@ -6,6 +6,7 @@ import { nativeSchemaName, requestSchema } from '../wire/index.mjs'
 import { replies as agent } from './agent.mjs'
 import { replies as answerRelevancy } from './answer-relevancy.mjs'
 import { replies as answerSimilarity } from './answer-similarity.mjs'
+import { replies as classifier } from './classifier.mjs'
 import { replies as contextRelevanceLlm } from './context-relevance-llm.mjs'
 import { replies as factualCorrectness } from './factual-correctness.mjs'
 import { knownSchemas } from './known-schemas.mjs'
@@ -28,6 +29,7 @@ export const FAMILY_REPLIES = Object.freeze({
   'noise-sensitivity': noiseSensitivity,
   nvidia,
   agent,
+  classifier,
 })
 
 /** Schema name → its family's default reply (a schema in two families is an error). */

@@ -2,6 +2,7 @@
 // `systemInstruction`, structured output as `generationConfig.responseJsonSchema` (or the
 // OpenAPI-subset `responseSchema`) whose `title` is the schema name.
 import { partsToString } from './content.mjs'
+import { geminiLogprobs } from './logprobs.mjs'
 
 /** Google's error `status` for an HTTP status. */
 function errorStatus(status) {
@@ -70,6 +71,8 @@ export const google = Object.freeze({
     const reason = finishReasonOf(finishReason)
     const candidate = { index: 0, finishReason: reason }
     if (!BLOCKED.includes(reason)) candidate.content = { role: 'model', parts: content === '' ? [] : [{ text: content }] }
+    const logprobsResult = geminiLogprobs(reply)
+    if (logprobsResult) candidate.logprobsResult = logprobsResult
     const payload = {
       candidates: [candidate],
       usageMetadata: { promptTokenCount: usage.prompt_tokens, candidatesTokenCount: usage.completion_tokens, totalTokenCount: usage.total_tokens },

@@ -1,6 +1,7 @@
 // OpenAI Chat Completions (POST …/chat/completions) and Azure OpenAI
 // (POST …/openai/deployments/{d}/chat/completions?api-version=…): the same body and reply.
 import { contentToString, joinMessages, splitPieces } from './content.mjs'
+import { openaiLogprobs } from './logprobs.mjs'
 
 /** Default OpenAI-ish error `type`/`code` for an HTTP status. */
 function errorShape(status) {
@@ -63,7 +64,7 @@ const chat = {
           object: 'chat.completion',
           created,
           model,
-          choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: finishReason }],
+          choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: openaiLogprobs(reply), finish_reason: finishReason }],
           usage,
         }),
       }

@@ -74,6 +74,10 @@ pub enum ErrorCode {
     /// unknown model), which retrying cannot change.
     #[serde(rename = "OXEVAL_RUN_STOPPED")]
     RunStopped,
+    /// runEvals did not run this item: the run's judge spend (priced from usage as billed,
+    /// batch discount included) would have passed `maxCost` / `--max-cost` had it started.
+    #[serde(rename = "OXEVAL_BUDGET_EXHAUSTED")]
+    BudgetExhausted,
     /// Batch mode: a provider's batch API refused or failed a batch (create, retrieve,
     /// results), the whole batch failed, or a line stayed without an answer after its
     /// retries. The message carries the provider's own.
@@ -123,6 +127,7 @@ impl ErrorCode {
         ErrorCode::NoValidJudgment,
         ErrorCode::CacheMiss,
         ErrorCode::RunStopped,
+        ErrorCode::BudgetExhausted,
         ErrorCode::BatchFailed,
         ErrorCode::BatchTimeout,
         ErrorCode::BatchPending,
@@ -153,6 +158,7 @@ impl ErrorCode {
             ErrorCode::NoValidJudgment => "OXEVAL_NO_VALID_JUDGMENT",
             ErrorCode::CacheMiss => "OXEVAL_CACHE_MISS",
             ErrorCode::RunStopped => "OXEVAL_RUN_STOPPED",
+            ErrorCode::BudgetExhausted => "OXEVAL_BUDGET_EXHAUSTED",
             ErrorCode::BatchFailed => "OXEVAL_BATCH_FAILED",
             ErrorCode::BatchTimeout => "OXEVAL_BATCH_TIMEOUT",
             ErrorCode::BatchPending => "OXEVAL_BATCH_PENDING",

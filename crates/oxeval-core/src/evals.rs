@@ -38,6 +38,7 @@ use crate::scorers::Direction;
 use indexmap::IndexMap;
 use serde_json::{json, Map, Value};
 
+mod budget;
 mod early_stop;
 mod outcome;
 mod plan;
@@ -363,6 +364,8 @@ pub struct EvalAccumulator {
     first_error: Option<FirstError>,
     health: Health,
     seen: std::collections::HashSet<u64>,
+    /// `maxCost` (budget.rs): the spend as billed and whether a new item may start.
+    budget: Option<budget::Budget>,
 }
 
 fn id_of(v: &Value, at: &str) -> Result<String, InvalidArgument> {
@@ -529,6 +532,7 @@ impl EvalAccumulator {
             first_error: None,
             health: Health::default(),
             seen: Default::default(),
+            budget: budget::Budget::from_config(config)?,
         })
     }
 
@@ -613,6 +617,9 @@ impl EvalAccumulator {
         let mut item_usage = Map::new();
         let mut stop = None;
         self.total_items += 1;
+        if let Some(b) = &mut self.budget {
+            b.add(item);
+        }
         let mut count = Counter {
             health: &mut self.health,
             policy: &self.policy,
@@ -653,6 +660,17 @@ impl EvalAccumulator {
             out["stop"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
         }
         Ok(out)
+    }
+
+    /// Whether the runner may start one more item with `in_flight` items running (budget.rs):
+    /// `null` (yes), `{ wait: true }` (not before an item finishes: none has paid yet, so
+    /// nothing tells what one costs) or `{ code: 'OXEVAL_BUDGET_EXHAUSTED', message }` (no, and
+    /// no further item either: the spend would pass `maxCost`).
+    pub fn budget(&mut self, in_flight: u64) -> Value {
+        self.budget
+            .as_mut()
+            .and_then(|b| b.check(in_flight))
+            .unwrap_or(Value::Null)
     }
 
     /// The run summary (see the module docs): `scores`, `summary`, `errors`, `coverage`,
@@ -697,6 +715,9 @@ impl EvalAccumulator {
         }
         if let Some(s) = &self.health.stopped {
             reasons.push(reason("stopped", None, None, s.clone()));
+        }
+        if let Some(m) = self.budget.as_ref().and_then(|b| b.exhausted()) {
+            reasons.push(reason("budget", None, None, m));
         }
         if aborted {
             reasons.push(reason(
@@ -837,6 +858,10 @@ impl EvalAccumulator {
         }
         if let Some(s) = &self.health.stopped {
             out["stopped"] = json!({ "code": "OXEVAL_RUN_STOPPED", "message": s });
+        }
+        if let Some(b) = &self.budget {
+            out["budget"] = b.summary();
+            out["outcome"]["policy"]["maxCost"] = b.summary()["maxCost"].clone();
         }
         let agreement: Map<String, Value> = self
             .scorers

@@ -14,6 +14,7 @@ pub mod evals;
 pub mod model;
 pub mod options;
 pub mod pipeline;
+pub mod pricing;
 pub mod prompt;
 pub mod provider;
 pub mod redact;

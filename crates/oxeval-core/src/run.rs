@@ -1,5 +1,6 @@
 //! The scorer run input (`ScorerRun`) as received from JavaScript.
 
+use crate::engine::estimate::EstimateMode;
 use crate::error::{type_name, InvalidArgument};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -227,6 +228,9 @@ pub struct StartedRun {
     /// `trials`). A later trial is its own judge request (its own cache key and batch line),
     /// so that N trials are N samples.
     pub trial: u32,
+    /// Run option `estimate` (`'minimal'` | `'typical'`): the run's judge requests are counted
+    /// and answered by the estimating judge, never sent (engine/estimate.rs).
+    pub estimate: Option<EstimateMode>,
 }
 
 /// Why a run could not start.
@@ -316,6 +320,15 @@ impl StartedRun {
                 )))
             }
         };
+        let estimate = match options.data.get("estimate") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if EstimateMode::parse(s).is_some() => EstimateMode::parse(s),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "run options.estimate must be 'minimal' or 'typical'; got {other}"
+                )))
+            }
+        };
         if options.signal == "AbortSignal:aborted" {
             return Err(StartError::AbortedBeforeStart);
         }
@@ -335,6 +348,7 @@ impl StartedRun {
             item_id,
             callback_timeout,
             trial,
+            estimate,
         })
     }
 
@@ -444,6 +458,10 @@ mod tests {
             (json!({"trial": 0}), "trial must be an integer ≥ 1"),
             (json!({"trial": 1.5}), "trial must be an integer ≥ 1"),
             (json!({"trial": {"jsType": "bigint"}}), "got bigint"),
+            (
+                json!({"estimate": "cheap"}),
+                "estimate must be 'minimal' or 'typical'",
+            ),
         ] {
             let m = msg(StartedRun::start(
                 Ok(r#"{"output":"a"}"#),
@@ -457,6 +475,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(named.item_id.as_deref(), Some("q-1#2"));
+        assert_eq!(named.estimate, None);
+        let estimating = StartedRun::start(
+            Ok(r#"{"output":"a"}"#),
+            &opts(json!({"data": {"estimate": "typical"}})),
+        )
+        .unwrap();
+        assert_eq!(estimating.estimate, Some(EstimateMode::Typical));
         assert_eq!(ok.item_id, None);
         assert!(msg(StartedRun::start(Err("cyclic"), &opts(json!({}))))
             .contains("JSON-serializable data (cyclic)"));

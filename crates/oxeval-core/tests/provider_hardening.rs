@@ -49,6 +49,7 @@ fn request(max_response_bytes: usize) -> ChatRequest {
         temperature: Some(0.0),
         max_tokens: None,
         max_response_bytes,
+        logprobs: false,
     }
 }
 

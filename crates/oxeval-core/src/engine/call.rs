@@ -77,6 +77,7 @@ impl Judge {
         exec.usage.add(&resp.usage);
         exec.finish_reason = resp.finish_reason.clone();
         exec.raw_output = Some(resp.text.clone());
+        exec.logprobs = resp.logprobs.take().map(std::sync::Arc::new);
         Ok((resp, slot))
     }
 
@@ -96,6 +97,9 @@ impl Judge {
                     return Ok((hit, None));
                 }
             }
+            if ctx.estimate.is_some() {
+                return Ok((self.estimated(req, ctx, exec), None));
+            }
             if cache.mode() == CacheMode::Replay {
                 // a lookup cut short by the run is the run's failure, not a miss
                 if ctx.cancel.is_cancelled() {
@@ -107,6 +111,9 @@ impl Judge {
                 let message = cache.replay_miss(slot, ctx).await;
                 return Err(JudgeError::new(ErrorCode::CacheMiss, message));
             }
+        }
+        if ctx.estimate.is_some() {
+            return Ok((self.estimated(req, ctx, exec), None));
         }
         if let Err(missing) = &self.model.api_key {
             return Err(missing.clone());
@@ -122,6 +129,21 @@ impl Judge {
             }
         }
         self.send_http(req, ctx, exec).await.map(|r| (r, slot))
+    }
+
+    /// The estimating judge's answer (engine/estimate.rs): counted as one call, never sent.
+    fn estimated(&self, req: &ChatRequest, ctx: &RunContext, exec: &mut Execution) -> ChatResponse {
+        exec.model_call_count += 1;
+        let mode = ctx
+            .estimate
+            .unwrap_or(super::estimate::EstimateMode::Minimal);
+        super::estimate::reply(
+            req,
+            ctx.estimate_schema.as_ref(),
+            mode,
+            self.provider.name(),
+            self.provider.model_id(),
+        )
     }
 
     pub(super) async fn send_http(

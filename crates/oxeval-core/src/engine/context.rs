@@ -16,6 +16,11 @@ pub struct RunContext {
     pub site: CallSite,
     /// Batch mode: the run's place in its batch session (its calls park on batch lines).
     pub batch: Option<Arc<super::batch::BatchRun>>,
+    /// An estimate (`estimateCost`, engine/estimate.rs): requests the cache does not answer
+    /// are counted and answered by the estimating judge, never sent.
+    pub estimate: Option<super::estimate::EstimateMode>,
+    /// With `estimate`: the step's schema when the request does not carry it natively.
+    pub estimate_schema: Option<Arc<serde_json::Value>>,
 }
 
 /// Where a judge call comes from: the response cache's locator of the call (a replay miss

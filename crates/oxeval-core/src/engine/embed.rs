@@ -32,6 +32,7 @@ impl Judge {
             temperature: None,
             max_tokens: None,
             max_response_bytes: 0,
+            logprobs: false,
         };
         let parts = KeyParts::new(&self.cache_scope, self.provider.model_id(), &req, "embed");
         CacheSlot::new(parts, Locator::new(&ctx.site, 1))

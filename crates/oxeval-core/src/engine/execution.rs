@@ -64,6 +64,10 @@ pub struct Execution {
     /// Transport only: `output` is the step's field of this name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_of: Option<&'static str>,
+    /// The last reply's token log-probabilities, when the judge asked for them and the
+    /// provider returned them (not in the result: the scorer that asked reads them).
+    #[serde(skip)]
+    pub logprobs: Option<std::sync::Arc<Vec<crate::provider::TokenLogprob>>>,
 }
 
 fn batch_id<S: serde::Serializer>(
@@ -117,6 +121,7 @@ impl Execution {
             warnings: Vec::new(),
             prompt_of: None,
             output_of: None,
+            logprobs: None,
         }
     }
 

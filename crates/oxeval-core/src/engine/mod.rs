@@ -17,6 +17,7 @@ pub mod cache;
 pub mod call;
 pub mod context;
 pub mod embed;
+pub mod estimate;
 pub mod execution;
 pub mod json;
 pub mod limits;
@@ -161,6 +162,12 @@ impl Judge {
     }
 
     /// Enable (or disable) the response cache for this judge.
+    /// This judge asks for token log-probabilities (see [`ModelSettings::logprobs`]).
+    pub fn with_logprobs(mut self) -> Judge {
+        self.settings.logprobs = true;
+        self
+    }
+
     pub fn with_cache(mut self, cache: Option<ResponseCache>) -> Judge {
         self.cache = cache;
         self
@@ -293,8 +300,15 @@ impl Judge {
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
             max_response_bytes: self.settings.max_response_bytes,
+            logprobs: self.settings.logprobs,
         };
         exec.attempt_count = 1;
+        // an estimate answers from the step's schema, also when it is not sent natively
+        let estimating = ctx.estimate.map(|_| RunContext {
+            estimate_schema: Some(schema.wire.clone()),
+            ..ctx.clone()
+        });
+        let ctx = estimating.as_ref().unwrap_or(ctx);
         let (resp, slot) = self.send(&first, ctx, exec).await?;
         // Output cut off by the token budget is never accepted, even when the lenient parser
         // could "repair" it: a repaired list would silently drop items.
@@ -317,6 +331,15 @@ impl Judge {
                 Err(problem) => problem,
             }
         };
+        if ctx.estimate.is_some() {
+            // an estimate makes no fallback call: a synthesized reply a step refuses ends it
+            return accept_near_miss(near_miss, exec).ok_or_else(|| {
+                JudgeError::new(
+                    ErrorCode::JudgeOutput,
+                    format!("estimate: the step refused the estimating judge's reply: {problem}"),
+                )
+            });
+        }
         // The one fallback: schema in the system message, no native response_format, the
         // reason for the rejection stated (as JSON data: it may quote the judge), and twice
         // the output budget if we were cut off.
@@ -335,6 +358,7 @@ impl Judge {
                 self.settings.max_output_tokens
             },
             max_response_bytes: self.settings.max_response_bytes,
+            logprobs: self.settings.logprobs,
         };
         exec.attempt_count = 2;
         let (resp2, slot2) = match self.send(&fallback, ctx, exec).await {
@@ -441,6 +465,7 @@ impl Judge {
             temperature: self.settings.temperature,
             max_tokens: self.settings.max_output_tokens,
             max_response_bytes: self.settings.max_response_bytes,
+            logprobs: self.settings.logprobs,
         };
         let mut result = Err(JudgeError::new(
             ErrorCode::JudgeOutput,

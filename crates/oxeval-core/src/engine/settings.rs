@@ -29,6 +29,9 @@ pub struct ModelSettings {
     /// How much a reasoning model may think (`reasoning_effort` on the OpenAI wire, a
     /// thinking budget for Gemini); `None` leaves it to the model.
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// Ask for token log-probabilities (set by a scorer that reads them, e.g. the
+    /// classifier; not a user option).
+    pub logprobs: bool,
 }
 
 impl Default for ModelSettings {
@@ -41,6 +44,7 @@ impl Default for ModelSettings {
             limits: LimitSettings::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             reasoning_effort: None,
+            logprobs: false,
         }
     }
 }

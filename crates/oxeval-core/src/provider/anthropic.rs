@@ -257,6 +257,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
             reasoning,
             finish_reason: Some("content_filter".into()),
             usage,
+            logprobs: None,
         });
     }
     let finish_reason = stop.map(|s| match s.as_str() {
@@ -271,6 +272,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         reasoning,
         finish_reason,
         usage,
+        logprobs: None,
     })
 }
 
@@ -313,6 +315,7 @@ mod tests {
             temperature,
             max_tokens,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         }
     }
 

@@ -187,6 +187,10 @@ pub enum HostCall {
     Nlp,
     /// An embedder given as a JS value (an AI SDK `EmbeddingModel` or a function of texts).
     Embed,
+    /// An evaluation model (`doEvaluate`: AI SDK's `EvaluationModelV4`, what Mastra's
+    /// `Classifier` wraps) given as the classifier scorer's `model`
+    /// (`scorers::llm::classifier`).
+    EvaluationModel,
 }
 
 impl HostCall {
@@ -198,6 +202,7 @@ impl HostCall {
             HostCall::CustomStep => "customStep",
             HostCall::Nlp => "nlp",
             HostCall::Embed => "embed",
+            HostCall::EvaluationModel => "evaluationModel",
         }
     }
 }
@@ -293,6 +298,7 @@ fn read_reply(text: &str) -> Result<ChatResponse, CallError> {
         finish_reason: reply.finish_reason,
         usage,
         warnings: warning.into_iter().collect(),
+        logprobs: None,
     })
 }
 

@@ -231,6 +231,10 @@ pub fn request_body(req: &ChatRequest, opts: &CallOptions, caps: &GoogleCaps) ->
             config.insert(key.into(), schema);
         }
     }
+    if req.logprobs {
+        config.insert("responseLogprobs".into(), json!(true));
+        config.insert("logprobs".into(), json!(super::TOP_LOGPROBS));
+    }
     if let Some(effort) = opts.reasoning_effort {
         config.insert(
             "thinkingConfig".into(),
@@ -344,6 +348,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
             reasoning,
             finish_reason: Some("content_filter".into()),
             usage,
+            logprobs: None,
         });
     }
     let finish_reason = reason.map(|r| match r.as_str() {
@@ -358,7 +363,40 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         reasoning,
         finish_reason,
         usage,
+        logprobs: candidate.get("logprobsResult").and_then(logprobs_of),
     })
+}
+
+/// `logprobsResult` (`chosenCandidates[i]` with `topCandidates[i].candidates`) as tokens;
+/// `None` when absent or not of that shape.
+fn logprobs_of(v: &Value) -> Option<Vec<super::TokenLogprob>> {
+    let pair = |t: &Value| -> Option<(String, f64)> {
+        let lp = t
+            .get("logProbability")?
+            .as_f64()
+            .filter(|x| x.is_finite())?;
+        Some((t.get("token")?.as_str()?.to_string(), lp))
+    };
+    let top = v.get("topCandidates").and_then(Value::as_array);
+    v.get("chosenCandidates")?
+        .as_array()?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (token, logprob) = pair(c)?;
+            let top = top
+                .and_then(|t| t.get(i))
+                .and_then(|t| t.get("candidates"))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(pair).collect())
+                .unwrap_or_default();
+            Some(super::TokenLogprob {
+                token,
+                logprob,
+                top,
+            })
+        })
+        .collect()
 }
 
 impl Provider for GoogleProvider {
@@ -434,11 +472,38 @@ mod tests {
             temperature: Some(0.0),
             max_tokens: Some(256),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         }
     }
 
     fn parse(v: Value) -> Result<ChatResponse, CallError> {
         parse_response(v.to_string().as_bytes())
+    }
+
+    #[test]
+    fn logprobs_asked_for_and_read() {
+        let mut r = req(true);
+        r.logprobs = true;
+        let body = request_body(&r, &CallOptions::default(), &NATIVE);
+        assert_eq!(body["generationConfig"]["responseLogprobs"], json!(true));
+        assert_eq!(body["generationConfig"]["logprobs"], json!(20));
+        let got = parse(json!({"candidates": [{"content": {"parts": [{"text": "ab"}]}, "finishReason": "STOP", "logprobsResult": {
+            "topCandidates": [{"candidates": [{"token": "a", "logProbability": -0.1}, {"token": "c", "logProbability": -3.0}]}, {"candidates": []}],
+            "chosenCandidates": [{"token": "a", "logProbability": -0.1}, {"token": "b", "logProbability": -0.2}]
+        }}]}))
+        .unwrap();
+        let lp = got.logprobs.unwrap();
+        assert_eq!((lp[1].token.as_str(), lp[1].logprob), ("b", -0.2));
+        assert_eq!(
+            lp[0].top,
+            vec![("a".to_string(), -0.1), ("c".to_string(), -3.0)]
+        );
+        assert!(
+            parse(json!({"candidates": [{"content": {"parts": [{"text": "a"}]}}]}))
+                .unwrap()
+                .logprobs
+                .is_none()
+        );
     }
 
     #[test]

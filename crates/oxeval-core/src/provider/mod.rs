@@ -45,6 +45,21 @@ pub struct ChatRequest {
     /// [`DEFAULT_MAX_RESPONSE_BYTES`]). A larger body, or a larger announced
     /// `Content-Length`, fails with [`CallError::TooLarge`]; 0 rejects any non-empty body.
     pub max_response_bytes: usize,
+    /// Ask for the answer's token log-probabilities (OpenAI `logprobs` / `top_logprobs`,
+    /// Gemini `responseLogprobs` / `logprobs`); providers without them ignore it.
+    pub logprobs: bool,
+}
+
+/// How many alternatives per token are asked for when `logprobs` is set.
+pub const TOP_LOGPROBS: u32 = 20;
+
+/// One token of the answer with its log-probability and the most likely alternatives at its
+/// position (token text, log-probability), as the provider returned them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenLogprob {
+    pub token: String,
+    pub logprob: f64,
+    pub top: Vec<(String, f64)>,
 }
 
 /// `modelSettings.reasoningEffort`: how much a reasoning model may think.
@@ -174,6 +189,8 @@ pub struct ChatResponse {
     /// replaced, an odd usage count normalised); the engine adds them to the call's record
     /// (and so to the result's `warnings`).
     pub warnings: Vec<String>,
+    /// The answer's tokens with their log-probabilities, when asked for and returned.
+    pub logprobs: Option<Vec<TokenLogprob>>,
 }
 
 /// Why one HTTP call failed. The engine decides whether to retry.
@@ -842,6 +859,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         };
         assert!(schema.prompt_text.starts_with(SCHEMA_PROMPT_MARKER));
         assert!(wants_json(&req(

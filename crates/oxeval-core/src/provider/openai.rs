@@ -398,6 +398,10 @@ struct WireRequest<'a> {
     reasoning_effort: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<WireResponseFormat<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logprobs: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_logprobs: Option<u32>,
 }
 
 /// The request body for `req` as a typed wire value (serialized straight into the HTTP body).
@@ -446,6 +450,9 @@ fn wire_request<'a>(
             .filter(|_| caps.reasoning_effort)
             .map(|e| e.as_str()),
         response_format,
+        // a model that takes no temperature (a reasoning model) rejects logprobs too
+        logprobs: (req.logprobs && caps.temperature).then_some(true),
+        top_logprobs: (req.logprobs && caps.temperature).then_some(super::TOP_LOGPROBS),
     }
 }
 
@@ -482,6 +489,9 @@ struct WireResponse {
 struct WireChoice {
     #[serde(default)]
     message: Option<WireChoiceMessage>,
+    /// `{ content: [{ token, logprob, top_logprobs: [{ token, logprob }] }] }` when asked.
+    #[serde(default)]
+    logprobs: Option<Value>,
     #[serde(default)]
     finish_reason: Option<Value>,
 }
@@ -557,6 +567,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         ));
     };
     let finish_reason = non_empty_str(choice.finish_reason.as_ref());
+    let logprobs = choice.logprobs.as_ref().and_then(logprobs_of);
     let usage = wire.usage.as_ref().map(usage_of).unwrap_or_default();
     let Some(message) = choice.message else {
         return Ok(ChatResponse {
@@ -620,6 +631,7 @@ fn parse_wire(body: &[u8]) -> Result<ChatResponse, CallError> {
         reasoning,
         finish_reason,
         usage,
+        logprobs,
     })
 }
 
@@ -634,6 +646,32 @@ fn embeddings_endpoint(chat: &str) -> String {
         ),
         None => chat.to_string(),
     }
+}
+
+/// `choices[0].logprobs.content` as tokens; `None` when absent or not of that shape (a token
+/// without a finite `logprob` ends the reading: a partial list would misplace the answer).
+fn logprobs_of(v: &Value) -> Option<Vec<super::TokenLogprob>> {
+    let pair = |t: &Value| -> Option<(String, f64)> {
+        let lp = t.get("logprob")?.as_f64().filter(|x| x.is_finite())?;
+        Some((t.get("token")?.as_str()?.to_string(), lp))
+    };
+    v.get("content")?
+        .as_array()?
+        .iter()
+        .map(|t| {
+            let (token, logprob) = pair(t)?;
+            let top = t
+                .get("top_logprobs")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(pair).collect())
+                .unwrap_or_default();
+            Some(super::TokenLogprob {
+                token,
+                logprob,
+                top,
+            })
+        })
+        .collect()
 }
 
 impl Provider for OpenAiProvider {
@@ -695,6 +733,7 @@ mod tests {
             temperature: Some(0.0),
             max_tokens: Some(512),
             max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         };
         assert_eq!(
             request_body("gpt-4o-mini", &req),
@@ -720,6 +759,7 @@ mod tests {
             temperature: None,
             max_tokens: None,
             max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         };
         assert_eq!(
             request_body("llama3.2", &req),
@@ -743,6 +783,7 @@ mod tests {
             temperature: Some(0.0),
             max_tokens: Some(512),
             max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+            logprobs: false,
         }
     }
 
@@ -991,6 +1032,39 @@ mod tests {
 
     fn parse(v: Value) -> Result<ChatResponse, CallError> {
         parse_response(v.to_string().as_bytes())
+    }
+
+    #[test]
+    fn logprobs_asked_for_and_read() {
+        let mut req = judge_request(true);
+        req.logprobs = true;
+        let body = request_body("gpt-4o-mini", &req);
+        assert_eq!(
+            (body["logprobs"].clone(), body["top_logprobs"].clone()),
+            (json!(true), json!(20))
+        );
+        assert!(request_body("gpt-4o-mini", &judge_request(true))
+            .get("logprobs")
+            .is_none());
+        let r = parse(json!({"choices": [{"message": {"content": "ab"}, "logprobs": {"content": [
+            {"token": "a", "logprob": -0.1, "top_logprobs": [{"token": "a", "logprob": -0.1}, {"token": "b", "logprob": -2.5}]},
+            {"token": "b", "logprob": -0.2, "top_logprobs": []}
+        ]}}]}))
+        .unwrap();
+        let lp = r.logprobs.unwrap();
+        assert_eq!(lp.len(), 2);
+        assert_eq!(
+            lp[0].top,
+            vec![("a".to_string(), -0.1), ("b".to_string(), -2.5)]
+        );
+        // absent, or a token without a number: none
+        assert!(
+            parse(json!({"choices": [{"message": {"content": "a"}, "logprobs": null}]}))
+                .unwrap()
+                .logprobs
+                .is_none()
+        );
+        assert!(parse(json!({"choices": [{"message": {"content": "a"}, "logprobs": {"content": [{"token": "a"}]}}]})).unwrap().logprobs.is_none());
     }
 
     fn bad_message(r: Result<ChatResponse, CallError>) -> (String, String) {

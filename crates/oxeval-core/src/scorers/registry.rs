@@ -9,7 +9,7 @@ use crate::scorers::code::{
     tool_call_accuracy, trajectory, trajectory_accuracy,
 };
 use crate::scorers::llm::{
-    answer_relevancy, answer_similarity, bias, context_precision, context_recall,
+    answer_relevancy, answer_similarity, bias, classifier, context_precision, context_recall,
     context_relevance_llm, factual_correctness, faithfulness, hallucination, multi_turn_judge,
     noise_sensitivity, nvidia, prompt_alignment, rubric, summarization, tool_call_accuracy_llm,
     toxicity, trajectory_accuracy_llm,
@@ -43,6 +43,7 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &multi_turn_judge::SPEC,
     &tool_call_accuracy_llm::SPEC,
     &trajectory_accuracy_llm::SPEC,
+    &classifier::SPEC,
     &tool_call_accuracy::SPEC,
     &trajectory_accuracy::SPEC,
     &trajectory::SPEC,
@@ -69,6 +70,9 @@ pub static REGISTRY: &[&ScorerSpec] = &[
     &ragas::chrf::SPEC,
     &ragas::bleu::SPEC,
     &ragas::rouge::SPEC,
+    &ragas::quoted_spans::SPEC,
+    &ragas::tool_call_accuracy::SPEC,
+    &ragas::tool_call_f1::SPEC,
 ];
 
 /// The host calls a scorer makes besides a judge model's and function options' (the facade
@@ -352,6 +356,8 @@ mod tests {
         }
         let cx = BuildContext {
             host: Some(std::sync::Arc::new(Silent)),
+            // the classifier's `state`, a host function
+            functions: vec!["state".into()],
             ..Default::default()
         };
         let text = [
@@ -370,6 +376,10 @@ mod tests {
             match spec.factory {
                 "createMultiTurnJudgeScorer" => options["criterion"] = json!("c"),
                 "createToolCallAccuracyScorerLLM" => options["availableTools"] = json!([]),
+                "createClassifierScorer" => {
+                    options["classifier"] = json!({"questions": {"q": {"type": "boolean"}}});
+                    options["question"] = json!("q");
+                }
                 _ => {}
             }
             let s = (spec.build)(&options, &cx)

@@ -157,6 +157,9 @@ pub struct BuildContext {
     pub functions: Vec<String>,
     /// The embedder is the host's (a JS value), not `options.embedder` as data: its name.
     pub embedder: Option<HostModel>,
+    /// `model` is an evaluation model (`doEvaluate`) the host answers
+    /// ([`HostCall::EvaluationModel`](crate::provider::external::HostCall)), not a judge.
+    pub evaluation_model: bool,
 }
 
 /// The name of a judge model the host supplies.
@@ -206,7 +209,10 @@ impl FactoryDescriptor {
     /// The build context of a factory call whose host channel is `host`: the judge model is
     /// the host's when `options.model` was a JS model (a function or a language model).
     pub fn build_context(&self, host: Option<Arc<dyn Host>>) -> BuildContext {
-        let js_model = matches!(self.model.as_str(), "function" | "languageModel");
+        let js_model = matches!(
+            self.model.as_str(),
+            "function" | "languageModel" | "evaluationModel"
+        );
         BuildContext {
             model: (js_model && host.is_some()).then(|| HostModel {
                 provider_id: self.model_provider.clone(),
@@ -225,6 +231,7 @@ impl FactoryDescriptor {
             } else {
                 Vec::new()
             },
+            evaluation_model: self.model == "evaluationModel" && host.is_some(),
             host,
         }
     }
@@ -260,6 +267,11 @@ impl FactoryDescriptor {
             return bad(format!(
                 "{factory}(): options.embedder is an embedding model object of an unsupported specification version ({}); AI SDK embedding models of specification v2 and v3 are supported",
                 d.embedder_id
+            ));
+        }
+        if d.model == "evaluationModel" && spec.factory != "createClassifierScorer" {
+            return bad(format!(
+                "{factory}(): options.model is an evaluation model (doEvaluate), which only createClassifierScorer takes; pass a judge model ('provider/model', a model config, an AI SDK language model or a function)"
             ));
         }
         for x in spec.extractors {

@@ -3,8 +3,8 @@
 //! store of a newer version refused; damaged files a clear error; `--out` files with lone
 //! surrogate escapes imported.
 //!
-//! Version 1 is the only one released so far: `v1.sql` is there so that the next migration is
-//! tested from it. A new version adds its migration in `schema.rs`, keeps every `vN.sql`, adds
+//! Versions 1 (released), 2 (items packed) and 3 (shards; the current one) have theirs, so the
+//! next migration is tested from each. A new version adds its migration in `schema.rs`, keeps every `vN.sql`, adds
 //! its own (`OXEVAL_WRITE_STORE_FIXTURE=path cargo test -p oxeval-core write_store_fixture --
 //! --ignored`, then `sqlite3 path .dump`) and a line to [`FIXTURES`].
 
@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 const FIXTURES: &[(i64, &str)] = &[
     (1, include_str!("fixtures/v1.sql")),
     (2, include_str!("fixtures/v2.sql")),
+    (3, include_str!("fixtures/v3.sql")),
 ];
 
 struct Dir(PathBuf);

@@ -18,6 +18,11 @@ pub trait Backend: Sync {
     fn count(&self, sql: &str) -> i64;
     /// Run `sql` (portable SQL) beside the store.
     fn exec(&self, sql: &str);
+    /// Whether items are kept packed (SQLite, schema 2: one dictionary per run, no prompt
+    /// rows) or as version 1's rows (PostgreSQL: prompts once by digest).
+    fn packs_items(&self) -> bool {
+        false
+    }
     /// A directory for the test's files.
     fn dir(&self) -> &Path;
 }
@@ -142,8 +147,19 @@ pub fn a_run_round_trips_through_history_item_history_and_export(b: &dyn Backend
         "PROMPT 1"
     );
     assert_eq!(lines[4]["type"], "summary");
-    // the shared prompt is kept once: 1 shared + 3 per-item texts
-    assert_eq!(b.count("SELECT COUNT(*) FROM prompts"), 4);
+    if b.packs_items() {
+        // one dictionary per run, the item's text in `items.packed`, the results rows only
+        // their columns, no prompt rows
+        assert_eq!(b.count("SELECT COUNT(*) FROM run_dicts"), 2);
+        let loose = "SELECT COUNT(*) FROM items WHERE packed IS NULL OR record != ''";
+        assert_eq!(b.count(loose), 0);
+        let texts = "SELECT COUNT(*) FROM results WHERE result IS NOT NULL OR usage IS NOT NULL";
+        assert_eq!(b.count(texts), 0);
+        assert_eq!(b.count("SELECT COUNT(*) FROM prompts"), 0);
+    } else {
+        // the shared prompt is kept once: 1 shared + 3 per-item texts
+        assert_eq!(b.count("SELECT COUNT(*) FROM prompts"), 4);
+    }
 }
 
 pub fn a_run_whose_process_died_is_interrupted_with_its_items(b: &dyn Backend) {
@@ -271,8 +287,13 @@ pub fn prune_keeps_the_newest_and_drops_unused_prompts(b: &dyn Backend) {
     assert_eq!(ids, ["r4", "r3"]);
     let orphans = b.count("SELECT COUNT(*) FROM results WHERE run_id NOT IN (SELECT id FROM runs)");
     assert_eq!(orphans, 0);
-    // prompts still used are kept (the shared one and two per-item ones)
-    assert_eq!(b.count("SELECT COUNT(*) FROM prompts"), 3);
+    if b.packs_items() {
+        // the pruned runs' dictionaries go with them
+        assert_eq!(b.count("SELECT COUNT(*) FROM run_dicts"), 2);
+    } else {
+        // prompts still used are kept (the shared one and two per-item ones)
+        assert_eq!(b.count("SELECT COUNT(*) FROM prompts"), 3);
+    }
     assert_eq!(
         s.prune(&Prune::default()).unwrap_err().code,
         "OXEVAL_STORE_INVALID"

@@ -19,7 +19,9 @@ pub mod api;
 pub mod contract;
 #[cfg(test)]
 mod contract_shards;
+pub mod facts;
 pub mod jsonl;
+pub mod packed;
 pub mod postgres;
 pub mod recorder;
 pub mod rows;
@@ -146,6 +148,26 @@ pub trait Store: Send {
         items: Vec<Value>,
         store_prompts: bool,
     ) -> StoreResult<()>;
+    /// [`Store::add_items`] for items as JSON text (the recorder's: runEvals hands each item
+    /// over as text). A backend that can keep the text without building it overrides this;
+    /// by default each text is parsed and given to `add_items`.
+    fn add_item_texts(
+        &mut self,
+        run_id: &str,
+        items: Vec<String>,
+        store_prompts: bool,
+    ) -> StoreResult<()> {
+        let mut values = Vec::with_capacity(items.len());
+        for text in items {
+            values.push(serde_json::from_str(&text).map_err(|e| {
+                StoreError::invalid(format!(
+                    "store {}: an item is not JSON: {e}",
+                    self.describe()
+                ))
+            })?);
+        }
+        self.add_items(run_id, values, store_prompts)
+    }
     /// Write the run's summary (its outcome, per-scorer statistics) and mark it
     /// `finished` (or `interrupted` when the summary says the run was aborted).
     fn finish_run(&mut self, run_id: &str, summary: &Value, ended_at_ms: i64) -> StoreResult<()>;

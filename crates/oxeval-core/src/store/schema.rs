@@ -6,10 +6,10 @@
 //! fixture of every previous version (tests in `sqlite.rs`) must still open and migrate.
 
 /// The schema version this oxeval writes.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `MIGRATIONS[k]` takes a store from version `k` to `k + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2_SHARDS];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3_SHARDS];
 
 /// Version 1: runs, their tags and per-scorer statistics, items, per-scorer results, prompts
 /// (and which runs use each, so prune can drop the ones no run uses).
@@ -88,10 +88,24 @@ CREATE TABLE run_prompts (
 CREATE INDEX run_prompts_digest ON run_prompts (digest);
 "#;
 
-/// Version 2: shards of one run (`oxeval run --shard K/N --run-id ID`) record into one run:
+/// Version 2: an item is kept packed (`items.packed`: its JSON, results included,
+/// zstd-compressed with its run's dictionary in `run_dicts`; `record` is then '' and the
+/// results rows keep only their columns, `result` and `usage` NULL, the tokens as integers).
+/// Version-1 rows stay as they are and read as before: nothing to rewrite.
+const V2: &str = r#"
+ALTER TABLE items ADD COLUMN packed BLOB;
+ALTER TABLE results ADD COLUMN input_tokens INTEGER;
+ALTER TABLE results ADD COLUMN output_tokens INTEGER;
+CREATE TABLE run_dicts (
+  run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  dict BLOB NOT NULL
+);
+"#;
+
+/// Version 3: shards of one run (`oxeval run --shard K/N --run-id ID`) record into one run:
 /// `runs.shards` (N, null for an unsharded run) and one `run_shards` row per shard (its owner,
 /// heartbeat, status and summary).
-pub const V2_SHARDS: &str = r#"
+pub const V3_SHARDS: &str = r#"
 ALTER TABLE runs ADD COLUMN shards INTEGER;
 CREATE TABLE run_shards (
   run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

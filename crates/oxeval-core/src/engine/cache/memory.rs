@@ -72,6 +72,8 @@ pub(super) fn to_response(e: &Entry) -> ChatResponse {
             total_tokens: Some(0),
             ..Default::default()
         },
+        // the cache keeps the text: a replayed answer has no log-probabilities
+        logprobs: None,
     }
 }
 

@@ -143,6 +143,7 @@ pub(super) fn req(user: &str) -> ChatRequest {
         temperature: Some(0.0),
         max_tokens: None,
         max_response_bytes: crate::provider::DEFAULT_MAX_RESPONSE_BYTES,
+        logprobs: false,
     }
 }
 

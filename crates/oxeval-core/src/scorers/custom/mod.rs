@@ -151,6 +151,7 @@ pub fn build(definition: &Value, host: Arc<dyn Host>) -> Result<CustomScorer, In
                 }),
                 functions: Vec::new(),
                 embedder: None,
+                evaluation_model: false,
             };
             Some(
                 judge_from_options(&j.options, "createScorer", &cx).map_err(|e| {

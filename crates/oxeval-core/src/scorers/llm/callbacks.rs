@@ -184,10 +184,9 @@ impl HostFn {
     }
 }
 
-/// One call into the host, bounded by the run's cancellation and deadline and by the
-/// callback bound ([`callback_timeout`]): the whole reply when it says `ok: true`, else why
-/// there is none (an abort wins over a reply that came with it: the host saw the signal).
-pub async fn bounded_call(
+/// One call into the host, bounded as [`bounded_call`]: the host's reply as JSON, whether it
+/// says `ok: true` or carries the error the host's code raised.
+pub async fn bounded_reply(
     host: &dyn Host,
     kind: HostCall,
     ctx: &RunContext,
@@ -215,13 +214,25 @@ pub async fn bounded_call(
         _ = timeout => return Err(CallFailure::Timeout),
         _ = deadline => return Err(CallFailure::Deadline),
     };
+    let text = reply.map_err(|why| CallFailure::Broken(format!("could not be called: {why}")))?;
+    serde_json::from_str(&text)
+        .map_err(|e| CallFailure::Broken(format!("gave an unreadable reply: {e}")))
+}
+
+/// One call into the host, bounded by the run's cancellation and deadline and by the
+/// callback bound ([`callback_timeout`]): the whole reply when it says `ok: true`, else why
+/// there is none (an abort wins over a reply that came with it: the host saw the signal).
+pub async fn bounded_call(
+    host: &dyn Host,
+    kind: HostCall,
+    ctx: &RunContext,
+    request: Value,
+) -> Result<Value, CallFailure> {
+    let reply = bounded_reply(host, kind, ctx, request).await?;
     let threw = |message: String, name: &str| CallFailure::Threw {
         name: name.chars().take(100).collect(),
         message,
     };
-    let text = reply.map_err(|why| CallFailure::Broken(format!("could not be called: {why}")))?;
-    let reply: Value = serde_json::from_str(&text)
-        .map_err(|e| CallFailure::Broken(format!("gave an unreadable reply: {e}")))?;
     if reply["ok"] == Value::Bool(true) {
         return Ok(reply);
     }
@@ -249,7 +260,7 @@ pub enum CallFailure {
 }
 
 /// The host's key of the run in flight ([`crate::provider::external::RUN_KEY`]), else its id.
-fn run_key(run_id: &str) -> String {
+pub(crate) fn run_key(run_id: &str) -> String {
     crate::provider::external::RUN_KEY
         .try_with(|k| k.to_string())
         .unwrap_or_else(|_| run_id.to_string())

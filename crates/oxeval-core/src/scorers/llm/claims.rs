@@ -11,6 +11,8 @@
 //! Context precision is not a member: its verdicts are per retrieved context piece (by
 //! `context_index`, sorted before scoring), with no preprocess step; see its folder.
 
+pub mod prompts;
+
 use super::common::judge_from_options;
 use super::context::{context_option, nonempty_context_option};
 pub use super::verdicts::{label_problem, normalize_labels};
@@ -265,13 +267,8 @@ pub trait ClaimMetric: Sized + Send + Sync + 'static {
         opts: &Self::Options,
     ) -> Result<Texts<Self::Context>, InvalidArgument>;
     fn score(claims: usize, verdicts: &Items<Self>, scale: f64) -> f64;
-    fn reason_prompt(
-        t: &Texts<Self::Context>,
-        context: &[String],
-        score: f64,
-        scale: f64,
-        verdicts: &Value,
-    ) -> String;
+    /// The reason prompt from the run's texts, the context the reason step sees and the outcome.
+    fn reason_prompt(t: &Texts<Self::Context>, context: &[String], o: &prompts::Outcome) -> String;
 }
 
 /// `getSteps()` of a member: its descriptions of preprocess, analyze and generateScore.
@@ -403,7 +400,12 @@ impl<M: ClaimMetric> ClaimScorer<M> {
         });
         let context = inputs.context.for_step(&p, "generateReason", args).await?;
         let recorded = p.analyzed("verdicts");
-        let prompt = M::reason_prompt(&inputs, &context, s, scale, recorded);
+        let outcome = prompts::Outcome {
+            score: s,
+            scale,
+            verdicts: recorded,
+        };
+        let prompt = M::reason_prompt(&inputs, &context, &outcome);
         p.generate_reason(M::INSTRUCTIONS, prompt).await?;
         p.finish()
     }

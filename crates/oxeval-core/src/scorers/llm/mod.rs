@@ -5,6 +5,7 @@ pub mod answer_similarity;
 pub mod bias;
 pub mod callbacks;
 pub mod claims;
+pub mod classifier;
 pub mod common;
 pub mod context;
 pub mod context_precision;

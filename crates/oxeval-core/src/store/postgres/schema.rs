@@ -4,7 +4,7 @@
 //! a change is a new entry at the end of BOTH lists, under the same version number.
 
 /// `MIGRATIONS[k]` takes a store from version `k` to `k + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2_SHARDS];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3_SHARDS];
 
 const _: () = assert!(MIGRATIONS.len() as i64 == crate::store::schema::SCHEMA_VERSION);
 
@@ -89,8 +89,22 @@ CREATE TABLE run_prompts (
 CREATE INDEX run_prompts_digest ON run_prompts (digest);
 "#;
 
-/// Version 2: shards of one run (see [`crate::store::schema::V2_SHARDS`]).
-const V2_SHARDS: &str = r#"
+/// Version 2 (SQLite's packed items): the same columns and table. This backend keeps writing
+/// items as version 1 did (`record` and the results' `result`/`usage` texts, prompts once by
+/// digest; PostgreSQL compresses large values itself), so `packed` and `run_dicts` stay empty
+/// here, and so do the token columns (no read uses them; `usage` keeps the tokens).
+const V2: &str = r#"
+ALTER TABLE items ADD COLUMN packed BYTEA;
+ALTER TABLE results ADD COLUMN input_tokens BIGINT;
+ALTER TABLE results ADD COLUMN output_tokens BIGINT;
+CREATE TABLE run_dicts (
+  run_id TEXT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  dict BYTEA NOT NULL
+);
+"#;
+
+/// Version 3: shards of one run (see [`crate::store::schema::V3_SHARDS`]).
+const V3_SHARDS: &str = r#"
 ALTER TABLE runs ADD COLUMN shards BIGINT;
 CREATE TABLE run_shards (
   run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

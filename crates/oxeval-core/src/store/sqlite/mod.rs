@@ -4,11 +4,17 @@
 //! (each write is one short `BEGIN IMMEDIATE` transaction). Opening makes the directory,
 //! runs the migrations ([`super::schema`]) and refuses a newer schema or a file that is no
 //! SQLite database, with a message naming the file. Reads are in [`read`].
+//!
+//! Items are written packed (schema version 2, [`super::packed`]): per item one row in
+//! `items` (its JSON text, zstd with the run's dictionary) and one row per scorer in
+//! `results` with the columns the reads use (score, reason, error, tokens, latency).
 
 mod read;
 mod shards;
 
-use super::rows::{env_redactor, item_rows, ItemRows};
+use super::facts::{item_facts, ItemFacts};
+use super::packed::{dictionary, rewrite, Packer};
+use super::rows::env_redactor;
 use super::schema::{newer_message, MIGRATIONS, SCHEMA_VERSION};
 use super::shared::{ids_fingerprint, stored_summary, summary_stats};
 use super::status::host_name;
@@ -17,6 +23,8 @@ use super::{NewRun, Prune, RunQuery, Store, StoreError, StoreResult};
 use crate::redact::Redactor;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBehavior};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -30,6 +38,8 @@ pub struct SqliteStore {
     redactor: Redactor,
     /// The shard this connection records (set by `begin_run` of a shard).
     shard: Option<(String, i64)>,
+    /// The packer of each run being written (its dictionary loaded once).
+    packers: HashMap<String, Packer>,
 }
 
 /// A SQLite failure as a store error naming the file: a damaged or foreign file is said so.
@@ -72,6 +82,7 @@ impl SqliteStore {
             host: host_name(),
             redactor: env_redactor(),
             shard: None,
+            packers: HashMap::new(),
         };
         s.setup()?;
         Ok(s)
@@ -162,56 +173,113 @@ impl SqliteStore {
         tx.commit().map_err(fail)
     }
 
-    fn insert_items(&mut self, run_id: &str, rows: &[ItemRows]) -> StoreResult<()> {
+    /// A run's packer: cached, else from its stored dictionary, else a new dictionary made
+    /// of `texts` (→ `Some(dict)`: the caller stores it in the same transaction).
+    fn packer(
+        &mut self,
+        run_id: &str,
+        texts: &[Prepared],
+    ) -> StoreResult<(Packer, Option<Vec<u8>>)> {
+        if let Some(p) = self.packers.remove(run_id) {
+            return Ok((p, None));
+        }
+        let stored: Option<Vec<u8>> = self
+            .conn
+            .query_row(
+                "SELECT dict FROM run_dicts WHERE run_id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err("cannot read the run's dictionary", e))?;
+        let name = &self.name;
+        let named = |e: StoreError| StoreError::new(e.code, format!("store {name}: {}", e.message));
+        match stored {
+            Some(d) => Ok((Packer::new(&d).map_err(named)?, None)),
+            None => {
+                let d = dictionary(texts.iter().map(|p| p.text.as_ref()));
+                Ok((Packer::new(&d).map_err(named)?, Some(d)))
+            }
+        }
+    }
+
+    /// One item's text → its columns and the text to keep: as it came (read in one pass,
+    /// [`item_facts`]) unless it holds a secret, drops its prompts or is not the usual shape
+    /// ([`rewrite`]).
+    fn prepare<'a>(&self, text: &'a str, keep: bool) -> StoreResult<Prepared<'a>> {
+        if keep && !self.redactor.occurs_in(text) {
+            if let Some(facts) = item_facts(text) {
+                return Ok(Prepared {
+                    facts,
+                    text: Cow::Borrowed(text),
+                });
+            }
+        }
+        let (facts, text) = rewrite(text, &self.redactor, keep)
+            .map_err(|e| StoreError::new(e.code, format!("store {}: {}", self.name, e.message)))?;
+        Ok(Prepared {
+            facts,
+            text: Cow::Owned(text),
+        })
+    }
+
+    fn insert_packed(&mut self, run_id: &str, items: &[Prepared]) -> StoreResult<()> {
+        let (mut packer, new_dict) = if items.is_empty() {
+            (None, None)
+        } else {
+            let (p, d) = self.packer(run_id, items)?;
+            (Some(p), d)
+        };
         let name = self.name.clone();
         let fail = |e| sql_error(&name, "cannot record items", e, StoreError::write);
+        let named = |e: StoreError| StoreError::new(e.code, format!("store {name}: {}", e.message));
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(fail)?;
         {
+            if let Some(d) = &new_dict {
+                tx.execute(
+                    "INSERT OR REPLACE INTO run_dicts (run_id, dict) VALUES (?1, ?2)",
+                    params![run_id, d],
+                )
+                .map_err(fail)?;
+            }
             let mut del = tx
                 .prepare_cached("DELETE FROM results WHERE run_id = ?1 AND idx = ?2")
                 .map_err(fail)?;
             let mut item = tx
-                .prepare_cached("INSERT OR REPLACE INTO items (run_id, idx, item_id, record) VALUES (?1, ?2, ?3, ?4)")
+                .prepare_cached("INSERT OR REPLACE INTO items (run_id, idx, item_id, record, packed) VALUES (?1, ?2, ?3, '', ?4)")
                 .map_err(fail)?;
             let mut result = tx
                 .prepare_cached(
-                    "INSERT INTO results (run_id, idx, item_id, scorer, score, reason, error, usage, latency_ms, result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO results (run_id, idx, item_id, scorer, score, reason, error, latency_ms, input_tokens, output_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(fail)?;
-            let mut prompt = tx
-                .prepare_cached("INSERT OR IGNORE INTO prompts (digest, text) VALUES (?1, ?2)")
-                .map_err(fail)?;
-            let mut uses = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO run_prompts (run_id, digest) VALUES (?1, ?2)",
-                )
-                .map_err(fail)?;
-            for it in rows {
-                del.execute(params![run_id, it.index]).map_err(fail)?;
-                item.execute(params![run_id, it.index, it.item_id, it.record])
+            for it in items {
+                let f = &it.facts;
+                let packed = match packer.as_mut() {
+                    Some(p) => p.pack(&it.text).map_err(named)?,
+                    None => continue,
+                };
+                del.execute(params![run_id, f.index]).map_err(fail)?;
+                item.execute(params![run_id, f.index, f.item_id, packed])
                     .map_err(fail)?;
-                for r in &it.results {
+                for r in &f.rows {
                     result
                         .execute(params![
                             run_id,
-                            it.index,
-                            it.item_id,
+                            f.index,
+                            f.item_id,
                             r.scorer,
                             r.score,
                             r.reason,
                             r.error,
-                            r.usage,
                             r.latency_ms,
-                            r.result
+                            r.input_tokens,
+                            r.output_tokens
                         ])
                         .map_err(fail)?;
-                }
-                for (d, text) in &it.prompts {
-                    prompt.execute(params![d, text]).map_err(fail)?;
-                    uses.execute(params![run_id, d]).map_err(fail)?;
                 }
             }
             tx.execute(
@@ -220,8 +288,22 @@ impl SqliteStore {
             )
             .map_err(fail)?;
         }
-        tx.commit().map_err(fail)
+        tx.commit().map_err(fail)?;
+        if let Some(p) = packer {
+            // one run at a time records through a store; an import of many files keeps few
+            if self.packers.len() >= 4 {
+                self.packers.clear();
+            }
+            self.packers.insert(run_id.to_string(), p);
+        }
+        Ok(())
     }
+}
+
+/// An item ready to write: its columns and the text to pack.
+struct Prepared<'a> {
+    facts: ItemFacts,
+    text: Cow<'a, str>,
 }
 
 /// A run's item ids, sorted (the digest of a run without a dataset fingerprint).
@@ -303,11 +385,21 @@ impl Store for SqliteStore {
         items: Vec<Value>,
         store_prompts: bool,
     ) -> StoreResult<()> {
-        let rows = items
-            .into_iter()
-            .map(|i| item_rows(i, &self.redactor, store_prompts))
+        let texts = items.iter().map(Value::to_string).collect();
+        self.add_item_texts(run_id, texts, store_prompts)
+    }
+
+    fn add_item_texts(
+        &mut self,
+        run_id: &str,
+        items: Vec<String>,
+        store_prompts: bool,
+    ) -> StoreResult<()> {
+        let prepared = items
+            .iter()
+            .map(|t| self.prepare(t, store_prompts))
             .collect::<StoreResult<Vec<_>>>()?;
-        self.insert_items(run_id, &rows)?;
+        self.insert_packed(run_id, &prepared)?;
         match self.shard_of(run_id) {
             Some(k) => shards::beat(self, run_id, k),
             None => Ok(()),

@@ -2,6 +2,7 @@
 //! name, one run, export, prune. The JSON shapes are the documented ones (docs/store.md).
 
 use super::{sql_error, SqliteStore};
+use crate::store::packed::{export_form, Unpacker};
 use crate::store::rows::{item_json, restore_prompts};
 use crate::store::shards::run_owner;
 use crate::store::shared::{
@@ -374,8 +375,17 @@ pub(super) fn export_run(
         .map_err(rerr(s))?;
     let mut items = s
         .conn
-        .prepare("SELECT idx, record FROM items WHERE run_id = ?1 ORDER BY idx")
+        .prepare("SELECT idx, record, packed FROM items WHERE run_id = ?1 ORDER BY idx")
         .map_err(rerr(s))?;
+    // a packed item (schema version 2) needs its run's dictionary
+    let dict: Option<Vec<u8>> = s
+        .conn
+        .query_row("SELECT dict FROM run_dicts WHERE run_id = ?1", [&id], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(rerr(s))?;
+    let mut unpacker = dict.as_deref().map(Unpacker::new).transpose()?;
     let mut results = s
         .conn
         .prepare("SELECT idx, scorer, result FROM results WHERE run_id = ?1 ORDER BY idx, rowid")
@@ -391,10 +401,16 @@ pub(super) fn export_run(
         .map_err(rerr(s))?
         .peekable();
     let it = items
-        .query_map([&id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .query_map([&id], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<Vec<u8>>>(2)?,
+            ))
+        })
         .map_err(rerr(s))?;
     for row in it {
-        let (idx, record) = row.map_err(rerr(s))?;
+        let (idx, record, packed) = row.map_err(rerr(s))?;
         let mut mine = Vec::new();
         while let Some(Ok((i, _, _))) = rs.peek() {
             if *i > idx {
@@ -405,7 +421,16 @@ pub(super) fn export_run(
                 mine.push((scorer, result));
             }
         }
-        let mut item = item_json(&record, &mine)?;
+        let mut item = match (packed, unpacker.as_mut()) {
+            (Some(p), Some(u)) => export_form(&u.unpack(&p)?)?,
+            (Some(_), None) => {
+                return Err(StoreError::read(format!(
+                    "store {}: run {id} has packed items but no dictionary",
+                    s.name
+                )))
+            }
+            (None, _) => item_json(&record, &mine)?,
+        };
         restore_prompts(&mut item, &mut |d| {
             texts
                 .entry(d.to_string())

@@ -1,13 +1,20 @@
 //! Ragas 0.4.3's metrics that need no judge (`ragas.metrics.collections`), one folder each,
 //! computed as Ragas computes them (the libraries it calls reproduced: sacrebleu, rapidfuzz, rouge_score).
-//! Inputs as oxeval's other Ragas metrics: `output` = response, `groundTruth` = reference.
+//! Inputs as oxeval's other Ragas metrics: `output` = response, `groundTruth` = reference;
+//! QuotedSpansAlignment reads the retrieved contexts, the tool metrics the calls of
+//! `output` and `run.referenceToolCalls` (`tool_calls.rs`; `pyrepr/`: Python's `str()`).
 
 pub mod bleu;
 pub mod chrf;
 pub mod exact_match;
+pub mod pyrepr;
+pub mod quoted_spans;
 pub mod rouge;
 pub mod string_presence;
 pub mod string_similarity;
+pub mod tool_call_accuracy;
+pub mod tool_call_f1;
+pub mod tool_calls;
 
 use crate::error::InvalidArgument;
 use crate::pipeline::{RunError, ScoreResult};
@@ -80,6 +87,80 @@ pub(crate) fn texts(id: &str, run: &RunInput) -> Result<Texts, RunError> {
 pub(crate) fn result(run: RunInput, score: f64, texts: &Texts) -> ScoreResult {
     super::text_result::<_, ()>(run.run_id, score, texts, None)
 }
+
+/// An option-less metric of this folder: its `SPEC`, its (empty) `JsOptions` and its scorer
+/// type, from what is its own — names, steps, and the body that scores a run. The `text` form
+/// reads the response and the reference ([`texts`]) and scores them with `score_fn`.
+macro_rules! optionless_metric {
+    (text $ty:ident, $factory:literal, $id:literal, $name:literal, $description:literal,
+     $type_name:literal, $step:literal, $score_fn:path) => {
+        $crate::scorers::code::ragas::optionless_metric!(
+            $ty,
+            $factory,
+            $id,
+            $name,
+            $description,
+            $type_name,
+            $crate::scorers::code::ragas::INPUTS,
+            None,
+            $crate::scorers::code::ragas::Texts,
+            $crate::scorers::code::ragas::steps($step),
+            |run| {
+                let t = $crate::scorers::code::ragas::texts(SPEC.id, &run)?;
+                let score = $score_fn(&t.reference, &t.response);
+                Ok($crate::scorers::code::ragas::result(run, score, &t))
+            }
+        );
+    };
+    ($ty:ident, $factory:literal, $id:literal, $name:literal, $description:literal,
+     $type_name:literal, $inputs:expr, $run_fields:expr, $pre:ty, $steps:expr,
+     |$run:ident| $body:block) => {
+        const STEPS: [$crate::scorers::spec::StepMeta; 2] = $steps;
+
+        pub const SPEC: $crate::scorers::spec::ScorerSpec = $crate::scorers::spec::ScorerSpec {
+            factory: $factory,
+            id: $id,
+            name: $name,
+            description: $description,
+            family: "ragas",
+            type_name: $type_name,
+            kind: $crate::scorers::spec::Kind::Code,
+            inputs: $inputs,
+            run_fields: $run_fields,
+            extractors: &[],
+            options: $crate::scorers::spec::schema_of::<JsOptions>,
+            nested_options: None,
+            preprocess: Some($crate::scorers::spec::schema_of::<$pre>),
+            analyze: None,
+            steps: &STEPS,
+            build: |_, _| {
+                $crate::scorers::spec::boxed(Ok($ty {
+                    meta: $crate::scorers::ScorerMeta::code(&SPEC, "agent"),
+                }))
+            },
+        };
+
+        /// No options of its own (`id` and `name` only).
+        #[derive(schemars::JsonSchema)]
+        pub struct JsOptions {}
+
+        pub struct $ty {
+            meta: $crate::scorers::ScorerMeta,
+        }
+
+        impl $ty {
+            pub(crate) fn run_sync(
+                &self,
+                $run: $crate::run::RunInput,
+            ) -> Result<$crate::pipeline::ScoreResult, $crate::pipeline::RunError> {
+                $body
+            }
+        }
+
+        $crate::impl_scorer!($ty, sync);
+    };
+}
+pub(crate) use optionless_metric;
 
 /// Python's `str.isspace()` for one character (what `str.split()` and `strip()` use): Rust's
 /// `White_Space` plus U+001C..U+001F.

@@ -26,13 +26,13 @@ const ANALYZE: &str = "Task: for EACH ground-truth unit, in order, find the outp
 - \"semantic\": the same fact or concept, expressed differently with equivalent meaning;
 - \"partial\": overlaps, but misses important details or context;
 - \"missing\": nothing in the output corresponds (outputUnit null).
-- A factually wrong output unit (a wrong name or fact, the opposite claim) is no match: rate that ground-truth unit \"missing\" AND add the pair to contradictions.
+- A factually wrong output unit (a wrong name or fact, the opposite claim) is no match (\"missing\") and goes in contradictions, even when no ground-truth unit covers it (groundTruthUnit \"\").
 Give exactly one match per ground-truth unit. List in extraInOutput the output units with information the ground truth does not have.
 Return JSON: {\"matches\": [{\"groundTruthUnit\": \"...\", \"outputUnit\": \"...\" | null, \"matchType\": \"exact\" | \"semantic\" | \"partial\" | \"missing\", \"explanation\": \"...\"}], \"extraInOutput\": [\"...\"], \"contradictions\": [{\"outputUnit\": \"...\", \"groundTruthUnit\": \"...\", \"explanation\": \"...\"}]}";
 
 const ANALYZE_EXAMPLES: &str = r#"Example
-DATA: {"outputUnits":["Mars has two moons","the moons are Phobos and Titan","Mars is red"],"groundTruthUnits":["Mars has two moons","the moons are small","the moons are Phobos and Deimos"]}
-Answer: {"matches":[{"groundTruthUnit":"Mars has two moons","outputUnit":"Mars has two moons","matchType":"exact","explanation":"Same fact."},{"groundTruthUnit":"the moons are small","outputUnit":null,"matchType":"missing","explanation":"Size not mentioned."},{"groundTruthUnit":"the moons are Phobos and Deimos","outputUnit":null,"matchType":"missing","explanation":"Titan is wrong."}],"extraInOutput":["Mars is red"],"contradictions":[{"outputUnit":"the moons are Phobos and Titan","groundTruthUnit":"the moons are Phobos and Deimos","explanation":"Titan is not a moon of Mars."}]}"#;
+DATA: {"outputUnits":["Mars has two moons","the moons are Phobos and Titan","Mars is red","Mars is the largest planet"],"groundTruthUnits":["Mars has two moons","the moons are small","the moons are Phobos and Deimos"]}
+Answer: {"matches":[{"groundTruthUnit":"Mars has two moons","outputUnit":"Mars has two moons","matchType":"exact","explanation":"Same fact."},{"groundTruthUnit":"the moons are small","outputUnit":null,"matchType":"missing","explanation":"Size not mentioned."},{"groundTruthUnit":"the moons are Phobos and Deimos","outputUnit":null,"matchType":"missing","explanation":"Titan is wrong."}],"extraInOutput":["Mars is red"],"contradictions":[{"outputUnit":"the moons are Phobos and Titan","groundTruthUnit":"the moons are Phobos and Deimos","explanation":"Titan is not a moon of Mars."},{"outputUnit":"Mars is the largest planet","groundTruthUnit":"","explanation":"Jupiter is larger."}]}"#;
 
 const REASON: &str = "Task: explain an answer similarity score in at most three sentences.
 The score runs from 0 to the given scale: how well the output's units match the ground truth's (exact, semantic, partial), lowered for missing units, contradictions and extra information. Use the given score as it is; do not recompute it.
@@ -101,7 +101,7 @@ mod tests {
             (
                 "analyze",
                 analyze_prompt(&["Paris".into()], &["Paris".into(), "France".into()]),
-                "0f950f8366d2fa6e86d3b8154b4c8a8a9ad46e0900efda78d2a33f957cad11a0",
+                "69e24e2884cbe0e939fcf7f578bf6aa14577e3b5348cd8cd3463f2b04a9827af",
             ),
             (
                 "reason",
@@ -138,5 +138,18 @@ mod tests {
         let p = extract_prompt("o", "g");
         assert!(p.contains(r#""groundTruthUnits":["Mars has two small moons, Phobos and Deimos","Mars is red because of iron oxide"]"#));
         assert!(!p.contains(r#""groundTruthUnits":["Mars has two moons","the moons are small""#));
+    }
+
+    /// Issue 37: every wrong fact of the output is a contradiction, also one no ground-truth
+    /// unit covers (Mastra's "CRITICAL" rule).
+    #[test]
+    fn decision_rules_issue_37() {
+        let p = analyze_prompt(&[], &[]);
+        assert!(p.contains("goes in contradictions, even when no ground-truth unit covers it"));
+        assert!(p.contains(r#"{"outputUnit":"Mars is the largest planet","groundTruthUnit":"","#));
+        assert!(
+            !p.contains("AND add the pair to contradictions"),
+            "the old rule tied it to a unit"
+        );
     }
 }

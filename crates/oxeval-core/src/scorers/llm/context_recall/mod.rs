@@ -9,7 +9,7 @@
 //! `context` option, else the tool results in `run.output`; none is a TypeError before any
 //! judge call, and so is a missing `groundTruth` (Mastra scores 0 after three judge calls).
 
-mod prompts;
+pub(super) mod prompts;
 
 use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
 use super::common::reference_text;
@@ -20,7 +20,6 @@ use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::round2_half_up;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub use prompts::INSTRUCTIONS;
 
@@ -172,14 +171,8 @@ impl ClaimMetric for ContextRecallMetric {
         score(claims, verdicts, scale)
     }
 
-    fn reason_prompt(
-        t: &Texts<Vec<String>>,
-        c: &[String],
-        s: f64,
-        scale: f64,
-        v: &Value,
-    ) -> String {
-        prompts::reason_prompt(&t.text, c, s, scale, v)
+    fn reason_prompt(t: &Texts<Vec<String>>, c: &[String], o: &claims::prompts::Outcome) -> String {
+        prompts::reason_prompt(&t.text, c, o)
     }
 }
 
@@ -190,6 +183,7 @@ mod tests {
     use crate::pipeline::RunError;
     use crate::scorers::llm::claims::ClaimOptions;
     use serde_json::json;
+    use serde_json::Value;
 
     fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
         super::super::claims::verdict_problem::<ContextRecallMetric>(v, claims)

@@ -8,7 +8,7 @@
 //! the tool results in `run.output` (see [`crate::scorers::llm::context`]); none is a
 //! TypeError before any judge call (Mastra judges against an empty context and scores 0).
 
-mod prompts;
+pub(super) mod prompts;
 
 use super::claims::{self, ClaimMetric, ClaimScorer, Texts};
 use super::context::retrieved_contexts;
@@ -18,7 +18,6 @@ use crate::scorers::spec::{boxed, schema_of, Inputs, Kind, Need, ScorerSpec};
 use crate::text::round2_half_up;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub use prompts::INSTRUCTIONS;
 
@@ -169,14 +168,8 @@ impl ClaimMetric for FaithfulnessMetric {
         score(verdicts, scale)
     }
 
-    fn reason_prompt(
-        t: &Texts<Vec<String>>,
-        c: &[String],
-        s: f64,
-        scale: f64,
-        v: &Value,
-    ) -> String {
-        prompts::reason_prompt(&t.input, &t.text, c, s, scale, v)
+    fn reason_prompt(t: &Texts<Vec<String>>, c: &[String], o: &claims::prompts::Outcome) -> String {
+        claims::prompts::output_reason_prompt(&prompts::REASON, t, c, o)
     }
 }
 
@@ -187,6 +180,7 @@ mod tests {
     use crate::pipeline::RunError;
     use crate::scorers::llm::claims::ClaimOptions;
     use serde_json::json;
+    use serde_json::Value;
 
     fn verdict_problem(v: &Verdicts, claims: usize) -> Option<String> {
         super::super::claims::verdict_problem::<FaithfulnessMetric>(v, claims)

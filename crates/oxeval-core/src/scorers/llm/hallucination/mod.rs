@@ -11,7 +11,7 @@
 //! `getContext` is a TypeError before any judge call; a `getContext` that returns no context
 //! fails the analyze step.
 
-mod prompts;
+pub(super) mod prompts;
 
 use super::callbacks::{host_function, HostFn};
 use super::claims::{
@@ -277,8 +277,8 @@ impl ClaimMetric for HallucinationMetric {
         score(verdicts, scale)
     }
 
-    fn reason_prompt(t: &Texts<Source>, c: &[String], s: f64, scale: f64, v: &Value) -> String {
-        prompts::reason_prompt(&t.input, &t.text, c, s, scale, v)
+    fn reason_prompt(t: &Texts<Source>, c: &[String], o: &claims::prompts::Outcome) -> String {
+        claims::prompts::output_reason_prompt(&prompts::REASON, t, c, o)
     }
 }
 

@@ -15,7 +15,7 @@ Judge alignment, not general quality. Score every dimension from 0.0 (entirely m
 const USER: &str = "Task: judge how well the agent's response aligns with the user's prompt, on four dimensions.
 1. intentAlignment: name the prompt's primary intent and whether the response addresses it; score 0.0 (misses it) to 1.0 (fully addresses it); give reasoning.
 2. requirementsFulfillment: list every explicit requirement of the user's prompt, mark each fulfilled or not with reasoning; overallScore is the share fulfilled, 0.0 to 1.0.
-3. completeness: is the response thorough for the request? list missing elements; score 0.0 (badly incomplete) to 1.0 (complete); give reasoning.
+3. completeness: is the response thorough for the request? list missing elements, also ones nobody asked for that a thorough answer would carry (no comments in requested code: about 0.9, though every requirement is met); score 0.0 (badly incomplete) to 1.0 (complete); give reasoning.
 4. responseAppropriateness: does the format match what was asked (a list, a paragraph, code …) and is the tone fitting (formal, casual, technical …)? score 0.0 to 1.0; give reasoning.";
 
 const SYSTEM: &str = "Task: judge how well the agent's response follows the system prompt's behavioural guidelines and constraints, on four dimensions.
@@ -27,7 +27,7 @@ const SYSTEM: &str = "Task: judge how well the agent's response follows the syst
 const BOTH: &str = "Task: judge how well the agent's response aligns with both the user's prompt and the system prompt's behavioural guidelines, on four dimensions.
 1. intentAlignment: name the user's intent AND the system's guidelines; does the response serve the intent while keeping to the guidelines? score 0.0 (neither) to 1.0 (both fully); give reasoning.
 2. requirementsFulfillment: list the requirements of the user's prompt AND the system's constraints, mark each fulfilled or not with reasoning; overallScore combines the two shares, 0.0 to 1.0.
-3. completeness: is the response complete for the user's request AND compliant with the system? list what is missing from either side; score 0.0 to 1.0; give reasoning.
+3. completeness: is the response complete for the user's request AND compliant with the system? list what is missing from either side, also unasked elements a thorough answer would carry; score 0.0 to 1.0; give reasoning.
 4. responseAppropriateness: do format and tone suit both the user's expectations AND the system's requirements? score 0.0 to 1.0; give reasoning.";
 
 const HISTORY: &str = "conversationHistory holds earlier turns, only to make sense of the current prompt (a short or referring prompt such as \"B\", \"yes\" or \"the cheaper one\" means what it refers to). Judge only the response to the current prompt; earlier turns earn no credit and no penalty.";
@@ -122,7 +122,7 @@ mod tests {
             (
                 "user",
                 analyze_prompt(&texts(false), Mode::User),
-                "0812b8eb1a061fd47f573b11e0075eb9c7e7861be6a6fc5a60c5f64418668a94",
+                "78c8df489b154f9495da0c009451d33a6b5613a62dfd56a1f2a28b2e5a34d7a3",
             ),
             (
                 "system",
@@ -132,7 +132,7 @@ mod tests {
             (
                 "both",
                 analyze_prompt(&texts(true), Mode::Both),
-                "1c391c3ffc135cec7bcc69c4ea17c5ea9b1d8002e45c2830bc84e5b5a4806110",
+                "2db970e4215250a93a28c114bbc8d051d5ab638ad994a429cf4b0bc3bd22177d",
             ),
             (
                 "reason",
@@ -231,5 +231,27 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 37: completeness counts an element nobody asked for that a thorough answer would
+    /// carry (Mastra's example: all requirements met, no docstring, completeness 0.9).
+    #[test]
+    fn decision_rules_issue_37() {
+        let t = Texts {
+            user: "q".into(),
+            system: "s".into(),
+            response: "a".into(),
+            history: None,
+        };
+        for mode in [Mode::User, Mode::Both] {
+            let p = analyze_prompt(&t, mode);
+            assert!(
+                p.contains("also unasked elements a thorough answer would carry")
+                    || p.contains("also ones nobody asked for that a thorough answer would carry")
+            );
+        }
+        assert!(
+            analyze_prompt(&t, Mode::User).contains("about 0.9, though every requirement is met")
+        );
     }
 }

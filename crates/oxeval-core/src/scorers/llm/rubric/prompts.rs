@@ -17,7 +17,7 @@ Follow the requested output format exactly.";
 
 const ANALYZE: &str = "Task: grade the agent's output against every rubric criterion, in order.
 - \"criteria\" has one entry per criterion of the rubric: its exact text as \"criterion\", its \"required\" flag unchanged, \"satisfied\" true or false, and short \"reasoning\".
-- An empty task means none was given; an empty output satisfies nothing.
+- An empty task means none was given; an empty output is graded like any other.
 - \"overallAssessment\": one or two sentences on what passed and what is missing.
 Return JSON: {\"criteria\": [{\"criterion\": \"...\", \"satisfied\": true|false, \"required\": true|false, \"reasoning\": \"...\"}], \"overallAssessment\": \"...\"}";
 
@@ -67,7 +67,7 @@ mod tests {
             (
                 "analyze",
                 analyze_prompt("Write a report.", &rubric, "Report\nBody."),
-                "1b8888a81369a8d418448cd7c3a570d23aeff9b2525d67b9d21d95b025bbee7e",
+                "681659d6b012bae5b413acd1a310bd5f4b9fffb759f92c4d057e98ded9257664",
             ),
             (
                 "empty",
@@ -119,5 +119,14 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 37: no blanket rule for an empty output (Mastra sends "(empty output)" and grades
+    /// each criterion as usual).
+    #[test]
+    fn decision_rules_issue_37() {
+        let p = analyze_prompt("t", &[], "");
+        assert!(p.contains("an empty output is graded like any other."));
+        assert!(!p.contains("satisfies nothing"));
     }
 }

@@ -17,7 +17,7 @@ const MATCHING: &str = "- Dates, numbers, proper nouns and domain terms must mat
 - Other wording may differ if the meaning holds: \"grew quickly\" matches \"expanded fast\", \"set up in Lyon\" matches \"based in Lyon\", and a general wording of the same work matches (\"worked on new engine designs\" matches \"made advances in engines\"); a weaker or stronger claim does not match (\"sold well\" is not \"led the market\").";
 
 const JUDGE_SOURCE: &str = "Task: two independent parts.
-Part 1, alignment: list the atomic claims the summary makes (one piece of information each; split compound sentences; keep numbers, dates and quantities; skip questions, commands and style) and decide for each whether the source supports it: supported is true only when the source states or directly implies it, false when the source contradicts it or does not say it. No claims gives an empty list.
+Part 1, alignment: list the atomic claims the summary makes (one piece of information each; split compound sentences, but an event stays one claim with its place and date: \"opened in Porto in 1930\"; keep numbers, dates and quantities; skip questions, commands and style) and decide for each whether the source supports it: supported is true only when the source states or directly implies it, false when the source contradicts it or does not say it. No claims gives an empty list.
 Part 2, questions: write at most maxQuestions closed questions that the source alone answers with \"yes\", most important facts first; each specific and checkable, never answerable with \"maybe\" or \"partly\". Choose them from the source only: ignore what the summary kept or left out. An empty source gives an empty list.
 Matching rules for Part 1:
 ";
@@ -25,8 +25,8 @@ Matching rules for Part 1:
 const JUDGE_SOURCE_TAIL: &str = "Return JSON: {\"alignment\": [{\"claim\": \"...\", \"supported\": true | false, \"reason\": \"...\"}], \"questions\": [\"...\"]}";
 
 const JUDGE_SOURCE_EXAMPLES: &str = r#"Example
-DATA: {"source":"The bridge opened in 1932 and is 503 m long. It carries a railway.","summary":"The 503 m bridge opened in 1930.","maxQuestions":3}
-Answer: {"alignment":[{"claim":"The bridge is 503 m long","supported":true,"reason":"Stated."},{"claim":"The bridge opened in 1930","supported":false,"reason":"The source says 1932."}],"questions":["Did the bridge open in 1932?","Is the bridge 503 m long?","Does the bridge carry a railway?"]}"#;
+DATA: {"source":"The bridge opened in Porto in 1932 and is 503 m long. It carries a railway.","summary":"The 503 m bridge opened in Porto in 1930.","maxQuestions":3}
+Answer: {"alignment":[{"claim":"The bridge is 503 m long","supported":true,"reason":"Stated."},{"claim":"The bridge opened in Porto in 1930","supported":false,"reason":"The source says 1932."}],"questions":["Did the bridge open in Porto in 1932?","Is the bridge 503 m long?","Does the bridge carry a railway?"]}"#;
 
 const COVERAGE: &str = "Task: for EACH question, in order, decide from the summary alone whether it can be answered. The summary is your only evidence; do not use prior knowledge.
 answered is true only when the summary holds the information the question needs; false when the summary leaves it out or contradicts it.
@@ -36,8 +36,8 @@ const COVERAGE_TAIL: &str = "Give exactly one verdict per question, as many as t
 Return JSON: {\"coverage\": [{\"question\": \"...\", \"answered\": true | false, \"reason\": \"...\"}]}";
 
 const COVERAGE_EXAMPLES: &str = r#"Example
-DATA: {"summary":"The 503 m bridge opened in 1930.","questions":["Did the bridge open in 1932?","Is the bridge 503 m long?","Does the bridge carry a railway?"]}
-Answer: {"coverage":[{"question":"Did the bridge open in 1932?","answered":false,"reason":"The summary says 1930."},{"question":"Is the bridge 503 m long?","answered":true,"reason":"Stated."},{"question":"Does the bridge carry a railway?","answered":false,"reason":"Not mentioned."}]}"#;
+DATA: {"summary":"The 503 m bridge opened in Porto in 1930.","questions":["Did the bridge open in Porto in 1932?","Is the bridge 503 m long?","Does the bridge carry a railway?"]}
+Answer: {"coverage":[{"question":"Did the bridge open in Porto in 1932?","answered":false,"reason":"The summary says 1930."},{"question":"Is the bridge 503 m long?","answered":true,"reason":"Stated."},{"question":"Does the bridge carry a railway?","answered":false,"reason":"Not mentioned."}]}"#;
 
 const REASON: &str = "Task: explain a summarization score in one sentence.
 The score is the lower of two axes times the scale: alignment (supported claims / claims) and coverage (answered questions / questions), so the weaker axis decides it. Use the given scores as they are; do not recompute them.
@@ -131,12 +131,12 @@ mod tests {
             (
                 "judge source",
                 judge_source_prompt("Source \"text\".", "Summary.", 10),
-                "0b37fbc3247b33e7742d0e80ae473eceb04dd583458f138134069d625206c7ed",
+                "3b55edf450974d7f572fd285db3c64bc6cc06fe2955b598e57124a9eae46aeb4",
             ),
             (
                 "coverage",
                 coverage_prompt("Summary.", &questions),
-                "aa7430dea744a5ff2273809f47e09fe888962328c65261465218058d1feb73d4",
+                "4f84d3a366079dbb9a2a14f16413a397f189e80684cc4ed60a20fdb300f8df0f",
             ),
             (
                 "reason",
@@ -168,5 +168,14 @@ mod tests {
         let p = judge_source_prompt("s", "m", 3);
         assert!(p.contains("\"set up in Lyon\" matches \"based in Lyon\""));
         assert!(p.contains("\"worked on new engine designs\" matches \"made advances in engines\""));
+    }
+
+    /// Issue 37: an event stays one claim with its place and date (Mastra's example: "founded
+    /// in Boston in 2015" is one claim).
+    #[test]
+    fn decision_rules_issue_37() {
+        let p = judge_source_prompt("s", "m", 3);
+        assert!(p.contains("an event stays one claim with its place and date"));
+        assert!(p.contains(r#"{"claim":"The bridge opened in Porto in 1930","supported":false"#));
     }
 }

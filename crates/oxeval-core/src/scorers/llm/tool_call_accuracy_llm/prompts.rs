@@ -17,7 +17,7 @@ Follow the requested output format exactly.";
 const ANALYZE: &str = "Task: judge the agent's tool choices for the user's request.
 - \"toolsCalled\" lists the tools the agent actually called, in order (empty: none); \"availableTools\" the tools it had.
 - When tools were called: give one evaluation per called tool. A tool is appropriate only when it directly provides what the user explicitly asked for (asked for A: only tools that give A); extra tools the agent chose on its own are inappropriate, however useful.
-- When no tool was called: judge that decision from the request and the response. Asking a follow-up question about a vague request is right (leave missingTools empty); a generic answer that skips an available tool, or ignoring a clear, specific request, is wrong (list the tool in missingTools). The question is whether acting at once with the tools or first gathering details gives the better result.
+- When no tool was called: judge that decision from the request and the response, in ONE evaluation with toolCalled \"none\" (wasAppropriate: not calling was right). Asking a follow-up question about a vague request is right (leave missingTools empty); a generic answer that skips an available tool, or ignoring a clear, specific request, is wrong (list the tool in missingTools). The question is whether acting at once with the tools or first gathering details gives the better result; for a vague request, a clarifying question beats generic results from a tool called too early.
 - \"missingTools\": the tools that should have been called and were not.
 Return JSON: {\"evaluations\": [{\"toolCalled\": \"...\", \"wasAppropriate\": true|false, \"reasoning\": \"...\"}], \"missingTools\": [\"...\"]}";
 
@@ -82,7 +82,7 @@ mod tests {
             (
                 "analyze",
                 analyze_prompt("Weather in Paris?", "Sunny.", &["weather".into()], &tools),
-                "5c5764bfb9a0bc7a7ad665e852e14c0b3c9e1c8fd5cd65b5bbf876ab1615bfe1",
+                "451c49737421a412852ee41d8fba3849991f6cf6894be51ecc3b535c1c7d5066",
             ),
             (
                 "reason",
@@ -145,5 +145,17 @@ mod tests {
             println!("{name}: {len} chars (Mastra {mastra})");
             assert!(len <= mastra, "{name}: {len} > {mastra}");
         }
+    }
+
+    /// Issue 37: with no call, one evaluation of the decision (Mastra: "evaluate whether that
+    /// was the right decision"), and Mastra's nudge toward a clarifying question on a vague
+    /// request.
+    #[test]
+    fn decision_rules_issue_37() {
+        let p = analyze_prompt("q", "", &[], &[]);
+        assert!(p.contains(r#"in ONE evaluation with toolCalled "none""#));
+        assert!(
+            p.contains("a clarifying question beats generic results from a tool called too early")
+        );
     }
 }

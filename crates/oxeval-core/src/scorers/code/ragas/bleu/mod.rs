@@ -7,66 +7,23 @@
 
 mod tokenize;
 
-use super::{result, steps, texts, Texts, INPUTS};
-use crate::error::InvalidArgument;
-use crate::pipeline::{RunError, ScoreResult};
-use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Kind, ScorerSpec, StepMeta};
-use crate::scorers::ScorerMeta;
-use schemars::JsonSchema;
 use std::collections::HashMap;
 
 pub use tokenize::tokenize_13a;
 
-const STEPS: [StepMeta; 2] = steps(
+super::optionless_metric!(
+    text Bleu,
+    "createBleuScorer",
+    "ragas-bleu-score",
+    "BLEU Score (Ragas)",
+    "Ragas's BleuScore: sacrebleu's BLEU of the output against the ground truth, in [0, 1]",
+    "RagasBleu",
     "BLEU (sacrebleu, 13a tokens, exp smoothing) of the response's first sentence against the reference's sentences",
+    bleu
 );
 
-pub const SPEC: ScorerSpec = ScorerSpec {
-    factory: "createBleuScorer",
-    id: "ragas-bleu-score",
-    name: "BLEU Score (Ragas)",
-    description:
-        "Ragas's BleuScore: sacrebleu's BLEU of the output against the ground truth, in [0, 1]",
-    family: "ragas",
-    type_name: "RagasBleu",
-    kind: Kind::Code,
-    inputs: INPUTS,
-    run_fields: None,
-    extractors: &[],
-    options: schema_of::<JsOptions>,
-    nested_options: None,
-    preprocess: Some(schema_of::<Texts>),
-    analyze: None,
-    steps: &STEPS,
-    build: |v, _| boxed(Bleu::build(v)),
-};
-
-/// No options of its own (`id` and `name` only): sacrebleu's defaults, as Ragas's.
-#[derive(JsonSchema)]
-pub struct JsOptions {}
-
+/// sacrebleu's default n-gram order (Ragas passes no `kwargs`).
 const MAX_ORDER: usize = 4;
-
-pub struct Bleu {
-    meta: ScorerMeta,
-}
-
-impl Bleu {
-    fn build(_: &serde_json::Value) -> Result<Self, InvalidArgument> {
-        Ok(Bleu {
-            meta: ScorerMeta::code(&SPEC, "agent"),
-        })
-    }
-
-    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
-        let t = texts(SPEC.id, &run)?;
-        let score = bleu(&t.reference, &t.response);
-        Ok(result(run, score, &t))
-    }
-}
-
-crate::impl_scorer!(Bleu, sync);
 
 /// Ragas's BleuScore of `response` against `reference`, in `[0, 1]`.
 pub fn bleu(reference: &str, response: &str) -> f64 {

@@ -2,63 +2,23 @@
 //! (character n-grams of order 1..6 with whitespace removed, no word n-grams, β = 2, no
 //! epsilon smoothing), divided by 100. Either text blank (whitespace only) → 0, as Ragas.
 
-use super::{py_space, result, steps, texts, Texts, INPUTS};
-use crate::error::InvalidArgument;
-use crate::pipeline::{RunError, ScoreResult};
-use crate::run::RunInput;
-use crate::scorers::spec::{boxed, schema_of, Kind, ScorerSpec, StepMeta};
-use crate::scorers::ScorerMeta;
-use schemars::JsonSchema;
+use super::py_space;
 use std::collections::HashMap;
 
-const STEPS: [StepMeta; 2] =
-    steps("chrF: F-beta (β = 2) of the averaged character 1..6-gram precision and recall");
+super::optionless_metric!(
+    text Chrf,
+    "createChrfScorer",
+    "ragas-chrf-score",
+    "chrF Score (Ragas)",
+    "Ragas's CHRFScore: sacrebleu's character n-gram F-score of the output against the ground truth, in [0, 1]",
+    "RagasChrf",
+    "chrF: F-beta (β = 2) of the averaged character 1..6-gram precision and recall",
+    chrf
+);
 
-pub const SPEC: ScorerSpec = ScorerSpec {
-    factory: "createChrfScorer",
-    id: "ragas-chrf-score",
-    name: "chrF Score (Ragas)",
-    description: "Ragas's CHRFScore: sacrebleu's character n-gram F-score of the output against the ground truth, in [0, 1]",
-    family: "ragas",
-    type_name: "RagasChrf",
-    kind: Kind::Code,
-    inputs: INPUTS,
-    run_fields: None,
-    extractors: &[],
-    options: schema_of::<JsOptions>,
-    nested_options: None,
-    preprocess: Some(schema_of::<Texts>),
-    analyze: None,
-    steps: &STEPS,
-    build: |v, _| boxed(Chrf::build(v)),
-};
-
-/// No options of its own (`id` and `name` only): sacrebleu's defaults, as Ragas's.
-#[derive(JsonSchema)]
-pub struct JsOptions {}
-
+/// sacrebleu's defaults (Ragas passes no `kwargs`).
 const CHAR_ORDER: usize = 6;
 const BETA: f64 = 2.0;
-
-pub struct Chrf {
-    meta: ScorerMeta,
-}
-
-impl Chrf {
-    fn build(_: &serde_json::Value) -> Result<Self, InvalidArgument> {
-        Ok(Chrf {
-            meta: ScorerMeta::code(&SPEC, "agent"),
-        })
-    }
-
-    pub(crate) fn run_sync(&self, run: RunInput) -> Result<ScoreResult, RunError> {
-        let t = texts(SPEC.id, &run)?;
-        let score = chrf(&t.reference, &t.response);
-        Ok(result(run, score, &t))
-    }
-}
-
-crate::impl_scorer!(Chrf, sync);
 
 /// Ragas's CHRFScore of `response` against `reference`, in `[0, 1]`.
 pub fn chrf(reference: &str, response: &str) -> f64 {
