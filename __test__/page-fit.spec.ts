@@ -18,7 +18,8 @@ import { heuristicJudge } from '../testing/judge-server.mjs'
 const CHROMIUM = '/usr/bin/chromium'
 const haveChromium = existsSync(CHROMIUM)
 const describeBrowser = haveChromium || process.env.CI ? describe : describe.skip
-const SCORERS = createRequire(import.meta.url)('../generated/scorers.js').filter((s: Any) => s.kind === 'llm')
+// every LLM scorer the CLI can run from options alone (the classifier scorer's `state` is a function)
+const SCORERS = createRequire(import.meta.url)('../generated/scorers.js').filter((s: Any) => s.kind === 'llm' && s.id !== 'classifier-scorer')
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },

@@ -35,12 +35,14 @@ if (process.env.OXEVAL_MODEL) {
   console.log('*** and the provider API key (e.g. OPENAI_API_KEY) to use a real judge.\n')
 }
 
+// every LLM scorer but the classifier scorer, whose `state` is a function (not a CLI option)
+const DEMO_LLM = SCORERS.filter((s) => s.kind !== 'code' && s.id !== 'classifier-scorer')
 const args = [
   'cli/oxeval.mjs',
   'run',
   '--data',
   'examples/dataset.json',
-  ...SCORERS.filter((s) => s.kind !== 'code').flatMap((s) => ['--scorer', s.id]),
+  ...DEMO_LLM.flatMap((s) => ['--scorer', s.id]),
   // the options the agent scorers cannot do without
   '--option',
   'multi-turn-judge-scorer.criterion=The assistant answers the question it was asked.',
@@ -64,7 +66,7 @@ console.log(`$ oxeval ${args.slice(1).join(' ')}\n`)
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, OXEVAL_DEMO_KEY: 'scripted-judge-needs-no-key' } })
 const [code] = await new Promise((resolve) => child.on('exit', (...a) => resolve(a)))
 await server?.close()
-const judged = SCORERS.filter((s) => s.kind !== 'code').length
+const judged = DEMO_LLM.length
 console.log(`\n${judged} LLM scorers over the bundled dataset; open ${outDir}report.html for the per-item report.`)
 
 // tool-calling items: checks as gates, the code scorers and a check as scorers (no judge, no --model)
