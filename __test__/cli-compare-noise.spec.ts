@@ -2,6 +2,7 @@
 // "judge" whose scores wander by ±0.1 between runs (one item's verdict flips among them), and a
 // head run on a branch whose every item is 0.05 lower. Against one base run that is a
 // regression; against the three pooled it is within the judge's measured noise.
+import { mkdirSync, readdirSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { jsonl, runCli, tempDir } from './helpers/cli'
 import type { Any } from './helpers/setup'
@@ -114,5 +115,15 @@ describe('--base-runs: judge noise measured across the baseline\'s last K runs',
     const file = await runCli(['compare', out, 'branch:feature', '--base-runs', '2', '--store', store], { cwd: t.dir })
     expect(file.code).toBe(2)
     expect(file.stderr).toMatch(/--base-runs 2 pools runs of the results store .* is a file/)
+  }, 60_000)
+
+  it('leaves no temporary export behind: the stored runs compare and --base read are removed at exit', async () => {
+    const tmp = t.p('tmp')
+    mkdirSync(tmp)
+    const r = await runCli(['compare', 'main', 'branch:feature', '--base-runs', '3', '--store', store], { cwd: t.dir, env: { OXEVAL_STORE: undefined, TMPDIR: tmp } })
+    expect(r.code, r.stderr).toBe(0)
+    const run = await runCli(['run', '--data', data, '--scorers', mod, '--store', store, '--base', 'main', '--no-progress'], { cwd: t.dir, env: { ...env('feature', HEAD), TMPDIR: tmp } })
+    expect(run.code, run.stderr).not.toBe(2)
+    expect(readdirSync(tmp)).toEqual([])
   }, 60_000)
 })

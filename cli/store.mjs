@@ -6,7 +6,7 @@
 // The store: --no-store (or config `store: false`): none; else --store PATH, else the
 // config's `store`, else $OXEVAL_STORE, else `.oxeval/store.db` under the config's folder
 // (without a config: the working directory).
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createRequire } from 'node:module'
@@ -168,10 +168,29 @@ export function baselineFile(spec, store, opts = {}) {
 }
 
 /** One stored run exported to a temporary `--out` file → its path. */
+// The temporary exports of this process (stored runs as --out files for compare, --base and
+// the viewer): removed by dropExport once read, and whatever is left when the process exits.
+const exports = new Set()
+function removeExports() {
+  for (const d of exports) rmSync(d, { recursive: true, force: true })
+  exports.clear()
+}
+
 export function exportRun(store, id) {
-  const out = join(mkdtempSync(join(tmpdir(), 'oxeval-base-')), `${id}.jsonl`)
+  const dir = mkdtempSync(join(tmpdir(), 'oxeval-base-'))
+  if (exports.size === 0) process.once('exit', removeExports)
+  exports.add(dir)
+  const out = join(dir, `${id}.jsonl`)
   lib.storeQuery(store, { kind: 'export', run: id, out })
   return out
+}
+
+/** Removes one temporary export now (the viewer reads one per page). */
+export function dropExport(path) {
+  const dir = dirname(path)
+  if (!exports.delete(dir)) return
+  rmSync(dir, { recursive: true, force: true })
+  if (exports.size === 0) process.removeListener('exit', removeExports)
 }
 
 /** Runs a store request, a store failure as a usage error (exit 2) naming the store. */

@@ -5,9 +5,9 @@
 // scroll), `#/compare/<a>/<b>` the comparison of two (oxeval compare's; `run:<id>` names a
 // run of the results store, picked on `#/history`). The
 // files are listed once at start and re-read on each request (a run written meanwhile shows).
-import { createReadStream, readdirSync, rmSync, statSync } from 'node:fs'
+import { createReadStream, readdirSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { dirname, join, relative, resolve, sep } from 'node:path'
+import { join, relative, resolve, sep } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import { UsageError } from './errors.mjs'
@@ -16,7 +16,7 @@ import { restoreItem } from './results.mjs'
 import { renderHtmlReport, slimItem } from '../report/html.mjs'
 import { meansById, outcomeOf } from '../report/items.mjs'
 import { findConfig } from './config.mjs'
-import { ask, exportRun, storeSpec } from './store.mjs'
+import { ask, dropExport, exportRun, storeSpec } from './store.mjs'
 
 export const VIEW_HELP = `Usage: oxeval view [DIR] [--port N] [--store PATH]
 
@@ -294,7 +294,13 @@ export async function view(argv, io = { stdout: process.stdout }) {
       if (url.pathname.startsWith('/stored/')) {
         const id = decodeURIComponent(url.pathname.slice(8))
         if (!/^[0-9a-f]{1,64}$/.test(id)) return send(res, 404, 'text/plain', 'no such run')
-        const r = await readRun(exportRun(store, id))
+        const file = exportRun(store, id)
+        let r
+        try {
+          r = await readRun(file)
+        } finally {
+          dropExport(file)
+        }
         const items = r.items.map((it) => slimItem(restoreItem(it)))
         const summary = r.summary ?? { scores: {}, summary: { totalItems: items.length }, outcome: { status: 'failed', passed: false, meaning: 'interrupted: the run did not write its summary', reasons: [] } }
         return send(res, 200, 'text/html; charset=utf-8', renderHtmlReport({ header: r.header, summary, items, title: `oxeval · run ${id}`, back: { href: '/#/history', label: 'history' } }))
@@ -306,7 +312,7 @@ export async function view(argv, io = { stdout: process.stdout }) {
           const m = /^run:([0-9a-f]{1,64})$/.exec(name)
           if (!m) return known(name)
           const p = exportRun(store, m[1])
-          made.push(dirname(p))
+          made.push(p)
           return p
         }
         try {
@@ -315,7 +321,7 @@ export async function view(argv, io = { stdout: process.stdout }) {
           if (!a || !b) return send(res, 404, 'text/plain', 'no such run')
           return send(res, 200, 'application/json', JSON.stringify(await comparison(a, b, {})))
         } finally {
-          for (const d of made) rmSync(d, { recursive: true, force: true })
+          for (const p of made) dropExport(p)
         }
       }
       return send(res, 404, 'text/plain', 'not found')
