@@ -4,7 +4,7 @@
 // failed or expired line once more), statuses and slow batches, a batch that never ends
 // (bounded by maxWaitMs and by the run's deadline), provider errors as typed errors carrying
 // the provider's message, resume from the state directory, and no secret in it.
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,11 +14,15 @@ import { type Any, type RecordedRequest, failure, oxeval, thrownBy, useJudgeServ
 const server = useJudgeServer({ handler: heuristicJudge })
 const ID = 'answer-relevancy-scorer'
 
-let dirs = 0
+const made: string[] = []
 function cacheDir() {
-  const d = mkdtempSync(join(tmpdir(), `oxeval-batch-${++dirs}-`))
+  const d = mkdtempSync(join(tmpdir(), `oxeval-batch-${made.length + 1}-`))
+  made.push(d)
   return d
 }
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
 
 type Provider = 'openai' | 'azure' | 'anthropic' | 'google'
 function modelOf(p: Provider, extra: Record<string, unknown> = {}) {
